@@ -1,0 +1,81 @@
+/// @file context.hpp
+/// The Context: which backend the engine ops run on, its memory budget and threads.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace gpb {
+
+/// Where engine ops run. Auto = CUDA when compiled in and a device is present, else CPU.
+enum class Backend { Cpu, Cuda, Auto };
+
+/// Storage precision of the posterior's V buffer on CUDA (the Cholesky factor is always double).
+enum class Precision { Double, Mixed };
+
+/// Parses "cpu" | "cuda" | "auto". @throws InvalidArgument naming the bad value.
+Backend parse_backend(const std::string& name);
+/// "cpu", "cuda" or "auto".
+const char* backend_name(Backend b);
+
+/// Construction options of a Context.
+struct ContextOptions {
+  Backend backend = Backend::Auto;
+  /// Bytes the engine may use for the posterior's V buffers (all runs together). When
+  /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode.
+  std::size_t memory_budget_bytes = std::size_t{4} << 30;
+  /// CPU threads for engine ops; 0 = OpenMP default (all cores).
+  int threads = 0;
+  Precision precision = Precision::Double;
+  /// CUDA device ordinal (ignored on CPU).
+  int device = 0;
+};
+
+namespace detail {
+struct CudaResources;  // stream, cuBLAS/cuSOLVER handles, workspace (CUDA builds only)
+/// Frees CudaResources; defined by the backend translation unit (CUDA or CPU-only stub).
+struct CudaResourcesDeleter {
+  void operator()(CudaResources* r) const;
+};
+}  // namespace detail
+
+/// Owns the backend resources every engine op runs on. Cheap to pass by const reference;
+/// not copyable (it owns the CUDA stream and handles in CUDA builds).
+class Context {
+ public:
+  /// Resolves Auto and acquires resources.
+  /// @throws NoCudaBuildError when Backend::Cuda is requested from a CPU-only build.
+  /// @throws CudaError when Backend::Cuda is requested and no device can be used.
+  explicit Context(const ContextOptions& options = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+
+  /// The resolved backend: Cpu or Cuda, never Auto.
+  Backend backend() const { return backend_; }
+  const ContextOptions& options() const { return options_; }
+  std::size_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
+  /// Threads engine ops use on the CPU (resolved, ≥ 1).
+  int threads() const { return threads_; }
+  /// A short description, e.g. "cpu (2 threads)" or "cuda: NVIDIA H100 (device 0)".
+  std::string describe() const;
+
+  /// Whether this build has the CUDA backend compiled in.
+  static bool cuda_compiled();
+  /// Number of usable CUDA devices (0 in a CPU-only build or without a driver).
+  static int cuda_device_count();
+
+  /// CUDA resources (nullptr on the CPU backend). For the CUDA backend's own use.
+  detail::CudaResources* cuda() const { return cuda_.get(); }
+
+ private:
+  ContextOptions options_;
+  Backend backend_ = Backend::Cpu;
+  int threads_ = 1;
+  std::unique_ptr<detail::CudaResources, detail::CudaResourcesDeleter> cuda_;
+};
+
+}  // namespace gpb

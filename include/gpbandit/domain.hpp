@@ -1,0 +1,51 @@
+/// @file domain.hpp
+/// Finite candidate sets: a d×N matrix of points, one column per candidate (column-major).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <string>
+#include <vector>
+
+namespace gpb {
+
+/// A finite domain of N candidates in d dimensions.
+///
+/// Points are stored as a d×N column-major matrix (candidate j is column j). A domain made from a
+/// precomputed kernel has d = 1 and holds the indices 0..N−1 as its points.
+class Domain {
+ public:
+  /// Cartesian grid over the box [lower, upper] with counts[i] points on axis i (endpoints
+  /// included; a count of 1 puts the point at the box centre). Candidate order: axis 0 fastest.
+  /// @throws InvalidArgument if sizes differ, a count < 1, lower > upper, or N overflows.
+  static Domain grid(const std::vector<double>& lower, const std::vector<double>& upper,
+                     const std::vector<int>& counts);
+  /// Points given as an N×d matrix (one row per candidate), e.g. the rows of a data set.
+  /// @throws InvalidArgument if empty or not finite.
+  static Domain from_rows(const Eigen::MatrixXd& rows);
+  /// Points from a CSV file (optional header line, one candidate per row, d numeric columns).
+  /// @throws InvalidArgument naming file:line for ragged rows, non-numbers, NaN or Inf.
+  /// @throws IoError if the file cannot be opened.
+  static Domain from_csv(const std::string& path);
+  /// N index points 0..N−1, for use with a precomputed N×N kernel.
+  static Domain indices(int n);
+
+  /// Number of candidates.
+  int size() const { return static_cast<int>(points_.cols()); }
+  /// Dimension of a point.
+  int dim() const { return static_cast<int>(points_.rows()); }
+  /// d×N points, column j = candidate j.
+  const Eigen::MatrixXd& points() const { return points_; }
+  /// Pointer to candidate j's d coordinates.
+  const double* point(int j) const { return points_.data() + static_cast<Eigen::Index>(j) * dim(); }
+  /// Box bounds (for a grid; otherwise the bounding box of the points).
+  const Eigen::VectorXd& lower() const { return lower_; }
+  const Eigen::VectorXd& upper() const { return upper_; }
+
+ private:
+  explicit Domain(Eigen::MatrixXd points);
+  Eigen::MatrixXd points_;
+  Eigen::VectorXd lower_, upper_;
+};
+
+}  // namespace gpb

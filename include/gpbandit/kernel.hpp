@@ -1,0 +1,66 @@
+/// @file kernel.hpp
+/// Covariance kernels. A Kernel is a small value type; the heavy evaluation lives in the engine
+/// ops (ops.hpp), which batch it over many points.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <string>
+
+namespace gpb {
+
+enum class KernelType { SE, Matern12, Matern32, Matern52, Linear, Polynomial, Precomputed };
+
+/// Parses "se" | "matern12" | "matern32" | "matern52" | "linear" | "polynomial" | "precomputed".
+/// @throws InvalidArgument naming the bad value.
+KernelType parse_kernel_type(const std::string& name);
+const char* kernel_type_name(KernelType t);
+
+/// A positive semi-definite kernel k(x, x').
+///
+/// Stationary kernels (SE, Matérn) depend on s = ‖x − x'‖₂ / lengthscale:
+///  - SE:        v·exp(−s²/2)
+///  - Matérn ½:  v·exp(−s)
+///  - Matérn 3/2: v·(1 + √3 s)·exp(−√3 s)
+///  - Matérn 5/2: v·(1 + √5 s + 5s²/3)·exp(−√5 s)
+/// Dot-product kernels: linear v·(x·x' + c), polynomial v·(x·x' + c)^p.
+/// Precomputed: an N×N PSD matrix; points are candidate indices (1×N rows holding 0..N−1).
+class Kernel {
+ public:
+  /// Squared exponential. @throws InvalidArgument if lengthscale ≤ 0 or variance ≤ 0.
+  static Kernel se(double lengthscale, double variance = 1.0);
+  /// Matérn with ν ∈ {1/2, 3/2, 5/2} chosen by `type`. @throws InvalidArgument as se().
+  static Kernel matern(KernelType type, double lengthscale, double variance = 1.0);
+  /// v·(x·x' + c). @throws InvalidArgument if variance ≤ 0 or offset < 0.
+  static Kernel linear(double variance = 1.0, double offset = 0.0);
+  /// v·(x·x' + c)^degree. @throws InvalidArgument if degree < 1, variance ≤ 0 or offset < 0.
+  static Kernel polynomial(int degree, double variance = 1.0, double offset = 1.0);
+  /// A given N×N matrix (column-major, symmetric; checked for finiteness and symmetry).
+  /// @throws InvalidArgument if not square, not finite, or not symmetric to 1e-10 relative.
+  static Kernel precomputed(Eigen::MatrixXd matrix);
+
+  KernelType type() const { return type_; }
+  double lengthscale() const { return lengthscale_; }
+  double variance() const { return variance_; }
+  double offset() const { return offset_; }
+  int degree() const { return degree_; }
+  bool stationary() const;
+  /// The precomputed matrix (nullptr unless type() == Precomputed).
+  const Eigen::MatrixXd* matrix() const { return matrix_.get(); }
+  /// Human-readable description, e.g. "se(l=0.2, v=1)".
+  std::string describe() const;
+
+  /// k(x, y) for two points of dimension d (for precomputed: x(0), y(0) are indices). O(d).
+  double operator()(const double* x, const double* y, int d) const;
+
+ private:
+  KernelType type_ = KernelType::SE;
+  double lengthscale_ = 1.0;
+  double variance_ = 1.0;
+  double offset_ = 0.0;
+  int degree_ = 1;
+  std::shared_ptr<const Eigen::MatrixXd> matrix_;
+};
+
+}  // namespace gpb

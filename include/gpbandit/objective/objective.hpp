@@ -1,0 +1,87 @@
+/// @file objective.hpp
+/// Objectives (the unknown f over the finite domain) and observation noise.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gpbandit/context.hpp"
+#include "gpbandit/domain.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace gpb {
+
+/// Zero-mean observation noise (except where stated) added to f(x).
+struct NoiseModel {
+  enum class Kind {
+    None,      ///< no noise
+    Gaussian,  ///< N(0, sd²)
+    Uniform,   ///< U[−R, R]; `scale` = R
+    StudentT,  ///< scale·t_ν; `nu` > 0 (heavy tails; variance finite only for ν > 2)
+    Pareto,    ///< scale·(P − α/(α−1)), P ~ Pareto(α, 1), α > 1: centred, one-sided heavy tail
+    Laplace,   ///< Laplace(0, scale)
+  };
+  Kind kind = Kind::None;
+  double scale = 0.0;  ///< sd (Gaussian), R (Uniform), scale (StudentT, Pareto, Laplace)
+  double nu = 3.0;     ///< StudentT degrees of freedom
+  double alpha = 3.0;  ///< Pareto shape
+
+  /// @throws InvalidArgument naming the parameter (scale < 0, ν ≤ 0, α ≤ 1, ...).
+  void validate() const;
+  /// One draw; the number of Rng draws consumed depends only on the kind.
+  double sample(Rng& rng) const;
+  std::string describe() const;
+};
+NoiseModel::Kind parse_noise_kind(const std::string& name);
+const char* noise_kind_name(NoiseModel::Kind k);
+
+/// An unknown function on a finite domain. Stateless: values() is a pure function of
+/// (domain, seed, run), so any run can be replayed alone.
+class Objective {
+ public:
+  virtual ~Objective() = default;
+  virtual std::string name() const = 0;
+  /// f at every candidate of `domain` for run `run` (length N).
+  virtual Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
+                                 std::uint32_t run) const = 0;
+  /// The reward the environment returns for candidate j with true value fj. The default adds
+  /// `noise` drawn from `rng`; data-set objectives resample a row instead.
+  virtual double reward(int j, double fj, const NoiseModel& noise, Rng& rng) const {
+    (void)j;
+    return fj + noise.sample(rng);
+  }
+  /// A domain the objective prescribes (data sets: their columns), if any.
+  virtual std::optional<Domain> domain() const { return std::nullopt; }
+  /// A kernel the objective prescribes (data sets: empirical covariance), if any.
+  virtual std::optional<Kernel> kernel() const { return std::nullopt; }
+};
+
+/// f = Σ_{i<m} a_i k(·, s_i), a_i ~ U[−1, 1], s_i drawn uniformly (with replacement) from the
+/// domain's candidates; fresh per run unless `fixed` (then run 0's f for every run).
+std::unique_ptr<Objective> make_rkhs_objective(const Kernel& kernel, int support, bool fixed);
+/// A GP(0, k) sample path on the domain: exact (Cholesky of K + jitter, N ≤ 20000) or, for
+/// stationary kernels with `features` > 0, random Fourier features.
+std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int features, bool fixed);
+/// −Branin on 2-d points (maximum −0.397887 at three points of [−5,10]×[0,15]).
+std::unique_ptr<Objective> make_branin_objective();
+/// Hartmann-6 (maximised; maximum 3.32237 on [0,1]^6).
+std::unique_ptr<Objective> make_hartmann6_objective();
+/// A data set as a bandit: arms = columns of `data` (rows = samples); f = column means;
+/// kernel = empirical covariance (or correlation when `correlation`) of the columns;
+/// rewards = the value of a uniformly resampled row at the played arm.
+/// @throws InvalidArgument if fewer than 2 rows, no column, non-finite, or a zero-variance column.
+std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, bool correlation,
+                                                  const std::string& label);
+
+/// Reads a numeric CSV (optional header, comma separated) into a rows×cols matrix.
+/// @throws IoError if unreadable; InvalidArgument naming file:line for ragged rows, non-numbers,
+/// NaN or Inf, or an empty file.
+Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header = nullptr,
+                                int skip_columns = 0);
+
+}  // namespace gpb

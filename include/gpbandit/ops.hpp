@@ -1,0 +1,83 @@
+/// @file ops.hpp
+/// Engine ops (DESIGN §2): the only seam between host drivers and the CPU/CUDA backends.
+/// Every op takes the Context first and dispatches on its backend.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpbandit/context.hpp"
+#include "gpbandit/domain.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace gpb {
+
+/// K(A, B): A is d×n, B is d×m (columns are points; for a precomputed kernel, 1×n index rows).
+/// Returns the n×m matrix (column-major, host memory). O(n·m·d).
+/// @throws InvalidArgument if A and B differ in dimension or an index is out of range.
+Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& A,
+                              const Eigen::Ref<const Eigen::MatrixXd>& B);
+
+/// k(x_j, x_j) for every candidate of the domain (length N). O(N·d).
+Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& domain);
+
+/// Jitter policy for Cholesky factorisations: try `initial` first; on failure add
+/// first·s, first·factor·s, … (s = mean diagonal when `relative`, else 1) up to max_tries times,
+/// then throw NumericalError naming the largest jitter tried.
+struct JitterPolicy {
+  double initial = 0.0;
+  double first = 1e-10;
+  double factor = 10.0;
+  int max_tries = 6;
+  bool relative = true;
+};
+
+/// Lower Cholesky factor L (A = L Lᵀ) that can grow by one row and column in O(t²).
+/// Host memory, column-major, capacity grows geometrically.
+class Cholesky {
+ public:
+  explicit Cholesky(JitterPolicy policy = {});
+  /// Factors the symmetric n×n matrix A from scratch (only the lower triangle is read),
+  /// escalating jitter per the policy. O(n³). @throws NumericalError when every jitter fails.
+  void factor(const Eigen::Ref<const Eigen::MatrixXd>& A);
+  /// Appends row/column t: b = A[0:t, t], c = A[t, t]. O(t²). The new pivot c + jitter − ‖L⁻¹b‖²
+  /// must be positive; the jitter escalates per the policy. @throws NumericalError otherwise.
+  void append(const Eigen::Ref<const Eigen::VectorXd>& b, double c);
+  /// Current size t.
+  int size() const { return n_; }
+  /// The t×t lower factor.
+  Eigen::MatrixXd matrix() const;
+  /// Solves L x = b in place (b has t rows, any number of columns). O(t²) per column.
+  void solve_lower(Eigen::Ref<Eigen::MatrixXd> b) const;
+  /// Solves Lᵀ x = b in place. O(t²) per column.
+  void solve_upper(Eigen::Ref<Eigen::MatrixXd> b) const;
+  /// Largest jitter added to a diagonal so far (0 if none).
+  double jitter_used() const { return jitter_used_; }
+
+ private:
+  JitterPolicy policy_;
+  int n_ = 0;
+  int cap_ = 0;
+  Eigen::MatrixXd L_;  // cap_×cap_, lower triangle valid for [0, n_)
+  double jitter_used_ = 0.0;
+  void reserve(int cap);
+};
+
+/// Result of a UCB argmax for one run.
+struct UcbChoice {
+  int index = -1;     ///< chosen candidate
+  double score = 0;   ///< μ + width·σ at the chosen candidate
+  int ties = 1;       ///< how many candidates shared the maximal score (exact equality)
+};
+
+/// Fused UCB score μ + width·√max(σ², 0) and argmax over n candidates, one pass.
+/// `excluded` (length n, may be null) marks candidates that may not be chosen. Exact ties are
+/// broken uniformly at random with `tiebreak` (lowest index when tiebreak is null).
+/// @throws InvalidArgument if every candidate is excluded or a score is NaN.
+UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* variance, int n, double width,
+                     const std::uint8_t* excluded, Rng* tiebreak);
+
+}  // namespace gpb

@@ -1,0 +1,97 @@
+/// @file posterior.hpp
+/// Exact GP posterior over a finite domain for R runs in lockstep, updated incrementally.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpbandit/context.hpp"
+#include "gpbandit/domain.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/ops.hpp"
+
+namespace gpb {
+
+/// How FinitePosterior stores its state.
+enum class PosteriorMode {
+  Auto,         ///< Incremental when R·N·capacity·8 bytes fits the Context's budget, else Recompute
+  Incremental,  ///< keep V = L⁻¹K(X_t, D) (t×N per run); O(N·t) per observation
+  Recompute,    ///< keep only L and α; rebuild V chunk by chunk when μ, σ² are needed; O(N·t²)
+};
+
+struct PosteriorOptions {
+  /// Gaussian noise variance λ > 0 of the surrogate model (also the ridge of K_t + λI).
+  double noise_variance = 1e-2;
+  /// Expected number of rows per run (observations + pending); sizes V and decides Auto mode.
+  int capacity = 256;
+  PosteriorMode mode = PosteriorMode::Auto;
+  /// Candidates per chunk in recompute mode.
+  int chunk = 2048;
+};
+
+/// Exact GP posterior (prior GP(0, k), Gaussian likelihood N(0, λ)) over the N candidates of a
+/// Domain, for R independent runs advanced in lockstep.
+///
+/// State per run: V (t×N, row q = v_q), the factor L of K_t + λI (t×t; L[q,p] = v_p[a_q],
+/// L[q,q] = √(λ + σ²_{q−1}[a_q])), α = L⁻¹y, μ and σ² over the domain. An observation at
+/// candidate a appends v = (k(x_a, D) − Σ_p L[t,p] v_p)/L[t,t], then μ += α_t v, σ² −= v².
+/// A pending (hallucinated) point appends v and updates σ² only; resolving it later adds its
+/// α v to μ. Repeated observations of one candidate are allowed (λ > 0). Never forms an N×N
+/// matrix. Recompute mode performs the same floating-point operations in the same order, so both
+/// modes give bit-identical μ, σ² and choices.
+class FinitePosterior {
+ public:
+  /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1.
+  FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
+                  const PosteriorOptions& options = {});
+  ~FinitePosterior();
+  FinitePosterior(FinitePosterior&&) noexcept;
+  FinitePosterior& operator=(FinitePosterior&&) noexcept;
+
+  int runs() const;
+  /// N, the number of candidates.
+  int size() const;
+  /// Rows per run so far (observed + pending); the same for every run.
+  int rows() const;
+  /// Pending (hallucinated, not yet resolved) rows per run.
+  int pending() const;
+  /// Whether the posterior runs in recompute-and-stream mode.
+  bool recompute_mode() const;
+  double noise_variance() const;
+
+  /// Observes y[r] at candidate index[r] for every run r (arrays of length R). Only allowed
+  /// when no row is pending. O(N·t) per run (incremental), O(t²) (recompute).
+  /// @throws InvalidArgument on a bad index or a non-finite y.
+  void observe(const int* index, const double* y);
+  /// Hallucinates candidate index[r] for every run: σ² update only.
+  void add_pending(const int* index);
+  /// Resolves every pending row with its reward: y is R×P run-major (y[r·P + i] for the
+  /// i-th pending row of run r), in the order the rows were added.
+  void resolve_pending(const double* y);
+
+  /// Posterior mean over the domain for run r (length N; valid until the next update).
+  const double* mean(int run) const;
+  /// Posterior variance over the domain for run r (length N; clamped at 0).
+  const double* variance(int run) const;
+  /// UCB argmax for every run: width[r] multiplies σ; excluded (R×N run-major, may be null);
+  /// tiebreak[r] (may be null). Returns R choices.
+  std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
+                                    std::vector<Rng>* tiebreak) const;
+  /// γ̂ = ½ Σ_q ln(L[q,q]²/λ) = ½ ln|I + λ⁻¹K_t| over every row of run r (pending included).
+  double info_gain(int run) const;
+  /// Candidate indices of run r's rows, in order.
+  const std::vector<int>& history(int run) const;
+
+  /// Bytes V would take in incremental mode for R runs, N candidates and `capacity` rows.
+  static double incremental_bytes(int runs, int n, int capacity);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpb

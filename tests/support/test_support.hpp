@@ -1,0 +1,39 @@
+// Helpers shared by the tests: temporary directories, running the CLI, reading files.
+#pragma once
+
+#include <string>
+
+namespace gpb::test {
+
+/// A fresh empty directory under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  /// path()/name
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+/// Result of running a command: exit code and combined stdout+stderr.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+/// Runs `gpbandit <args>` (the built CLI) through the shell, capturing stdout and stderr.
+CommandResult run_cli(const std::string& args);
+/// Runs an arbitrary shell command, capturing stdout and stderr.
+CommandResult run_command(const std::string& command);
+
+/// Whole file as a string (empty if missing).
+std::string read_file(const std::string& path);
+/// Writes text to a file (truncating).
+void write_file(const std::string& path, const std::string& text);
+
+}  // namespace gpb::test
