@@ -1,0 +1,1 @@
+// gpbandit list (stub).

@@ -1,0 +1,1 @@
+// gpbandit run (stub).
