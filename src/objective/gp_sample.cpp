@@ -1,0 +1,11 @@
+// Objective factory (stub; implementation in progress).
+#include "gpbandit/error.hpp"
+#include "gpbandit/objective/objective.hpp"
+
+namespace gpb {
+
+std::unique_ptr<Objective> make_gp_sample_objective(const Kernel&, int, bool) {
+  throw Error("not implemented yet");
+}
+
+}  // namespace gpb
