@@ -1,0 +1,35 @@
+# gpbandit — the two commands of the README:
+#   make demo   install missing Debian packages, build Release, run the default experiment
+#   make test   same set-up, then the whole test suite (GPU tests skip without a GPU)
+BUILD      ?= build
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+DEMO_OUT   ?= results/demo
+
+DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev \
+                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib
+
+.PHONY: all deps configure build demo test bench clean
+
+all: build
+
+deps:
+	@bash tools/install_deps.sh $(DEB_PACKAGES)
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@./$(BUILD)/gpbandit run examples/demo.json --out $(DEMO_OUT)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@./$(BUILD)/bench/bench_posterior --benchmark_counters_tabular=true
+
+clean:
+	@rm -rf $(BUILD)
