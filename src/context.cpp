@@ -1,0 +1,72 @@
+// Context: backend resolution, threads, description. Backend-specific parts live behind
+// src/detail/context_backend.hpp (src/cuda/context_cuda.cpp or src/cuda_stub/no_cuda.cpp).
+#include "gpbandit/context.hpp"
+
+#include <omp.h>
+
+#include <sstream>
+
+#include "detail/context_backend.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb {
+
+Backend parse_backend(const std::string& name) {
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "cuda") return Backend::Cuda;
+  if (name == "auto") return Backend::Auto;
+  throw InvalidArgument("unknown backend '" + name + "'; expected one of: cpu, cuda, auto");
+}
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::Cpu:
+      return "cpu";
+    case Backend::Cuda:
+      return "cuda";
+    case Backend::Auto:
+      return "auto";
+  }
+  return "unknown";
+}
+
+namespace {
+Backend resolve_backend(Backend requested) {
+  if (requested != Backend::Auto) return requested;
+  // Auto picks CUDA only once the CUDA engine ops exist (see kCudaOpsImplemented).
+  if (detail::kCudaOpsImplemented && Context::cuda_compiled() && Context::cuda_device_count() > 0) {
+    return Backend::Cuda;
+  }
+  return Backend::Cpu;
+}
+}  // namespace
+
+Context::Context(const ContextOptions& options) : options_(options) {
+  GPB_EXPECTS(options.threads >= 0, "context.threads must be >= 0, got " << options.threads);
+  GPB_EXPECTS(options.memory_budget_bytes > 0, "context.memory_budget_bytes must be > 0");
+  GPB_EXPECTS(options.device >= 0, "context.device must be >= 0, got " << options.device);
+  threads_ = options.threads > 0 ? options.threads : omp_get_max_threads();
+  if (threads_ < 1) threads_ = 1;
+  backend_ = resolve_backend(options.backend);
+  if (backend_ == Backend::Cuda) cuda_ = detail::make_cuda_resources(options_);
+  options_.backend = backend_;
+}
+
+Context::~Context() = default;
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+
+std::string Context::describe() const {
+  if (backend_ == Backend::Cuda && cuda_) return "cuda: " + detail::describe_cuda_resources(*cuda_);
+  std::ostringstream os;
+  os << "cpu (" << threads_ << (threads_ == 1 ? " thread)" : " threads)");
+  return os.str();
+}
+
+namespace detail {
+void throw_cuda_op_unimplemented(const char* op) {
+  throw Error(std::string(op) + ": the CUDA backend does not implement this op yet");
+}
+}  // namespace detail
+
+}  // namespace gpb

@@ -1,0 +1,33 @@
+// CPU-only build: the CUDA side of the Context seam (src/detail/context_backend.hpp).
+#include "detail/context_backend.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb {
+namespace detail {
+
+/// Empty in a CPU-only build; never instantiated.
+struct CudaResources {};
+
+void CudaResourcesDeleter::operator()(CudaResources* r) const {
+  delete r;
+}
+
+CudaResourcesPtr make_cuda_resources(const ContextOptions& /*options*/) {
+  throw NoCudaBuildError(
+      "Backend::Cuda requested but this build has no CUDA; rebuild with nvcc on PATH");
+}
+
+std::string describe_cuda_resources(const CudaResources& /*resources*/) {
+  return "cuda: unavailable";
+}
+
+}  // namespace detail
+
+bool Context::cuda_compiled() {
+  return false;
+}
+int Context::cuda_device_count() {
+  return 0;
+}
+
+}  // namespace gpb
