@@ -1,24 +1,103 @@
-// Finite domains (stub; implementation in progress).
+// Finite domains: grids, point sets from data, index sets for precomputed kernels.
+
 #include "gpbandit/domain.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
 #include "gpbandit/error.hpp"
+#include "gpbandit/objective/objective.hpp"
 
 namespace gpb {
+namespace {
 
-Domain::Domain(Eigen::MatrixXd points) : points_(std::move(points)) {}
+constexpr std::int64_t kMaxCandidates = std::numeric_limits<int>::max();
 
-Domain Domain::grid(const std::vector<double>&, const std::vector<double>&,
-                    const std::vector<int>&) {
-  throw Error("not implemented yet");
+void check_grid_args(const std::vector<double>& lower, const std::vector<double>& upper,
+                     const std::vector<int>& counts) {
+  GPB_EXPECTS(lower.size() == upper.size() && lower.size() == counts.size(),
+              "domain.lower, domain.upper and domain.counts must have the same length, got "
+                  << lower.size() << ", " << upper.size() << " and " << counts.size());
+  GPB_EXPECTS(!counts.empty(), "domain.counts must not be empty (dimension >= 1)");
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    GPB_EXPECTS(std::isfinite(lower[i]),
+                "domain.lower[" << i << "] must be finite, got " << lower[i]);
+    GPB_EXPECTS(std::isfinite(upper[i]),
+                "domain.upper[" << i << "] must be finite, got " << upper[i]);
+    GPB_EXPECTS(lower[i] <= upper[i], "domain.lower[" << i << "] = " << lower[i]
+                                                      << " must be <= domain.upper[" << i
+                                                      << "] = " << upper[i]);
+    GPB_EXPECTS(counts[i] >= 1, "domain.counts[" << i << "] must be >= 1, got " << counts[i]);
+    n *= counts[i];
+    GPB_EXPECTS(n <= kMaxCandidates, "domain.counts: the grid has more than "
+                                         << kMaxCandidates << " candidates (product of counts)");
+  }
 }
-Domain Domain::from_rows(const Eigen::MatrixXd&) {
-  throw Error("not implemented yet");
+
+/// Coordinate k of an axis with `count` points on [lo, hi]; exact endpoints, centre when count 1.
+double axis_value(double lo, double hi, int count, int k) {
+  if (count == 1) return 0.5 * (lo + hi);
+  if (k == count - 1) return hi;
+  return lo + (hi - lo) * (static_cast<double>(k) / static_cast<double>(count - 1));
 }
-Domain Domain::from_csv(const std::string&) {
-  throw Error("not implemented yet");
+
+}  // namespace
+
+Domain::Domain(Eigen::MatrixXd points) : points_(std::move(points)) {
+  lower_ = points_.rowwise().minCoeff();
+  upper_ = points_.rowwise().maxCoeff();
 }
-Domain Domain::indices(int) {
-  throw Error("not implemented yet");
+
+Domain Domain::grid(const std::vector<double>& lower, const std::vector<double>& upper,
+                    const std::vector<int>& counts) {
+  check_grid_args(lower, upper, counts);
+  const int d = static_cast<int>(counts.size());
+  Eigen::Index n = 1;
+  for (int c : counts) n *= c;
+  Eigen::MatrixXd pts(d, n);
+  // Axis 0 fastest: candidate j has digit (j / stride_i) % counts[i] on axis i.
+  Eigen::Index stride = 1;
+  for (int i = 0; i < d; ++i) {
+    const int c = counts[i];
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const int k = static_cast<int>((j / stride) % c);
+      pts(i, j) = axis_value(lower[i], upper[i], c, k);
+    }
+    stride *= c;
+  }
+  Domain dom(std::move(pts));
+  dom.lower_ = Eigen::Map<const Eigen::VectorXd>(lower.data(), d);
+  dom.upper_ = Eigen::Map<const Eigen::VectorXd>(upper.data(), d);
+  return dom;
+}
+
+Domain Domain::from_rows(const Eigen::MatrixXd& rows) {
+  GPB_EXPECTS(rows.rows() >= 1 && rows.cols() >= 1,
+              "domain: the point set is empty (" << rows.rows() << " x " << rows.cols() << ")");
+  GPB_EXPECTS(rows.rows() <= kMaxCandidates,
+              "domain: too many points (" << rows.rows() << ", at most " << kMaxCandidates << ")");
+  for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+    for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+      GPB_EXPECTS(std::isfinite(rows(i, j)), "domain: point " << i << ", coordinate " << j
+                                                              << " is not finite (" << rows(i, j)
+                                                              << ")");
+    }
+  }
+  return Domain(rows.transpose());
+}
+
+Domain Domain::from_csv(const std::string& path) {
+  return from_rows(read_csv_matrix(path));
+}
+
+Domain Domain::indices(int n) {
+  GPB_EXPECTS(n >= 1, "domain: the number of indices must be >= 1, got " << n);
+  Eigen::MatrixXd pts(1, n);
+  for (int j = 0; j < n; ++j) pts(0, j) = static_cast<double>(j);
+  return Domain(std::move(pts));
 }
 
 }  // namespace gpb

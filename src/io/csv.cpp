@@ -1,11 +1,195 @@
-// CSV reader (stub; implementation in progress).
+// Numeric CSV reader: read_csv_matrix (declared in gpbandit/objective/objective.hpp).
+//
+// Format accepted:
+//  - comma-separated fields, optional spaces/tabs around each field;
+//  - LF or CRLF line ends; a UTF-8 byte-order mark at the start is ignored;
+//  - an optional header: the first line is a header when one of its fields (after the skipped
+//    leading columns) does not parse as a number; its field count then fixes the column count;
+//  - blank lines at the end are ignored; a blank line between data lines is an error;
+//  - every data field must parse completely as a finite double (std::from_chars, general format,
+//    an optional leading '+' allowed); NaN, Inf, empty fields and trailing garbage are errors.
+// Errors name "path:line: what" (1-based line and column numbers, columns counted in the file).
+
+#include <Eigen/Core>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
 
 namespace gpb {
+namespace detail {
+namespace {
 
-Eigen::MatrixXd read_csv_matrix(const std::string&, bool*, int) {
-  throw Error("not implemented yet");
+/// Reads the whole file into memory. @throws IoError naming the path.
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot open '" + path + "' for reading");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw IoError("error while reading '" + path + "'");
+  return buf.str();
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// Outcome of parsing one field as a number.
+enum class FieldStatus { Ok, Empty, NotNumber, NonFinite, OutOfRange };
+
+FieldStatus parse_field(std::string_view s, double* out) {
+  s = trim(s);
+  if (s.empty()) return FieldStatus::Empty;
+  if (s.front() == '+' && s.size() > 1 && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  const auto res = std::from_chars(first, last, *out, std::chars_format::general);
+  if (res.ec == std::errc::result_out_of_range) return FieldStatus::OutOfRange;
+  if (res.ec != std::errc() || res.ptr != last) return FieldStatus::NotNumber;
+  if (!std::isfinite(*out)) return FieldStatus::NonFinite;
+  return FieldStatus::Ok;
+}
+
+/// Splits a line (without its line end) into comma-separated fields.
+void split_fields(std::string_view line, std::vector<std::string_view>* fields) {
+  fields->clear();
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    if (comma == std::string_view::npos) {
+      fields->push_back(line.substr(start));
+      return;
+    }
+    fields->push_back(line.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+/// True when every field from `skip` on parses as a number (finite or not).
+bool looks_numeric(const std::vector<std::string_view>& fields, int skip) {
+  for (std::size_t c = static_cast<std::size_t>(skip); c < fields.size(); ++c) {
+    double v = 0.0;
+    const FieldStatus st = parse_field(fields[c], &v);
+    if (st == FieldStatus::Empty || st == FieldStatus::NotNumber) return false;
+  }
+  return true;
+}
+
+std::string where(const std::string& path, std::size_t line) {
+  return path + ":" + std::to_string(line) + ": ";
+}
+
+std::string shown(std::string_view field) {
+  field = trim(field);
+  if (field.size() > 40) return std::string(field.substr(0, 37)) + "...";
+  return std::string(field);
+}
+
+/// The input split into lines (line i + 1 of the file is element i), line ends and a leading
+/// byte-order mark removed, blank trailing lines dropped.
+std::vector<std::string_view> split_lines(std::string_view all) {
+  if (all.size() >= 3 && all.substr(0, 3) == "\xEF\xBB\xBF") all.remove_prefix(3);
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < all.size()) {
+    std::size_t end = all.find('\n', start);
+    if (end == std::string_view::npos) end = all.size();
+    std::string_view line = all.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
+  return lines;
+}
+
+void parse_data_line(const std::string& path, std::size_t lineno,
+                     const std::vector<std::string_view>& fields, int skip, std::size_t expected,
+                     std::vector<double>* values) {
+  if (fields.size() != expected) {
+    throw InvalidArgument(where(path, lineno) + "expected " + std::to_string(expected) +
+                          " columns, got " + std::to_string(fields.size()));
+  }
+  for (std::size_t c = static_cast<std::size_t>(skip); c < fields.size(); ++c) {
+    double v = 0.0;
+    const FieldStatus st = parse_field(fields[c], &v);
+    if (st == FieldStatus::Ok) {
+      values->push_back(v);
+      continue;
+    }
+    const std::string col = "column " + std::to_string(c + 1);
+    const std::string text = "'" + shown(fields[c]) + "'";
+    switch (st) {
+      case FieldStatus::Empty:
+        throw InvalidArgument(where(path, lineno) + col + " is empty");
+      case FieldStatus::NonFinite:
+        throw InvalidArgument(where(path, lineno) + col + " is " + text +
+                              " (NaN or Inf not allowed)");
+      case FieldStatus::OutOfRange:
+        throw InvalidArgument(where(path, lineno) + col + " is " + text +
+                              " (out of the range of a double)");
+      default:
+        throw InvalidArgument(where(path, lineno) + col + " is " + text + " (not a number)");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header, int skip_columns) {
+  using namespace detail;
+  GPB_EXPECTS(skip_columns >= 0,
+              "read_csv_matrix: skip_columns must be >= 0, got " << skip_columns);
+  const std::string all = slurp(path);
+  const std::vector<std::string_view> lines = split_lines(all);
+  if (lines.empty()) throw InvalidArgument(where(path, 1) + "file is empty (no data rows)");
+
+  std::vector<std::string_view> fields;
+  split_fields(lines[0], &fields);
+  const bool header = !looks_numeric(fields, skip_columns);
+  if (had_header) *had_header = header;
+  const std::size_t expected = fields.size();
+  if (expected <= static_cast<std::size_t>(skip_columns)) {
+    throw InvalidArgument(where(path, 1) + "has " + std::to_string(expected) +
+                          " columns, no numeric column left after skipping " +
+                          std::to_string(skip_columns));
+  }
+  const std::size_t first = header ? 1 : 0;
+  if (first >= lines.size()) {
+    throw InvalidArgument(where(path, 2) + "no data rows after the header");
+  }
+
+  const std::size_t cols = expected - static_cast<std::size_t>(skip_columns);
+  const std::size_t rows = lines.size() - first;
+  std::vector<double> values;  // row-major
+  values.reserve(rows * cols);
+  for (std::size_t i = first; i < lines.size(); ++i) {
+    if (trim(lines[i]).empty()) {
+      throw InvalidArgument(where(path, i + 1) + "blank line between data rows");
+    }
+    split_fields(lines[i], &fields);
+    parse_data_line(path, i + 1, fields, skip_columns, expected, &values);
+  }
+  GPB_EXPECTS(rows <= static_cast<std::size_t>(Eigen::Index(1) << 31),
+              path << ": too many rows (" << rows << ")");
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  return Eigen::Map<const RowMajor>(values.data(), static_cast<Eigen::Index>(rows),
+                                    static_cast<Eigen::Index>(cols));
 }
 
 }  // namespace gpb

@@ -1,11 +1,93 @@
-// Objective factory (stub; implementation in progress).
+// A data set as a bandit (specs/ldp-bo.md §6.2–6.3): arms = columns, f = column means,
+// kernel = empirical covariance or Pearson correlation, rewards = a resampled row.
+
+#include <cmath>
+#include <utility>
+
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
 
 namespace gpb {
+namespace {
 
-std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd, bool, const std::string&) {
-  throw Error("not implemented yet");
+/// Checks the data; columns are named 1-based in messages, like CSV columns.
+void check_data(const Eigen::MatrixXd& data, const std::string& label) {
+  GPB_EXPECTS(data.rows() >= 2, label << ": need at least 2 rows (samples), got " << data.rows());
+  GPB_EXPECTS(data.cols() >= 1, label << ": need at least 1 column (arm), got 0");
+  for (Eigen::Index j = 0; j < data.cols(); ++j) {
+    for (Eigen::Index i = 0; i < data.rows(); ++i) {
+      GPB_EXPECTS(std::isfinite(data(i, j)), label << ": row " << i + 1 << ", column " << j + 1
+                                                   << " is not finite (" << data(i, j) << ")");
+    }
+    GPB_EXPECTS(data.col(j).maxCoeff() > data.col(j).minCoeff(),
+                label << ": column " << j + 1
+                      << " has zero variance (constant column; correlation undefined)");
+  }
+}
+
+/// Sample covariance (n − 1) of the columns, or their Pearson correlation (columns z-scored with
+/// the sample sd first). Exactly symmetric; unit diagonal for the correlation. O(n·c²).
+Eigen::MatrixXd column_covariance(const Eigen::MatrixXd& data, bool correlation) {
+  const double denom = static_cast<double>(data.rows() - 1);
+  Eigen::MatrixXd centred = data.rowwise() - data.colwise().mean();
+  if (correlation) {
+    for (Eigen::Index j = 0; j < centred.cols(); ++j) {
+      centred.col(j) /= std::sqrt(centred.col(j).squaredNorm() / denom);
+    }
+  }
+  Eigen::MatrixXd k = (centred.transpose() * centred) / denom;
+  k = (0.5 * (k + k.transpose())).eval();
+  if (correlation) k.diagonal().setOnes();
+  return k;
+}
+
+class DatasetObjective final : public Objective {
+ public:
+  DatasetObjective(Eigen::MatrixXd data, bool correlation, std::string label)
+      : data_(std::move(data)),
+        means_(data_.colwise().mean().transpose()),
+        kernel_(Kernel::precomputed(column_covariance(data_, correlation))),
+        label_(std::move(label)) {}
+
+  std::string name() const override { return label_; }
+
+  /// The column means (the domain must have one candidate per column).
+  Eigen::VectorXd values(const Context&, const Domain& domain, std::uint64_t,
+                         std::uint32_t) const override {
+    GPB_EXPECTS(domain.size() == means_.size(), label_ << ": the domain has " << domain.size()
+                                                       << " candidates but the data set has "
+                                                       << means_.size() << " columns (arms)");
+    return means_;
+  }
+
+  /// data(row, j) with row = rng.below(rows) (one draw; `fj` and `noise` are not used).
+  double reward(int j, double fj, const NoiseModel& noise, Rng& rng) const override {
+    (void)fj;
+    (void)noise;
+    GPB_EXPECTS(j >= 0 && j < data_.cols(),
+                label_ << ": arm " << j << " out of range [0, " << data_.cols() << ")");
+    const auto row = static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(data_.rows())));
+    return data_(row, j);
+  }
+
+  std::optional<Domain> domain() const override {
+    return Domain::indices(static_cast<int>(data_.cols()));
+  }
+  std::optional<Kernel> kernel() const override { return kernel_; }
+
+ private:
+  Eigen::MatrixXd data_;
+  Eigen::VectorXd means_;
+  Kernel kernel_;
+  std::string label_;
+};
+
+}  // namespace
+
+std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, bool correlation,
+                                                  const std::string& label) {
+  check_data(data, label);
+  return std::make_unique<DatasetObjective>(std::move(data), correlation, label);
 }
 
 }  // namespace gpb

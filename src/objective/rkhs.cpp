@@ -1,11 +1,62 @@
-// Objective factory (stub; implementation in progress).
+// RKHS-norm-bounded synthetic objective (specs/ldp-bo.md §6.1):
+// f = Σ_{i<m} a_i k(·, s_i), a_i ~ U[−1, 1], s_i uniform over the domain's candidates.
+
+#include <algorithm>
+#include <utility>
+
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
+#include "gpbandit/ops.hpp"
 
 namespace gpb {
+namespace {
 
-std::unique_ptr<Objective> make_rkhs_objective(const Kernel&, int, bool) {
-  throw Error("not implemented yet");
+/// Doubles of K(chunk, S) built at a time (bounds memory to 64 MiB per block).
+constexpr Eigen::Index kBlockDoubles = Eigen::Index{8} << 20;
+
+class RkhsObjective final : public Objective {
+ public:
+  RkhsObjective(Kernel kernel, int support, bool fixed)
+      : kernel_(std::move(kernel)), support_(support), fixed_(fixed) {}
+
+  std::string name() const override { return "rkhs"; }
+
+  /// Draws, from Rng(seed, run, Objective) with run 0 when fixed: a_0..a_{m−1} = uniform(−1, 1)
+  /// first, then s_0..s_{m−1} = below(N). Evaluated as K(D, S)·a in blocks of candidates.
+  /// O(N·m·d) time, O(m·min(N, block)) memory.
+  Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
+                         std::uint32_t run) const override {
+    const Eigen::Index n = domain.size();
+    Rng rng(seed, fixed_ ? 0u : run, stream_of(StreamId::Objective));
+    Eigen::VectorXd a(support_);
+    for (int i = 0; i < support_; ++i) a(i) = rng.uniform(-1.0, 1.0);
+    Eigen::MatrixXd centres(domain.dim(), support_);
+    for (int i = 0; i < support_; ++i) {
+      const auto s = static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(n)));
+      centres.col(i) = domain.points().col(s);
+    }
+    Eigen::VectorXd f(n);
+    const Eigen::Index block = std::max<Eigen::Index>(1, kBlockDoubles / support_);
+    for (Eigen::Index start = 0; start < n; start += block) {
+      const Eigen::Index len = std::min(block, n - start);
+      const Eigen::MatrixXd k =
+          kernel_matrix(ctx, kernel_, domain.points().middleCols(start, len), centres);
+      f.segment(start, len).noalias() = k * a;
+    }
+    return f;
+  }
+
+ private:
+  Kernel kernel_;
+  int support_;
+  bool fixed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Objective> make_rkhs_objective(const Kernel& kernel, int support, bool fixed) {
+  GPB_EXPECTS(support >= 1, "objective.support (RKHS m) must be >= 1, got " << support);
+  return std::make_unique<RkhsObjective>(kernel, support, fixed);
 }
 
 }  // namespace gpb
