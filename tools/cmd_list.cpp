@@ -1,1 +1,77 @@
-// gpbandit list (stub).
+// `gpbandit list [policies|objectives|kernels|noise|domains]`: everything a config can name,
+// printed from gpb::registry() (the same table the config validator uses).
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "commands.hpp"
+#include "gpbandit/error.hpp"
+#include "gpbandit/experiment.hpp"
+
+namespace gpb::cli {
+namespace {
+
+struct Section {
+  const char* arg;    // `list <arg>`
+  const char* title;  // heading
+  std::vector<const char*> kinds;
+};
+
+const std::vector<Section>& sections() {
+  static const std::vector<Section> s = {
+      {"config", "config keys (top level)", {"experiment"}},
+      {"policies", "policies", {"policy", "beta"}},
+      {"objectives", "objectives", {"objective"}},
+      {"kernels", "kernels", {"kernel"}},
+      {"noise", "noise models", {"noise"}},
+      {"domains", "domains", {"domain"}},
+  };
+  return s;
+}
+
+void print_entry(const RegistryEntry& e) {
+  if (e.kind == "beta") {
+    std::printf("  beta: %s\n      %s\n", e.name.c_str(), e.doc.c_str());
+  } else if (e.kind == "experiment") {
+    std::printf("  %s\n", e.doc.c_str());
+  } else {
+    std::printf("  %s\n      %s\n", e.name.c_str(), e.doc.c_str());
+  }
+  for (const auto& p : e.params) {
+    std::printf("      %-16s %-9s default %-22s %s\n", p.name.c_str(), p.type.c_str(),
+                p.default_value.c_str(), p.doc.c_str());
+  }
+}
+
+}  // namespace
+
+CLI::App* add_list_command(CLI::App& app, std::string& what) {
+  CLI::App* cmd = app.add_subcommand(
+      "list", "list policies, objectives, kernels, noise models and domains with parameters");
+  cmd->add_option("what", what, "policies | objectives | kernels | noise | domains | config");
+  return cmd;
+}
+
+int list_command(const std::string& what) {
+  bool found = what.empty();
+  for (const auto& s : sections()) found = found || what == s.arg;
+  if (!found) {
+    throw InvalidArgument("list: unknown category '" + what +
+                          "' (allowed: policies, objectives, kernels, noise, domains, config)");
+  }
+  const auto table = registry();
+  bool first = true;
+  for (const auto& s : sections()) {
+    if (!what.empty() && what != s.arg) continue;
+    std::printf("%s%s:\n", first ? "" : "\n", s.title);
+    first = false;
+    for (const char* kind : s.kinds) {
+      for (const auto& e : table) {
+        if (e.kind == kind) print_entry(e);
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace gpb::cli

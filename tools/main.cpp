@@ -1,7 +1,70 @@
-// gpbandit command line (stub).
-#include <iostream>
+// gpbandit command line: `run`, `list`, `--version`.
+//
+// Exit codes: 0 success; 2 bad input (invalid config or flags, missing file, CUDA requested where
+// there is none); 1 any other error. Every error is one line on stderr: "gpbandit: error: ...".
+#include <CLI/CLI.hpp>
 
-int main() {
-  std::cerr << "gpbandit: error: not implemented yet\n";
-  return 1;
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "commands.hpp"
+#include "gpbandit/build_config.hpp"
+#include "gpbandit/error.hpp"
+
+namespace {
+
+int report(int code, std::string message) {
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::cout.flush();
+  std::cerr << "gpbandit: error: " << message << std::endl;
+  return code;
+}
+
+bool is_no_device(const std::string& what) {
+  return what.find("no CUDA device") != std::string::npos ||
+         what.find("no CUDA-capable device") != std::string::npos ||
+         what.find("no device") != std::string::npos;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpbandit: Gaussian-process bandits over large finite domains"};
+  app.name("gpbandit");
+  bool version = false;
+  app.add_flag("--version", version, "print the version and exit");
+  gpb::cli::RunArgs run_args;
+  std::string list_what;
+  CLI::App* run = gpb::cli::add_run_command(app, run_args);
+  CLI::App* list = gpb::cli::add_list_command(app, list_what);
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return report(2, e.what());
+  }
+  try {
+    if (version) {
+      std::cout << "gpbandit " << GPB_VERSION << " (" << (GPB_HAS_CUDA ? "cuda+cpu" : "cpu")
+                << " build)\n";
+      return 0;
+    }
+    if (run->parsed()) return gpb::cli::run_command(*run, run_args);
+    if (list->parsed()) return gpb::cli::list_command(list_what);
+    return report(2, "a command is required: run or list (see gpbandit --help)");
+  } catch (const gpb::InvalidArgument& e) {
+    return report(2, e.what());
+  } catch (const gpb::NoCudaBuildError& e) {
+    return report(2, e.what());
+  } catch (const gpb::CudaError& e) {
+    return report(is_no_device(e.what()) ? 2 : 1, e.what());
+  } catch (const std::exception& e) {
+    return report(1, e.what());
+  }
 }

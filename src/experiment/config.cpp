@@ -1,20 +1,601 @@
-// Experiment config parsing and validation (stub; filled in below).
+// Experiment config: parsing and strict validation.
+//
+// ---------------------------------------------------------------------------------------------
+// Config format (JSON; // and /* */ comments are allowed; unknown keys are errors at every level)
+//
+//   {
+//     "name": "demo",            // output folder name, [A-Za-z0-9._-]+; default: the config
+//                                // file's stem (or "experiment")
+//     "description": "...",      // free text, ignored; default ""
+//     "seed": 0,                 // master seed (integer >= 0); default 0
+//     "runs": 10,                // independent runs per policy (>= 1); default 10
+//     "T": 200,                  // evaluations per run (>= 1); default 100
+//     "lockstep": 0,             // runs advanced together, 0 = all; a checkpoint is written after
+//                                // each group; default 0
+//     "backend": "auto",         // "auto" | "cpu" | "cuda"; default "auto"
+//     "memory_budget_mb": 4096,  // engine budget for posterior buffers (> 0); default 4096
+//     "threads": 0,              // CPU threads for engine ops, 0 = all cores; default 0
+//     "tie_break": "random",     // "random" | "lowest" (argmax ties); default "random"
+//     "noise_variance": 0.01,    // lambda of the surrogate GP (> 0); default 0.01
+//     "domain":    REQUIRED (must be absent for a dataset objective)
+//         {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
+//             lower <= upper, counts >= 1, all three the same length (d)
+//       | {"type": "csv", "path": "pts.csv"}      one candidate per row (optional header)
+//       | {"type": "indices", "n": 100}           points 0..n-1 (for a precomputed kernel)
+//     "kernel":    default {"type": "se"} (must be absent for a dataset objective)
+//         {"type": "se" | "matern12" | "matern32" | "matern52",
+//          "lengthscale": 1 (> 0), "variance": 1 (> 0)}
+//       | {"type": "linear", "variance": 1 (> 0), "offset": 0 (>= 0)}
+//       | {"type": "polynomial", "degree": 2 (>= 1), "variance": 1 (> 0), "offset": 1 (>= 0)}
+//       | {"type": "precomputed", "path": "K.csv"}  N x N symmetric matrix; the domain must be
+//                                                   {"type": "indices", "n": N}
+//     "objective": REQUIRED
+//         {"type": "rkhs", "support": 100 (>= 1), "fixed": false}
+//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false}
+//       | {"type": "branin"}                          (2-d domain)
+//       | {"type": "hartmann6"}                       (6-d domain)
+//       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0}
+//             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
+//             must be absent, and "noise" must be absent or {"type": "none"}
+//     "noise":     default {"type": "none"}
+//         {"type": "none"} | {"type": "gaussian", "sd": 0.1 (>= 0)}
+//       | {"type": "uniform", "R": 1 (>= 0)} | {"type": "student_t", "nu": 3 (> 0), "scale": 1}
+//       | {"type": "pareto", "alpha": 3 (> 1), "scale": 1} | {"type": "laplace", "scale": 1}
+//     "policies":  REQUIRED, non-empty; "label" defaults to the type and must be unique
+//         {"type": "gp_ucb", "label": "GP-UCB", "beta": BETA}
+//       | {"type": "batch_gp_ucb", "q": 5 (>= 1; <= N when distinct), "distinct": false,
+//          "beta": BETA}
+//       | {"type": "random"}
+//       BETA, default {"type": "srinivas"}:
+//         {"type": "srinivas", "delta": 0.1 (in (0,1)), "scale": 1 (> 0)}
+//       | {"type": "igp_ucb", "delta": 0.1, "B": 1 (>= 0), "R": 0.1 (>= 0), "scale": 1}
+//       | {"type": "constant", "value": 4 (> 0), "scale": 1}
+//   }
+//
+// Relative paths resolve against the config file's directory. Every problem is reported as one
+// line "<file>: <field path>: <what>" (JSON syntax errors as "<file>:<line>:<column>: ...", data
+// file errors keep the loader's "<path>:<line>: ..."). `gpbandit list` prints the same table.
+// ---------------------------------------------------------------------------------------------
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 
 namespace gpb {
+namespace {
 
-ExperimentConfig load_experiment_config(const std::string& path) {
-  (void)path;
-  throw Error("not implemented yet");
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
 }
+
+/// "string", "boolean", "number 2.5", ...
+std::string describe_value(const json& v) {
+  if (v.is_number()) return "number " + v.dump();
+  return v.type_name();
+}
+
+/// Validates one config document; every failure throws InvalidArgument "<source>: ...".
+class Checker {
+ public:
+  Checker(std::string source, std::string base_dir)
+      : source_(std::move(source)), base_dir_(std::move(base_dir)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw InvalidArgument(source_ + ": " + field + ": " + what);
+  }
+  [[noreturn]] void fail_plain(const std::string& what) const {
+    throw InvalidArgument(source_ + ": " + what);
+  }
+
+  /// The registry entry an object with a "type" key names (kind "policy", "kernel", ...).
+  const RegistryEntry& typed_entry(const json& obj, const std::string& kind,
+                                   const std::string& path) const {
+    if (!obj.is_object()) fail(path, "expected an object, got " + describe_value(obj));
+    const auto names = detail::registry_names(kind);
+    if (!obj.contains("type")) fail(path + ".type", "required (one of: " + join(names) + ")");
+    const json& t = obj["type"];
+    if (!t.is_string()) fail(path + ".type", "expected a string, got " + describe_value(t));
+    const RegistryEntry* e = detail::find_registry_entry(kind, t.get<std::string>());
+    if (e == nullptr) {
+      fail(path + ".type",
+           "unknown " + kind + " '" + t.get<std::string>() + "' (allowed: " + join(names) + ")");
+    }
+    return *e;
+  }
+
+  /// Unknown keys, value types and required keys of `obj` against `e`.
+  void check_keys(const json& obj, const RegistryEntry& e, const std::string& path,
+                  bool typed) const {
+    std::vector<std::string> allowed;
+    if (typed) allowed.push_back("type");
+    for (const auto& p : e.params) allowed.push_back(p.name);
+    const std::string prefix = path.empty() ? "" : path + ".";
+    for (const auto& [key, value] : obj.items()) {
+      if (typed && key == "type") continue;
+      const ParamDoc* doc = nullptr;
+      for (const auto& p : e.params) {
+        if (p.name == key) doc = &p;
+      }
+      if (doc == nullptr) {
+        fail_plain("unknown key '" + key + "' " + (path.empty() ? "at top level" : "in " + path) +
+                   " (allowed: " + join(allowed) + ")");
+      }
+      check_type(value, doc->type, prefix + key);
+    }
+    for (const auto& p : e.params) {
+      if (p.default_value == detail::kRequired && !obj.contains(p.name)) {
+        fail(prefix + p.name, "required");
+      }
+    }
+  }
+
+  void check_type(const json& v, const std::string& type, const std::string& field) const {
+    const auto expect = [&](bool ok, const std::string& what) {
+      if (!ok) fail(field, "expected " + what + ", got " + describe_value(v));
+    };
+    if (type == "number") {
+      expect(v.is_number(), "a number");
+    } else if (type == "integer") {
+      expect(v.is_number_integer(), "an integer");
+    } else if (type == "boolean") {
+      expect(v.is_boolean(), "a boolean");
+    } else if (type == "string" || type == "path") {
+      expect(v.is_string(), "a string");
+    } else if (type == "object" || type == "beta") {
+      expect(v.is_object(), "an object");
+    } else if (type == "array") {
+      expect(v.is_array(), "an array");
+    } else if (type == "number[]" || type == "integer[]") {
+      expect(v.is_array(), "an array");
+      const std::string elem = type.substr(0, type.size() - 2);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        check_type(v[i], elem, field + "[" + std::to_string(i) + "]");
+      }
+    }
+  }
+
+  /// `obj` with every omitted parameter that has a JSON default filled in.
+  static json with_defaults(json obj, const RegistryEntry& e) {
+    for (const auto& p : e.params) {
+      if (obj.contains(p.name)) continue;
+      json d = json::parse(p.default_value, nullptr, false);
+      if (!d.is_discarded()) obj[p.name] = d;
+    }
+    return obj;
+  }
+
+  /// An integer field checked against [lo, hi].
+  long long integer(const json& obj, const std::string& key, const std::string& field, long long lo,
+                    long long hi) const {
+    const json& v = obj.at(key);
+    if (v.is_number_unsigned() &&
+        v.get<unsigned long long>() > static_cast<unsigned long long>(hi)) {
+      fail(field, "must be <= " + std::to_string(hi) + ", got " + v.dump());
+    }
+    const long long x = v.get<long long>();
+    if (x < lo) fail(field, "must be >= " + std::to_string(lo) + ", got " + v.dump());
+    if (x > hi) fail(field, "must be <= " + std::to_string(hi) + ", got " + v.dump());
+    return x;
+  }
+
+  /// A number field with an optional strict/non-strict lower bound.
+  static double number(const json& obj, const std::string& key) {
+    return obj.at(key).get<double>();
+  }
+  double positive(const json& obj, const std::string& key, const std::string& field) const {
+    const double x = number(obj, key);
+    if (!(x > 0)) fail(field, "must be > 0, got " + obj.at(key).dump());
+    return x;
+  }
+  double non_negative(const json& obj, const std::string& key, const std::string& field) const {
+    const double x = number(obj, key);
+    if (!(x >= 0)) fail(field, "must be >= 0, got " + obj.at(key).dump());
+    return x;
+  }
+
+  /// A data file path resolved against the config's directory; must exist.
+  std::string data_path(const json& obj, const std::string& key, const std::string& field) const {
+    fs::path p = obj.at(key).get<std::string>();
+    if (p.empty()) fail(field, "must not be empty");
+    if (p.is_relative()) p = fs::path(base_dir_) / p;
+    std::error_code ec;
+    if (!fs::exists(p, ec)) fail(field, "data file not found: " + p.string());
+    if (fs::is_directory(p, ec)) fail(field, "is a directory, not a data file: " + p.string());
+    return p.lexically_normal().string();
+  }
+
+  /// Runs a library call, re-throwing its InvalidArgument / IoError with the field prefix.
+  template <class F>
+  auto guarded(const std::string& field, F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const InvalidArgument& e) {
+      fail(field, e.what());
+    } catch (const IoError& e) {
+      fail(field, e.what());
+    }
+  }
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+  std::string base_dir_;
+};
+
+// ---------------------------------------------------------------- sections
+
+Domain build_domain(const Checker& c, const json& d, std::string* type_out) {
+  const RegistryEntry& e = c.typed_entry(d, "domain", "domain");
+  c.check_keys(d, e, "domain", true);
+  *type_out = e.name;
+  if (e.name == "indices") {
+    const int n = static_cast<int>(c.integer(d, "n", "domain.n", 1, INT_MAX));
+    return c.guarded("domain", [&] { return Domain::indices(n); });
+  }
+  if (e.name == "csv") {
+    const std::string path = c.data_path(d, "path", "domain.path");
+    return c.guarded("domain.path", [&] { return Domain::from_csv(path); });
+  }
+  const json& lo = d["lower"];
+  const json& up = d["upper"];
+  const json& ct = d["counts"];
+  if (lo.empty()) c.fail("domain.lower", "must have at least one value");
+  if (up.size() != lo.size()) {
+    c.fail("domain.upper", "has " + std::to_string(up.size()) + " values but domain.lower has " +
+                               std::to_string(lo.size()));
+  }
+  if (ct.size() != lo.size()) {
+    c.fail("domain.counts", "has " + std::to_string(ct.size()) + " values but domain.lower has " +
+                                std::to_string(lo.size()));
+  }
+  std::vector<double> lower, upper;
+  std::vector<int> counts;
+  double n_total = 1;
+  for (std::size_t i = 0; i < lo.size(); ++i) {
+    const std::string idx = "[" + std::to_string(i) + "]";
+    lower.push_back(lo[i].get<double>());
+    upper.push_back(up[i].get<double>());
+    if (!(lower.back() <= upper.back())) {
+      c.fail("domain.upper" + idx,
+             "must be >= domain.lower" + idx + " = " + lo[i].dump() + ", got " + up[i].dump());
+    }
+    const long long n = ct[i].get<long long>();
+    if (n < 1)
+      c.fail("domain.counts" + idx, "must be >= 1 (N = 0 is impossible), got " + ct[i].dump());
+    if (n > INT_MAX) c.fail("domain.counts" + idx, "too large, got " + ct[i].dump());
+    counts.push_back(static_cast<int>(n));
+    n_total *= static_cast<double>(n);
+  }
+  if (n_total > INT_MAX) {
+    std::ostringstream os;
+    os << "N = " << n_total << " candidates exceeds the limit " << INT_MAX;
+    c.fail("domain.counts", os.str());
+  }
+  return c.guarded("domain", [&] { return Domain::grid(lower, upper, counts); });
+}
+
+Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
+  const RegistryEntry& e = c.typed_entry(k, "kernel", "kernel");
+  c.check_keys(k, e, "kernel", true);
+  const json o = Checker::with_defaults(k, e);
+  if (e.name == "precomputed") {
+    *path_out = c.data_path(o, "path", "kernel.path");
+    return c.guarded("kernel.path",
+                     [&] { return Kernel::precomputed(read_csv_matrix(*path_out)); });
+  }
+  if (e.name == "linear" || e.name == "polynomial") {
+    const double v = c.positive(o, "variance", "kernel.variance");
+    const double off = c.non_negative(o, "offset", "kernel.offset");
+    if (e.name == "linear") return c.guarded("kernel", [&] { return Kernel::linear(v, off); });
+    const int deg = static_cast<int>(c.integer(o, "degree", "kernel.degree", 1, 64));
+    return c.guarded("kernel", [&] { return Kernel::polynomial(deg, v, off); });
+  }
+  const double l = c.positive(o, "lengthscale", "kernel.lengthscale");
+  const double v = c.positive(o, "variance", "kernel.variance");
+  const KernelType t = parse_kernel_type(e.name);
+  if (t == KernelType::SE) return c.guarded("kernel", [&] { return Kernel::se(l, v); });
+  return c.guarded("kernel", [&] { return Kernel::matern(t, l, v); });
+}
+
+NoiseModel build_noise(const Checker& c, const json& n) {
+  const RegistryEntry& e = c.typed_entry(n, "noise", "noise");
+  c.check_keys(n, e, "noise", true);
+  const json o = Checker::with_defaults(n, e);
+  NoiseModel m;
+  if (e.name == "gaussian") {
+    m.kind = NoiseModel::Kind::Gaussian;
+    m.scale = c.non_negative(o, "sd", "noise.sd");
+  } else if (e.name == "uniform") {
+    m.kind = NoiseModel::Kind::Uniform;
+    m.scale = c.non_negative(o, "R", "noise.R");
+  } else if (e.name == "student_t") {
+    m.kind = NoiseModel::Kind::StudentT;
+    m.nu = c.positive(o, "nu", "noise.nu");
+    m.scale = c.non_negative(o, "scale", "noise.scale");
+  } else if (e.name == "pareto") {
+    m.kind = NoiseModel::Kind::Pareto;
+    m.alpha = Checker::number(o, "alpha");
+    if (!(m.alpha > 1)) c.fail("noise.alpha", "must be > 1, got " + o["alpha"].dump());
+    m.scale = c.non_negative(o, "scale", "noise.scale");
+  } else if (e.name == "laplace") {
+    m.kind = NoiseModel::Kind::Laplace;
+    m.scale = c.non_negative(o, "scale", "noise.scale");
+  }
+  c.guarded("noise", [&] { m.validate(); });
+  return m;
+}
+
+std::shared_ptr<const Objective> build_objective(const Checker& c, const json& obj,
+                                                 const Kernel& kernel, const Domain& domain) {
+  const RegistryEntry& e = c.typed_entry(obj, "objective", "objective");
+  const json o = Checker::with_defaults(obj, e);
+  if (e.name == "rkhs") {
+    const int m = static_cast<int>(c.integer(o, "support", "objective.support", 1, INT_MAX));
+    const bool fixed = o["fixed"].get<bool>();
+    return c.guarded("objective", [&] { return make_rkhs_objective(kernel, m, fixed); });
+  }
+  if (e.name == "gp_sample") {
+    const int m = static_cast<int>(c.integer(o, "features", "objective.features", 0, INT_MAX));
+    const bool fixed = o["fixed"].get<bool>();
+    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed); });
+  }
+  const int need = e.name == "branin" ? 2 : 6;
+  if (domain.dim() != need) {
+    c.fail("objective", e.name + " needs a " + std::to_string(need) +
+                            "-d domain, got d = " + std::to_string(domain.dim()));
+  }
+  if (e.name == "branin") return c.guarded("objective", [] { return make_branin_objective(); });
+  return c.guarded("objective", [] { return make_hartmann6_objective(); });
+}
+
+std::shared_ptr<const Objective> build_dataset(const Checker& c, const json& obj) {
+  const RegistryEntry& e = c.typed_entry(obj, "objective", "objective");
+  const json o = Checker::with_defaults(obj, e);
+  const std::string path = c.data_path(o, "path", "objective.path");
+  const int skip =
+      static_cast<int>(c.integer(o, "skip_columns", "objective.skip_columns", 0, INT_MAX));
+  const bool corr = o["correlation"].get<bool>();
+  Eigen::MatrixXd data =
+      c.guarded("objective.path", [&] { return read_csv_matrix(path, nullptr, skip); });
+  const std::string label = fs::path(path).stem().string();
+  return c.guarded("objective.path",
+                   [&] { return make_dataset_objective(std::move(data), corr, label); });
+}
+
+json build_beta(const Checker& c, const json& b, const std::string& path) {
+  const RegistryEntry& e = c.typed_entry(b, "beta", path);
+  c.check_keys(b, e, path, true);
+  json o = Checker::with_defaults(b, e);
+  if (o.contains("delta")) {
+    const double d = o["delta"].get<double>();
+    if (!(d > 0 && d < 1)) c.fail(path + ".delta", "must be in (0, 1), got " + o["delta"].dump());
+  }
+  if (o.contains("B")) c.non_negative(o, "B", path + ".B");
+  if (o.contains("R")) c.non_negative(o, "R", path + ".R");
+  if (o.contains("value")) c.positive(o, "value", path + ".value");
+  c.positive(o, "scale", path + ".scale");
+  return o;
+}
+
+bool valid_label(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char ch : s) {
+    if (ch < 0x20 || ch == ',' || ch == '"' || ch == 0x7f) return false;
+  }
+  return true;
+}
+
+std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_candidates) {
+  if (arr.empty()) c.fail("policies", "must list at least one policy");
+  std::vector<PolicySpec> out;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string path = "policies[" + std::to_string(i) + "]";
+    const RegistryEntry& e = c.typed_entry(arr[i], "policy", path);
+    c.check_keys(arr[i], e, path, true);
+    json o = Checker::with_defaults(arr[i], e);
+    PolicySpec spec;
+    spec.type = e.name;
+    spec.label = o.contains("label") ? o["label"].get<std::string>() : e.name;
+    if (!valid_label(spec.label)) {
+      c.fail(path + ".label", "must be non-empty without commas, quotes or control characters");
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (out[k].label == spec.label) {
+        c.fail(path + ".label", "duplicate label '" + spec.label + "' (also policies[" +
+                                    std::to_string(k) + "]); labels must be unique");
+      }
+    }
+    o["label"] = spec.label;
+    if (o.contains("q")) {
+      const long long q = c.integer(o, "q", path + ".q", 1, INT_MAX);
+      if (o.value("distinct", false) && q > n_candidates) {
+        c.fail(path + ".q", "must be <= N = " + std::to_string(n_candidates) +
+                                " when distinct, got " + std::to_string(q));
+      }
+    }
+    if (o.contains("beta")) o["beta"] = build_beta(c, o["beta"], path + ".beta");
+    spec.params_json = o.dump();
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+json parse_json_text(const std::string& text, const std::string& source) {
+  std::vector<std::set<std::string>> keys;
+  const json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
+    if (ev == json::parse_event_t::object_start) keys.emplace_back();
+    if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (ev == json::parse_event_t::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second) {
+      throw InvalidArgument(source + ": duplicate key '" + parsed.get<std::string>() + "'");
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, cb, true, true);
+  } catch (const json::parse_error& e) {
+    const std::size_t byte = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < byte; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    const auto colpos = what.find("column ");
+    const auto sep = what.find(": ", colpos == std::string::npos ? 0 : colpos);
+    if (sep != std::string::npos) what = what.substr(sep + 2);
+    throw InvalidArgument(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                          ": JSON syntax error: " + what);
+  }
+}
+
+std::string default_name(const std::string& source) {
+  const std::string stem = fs::path(source).stem().string();
+  bool ok = !stem.empty() && stem != "." && stem != "..";
+  for (char ch : stem)
+    ok =
+        ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-');
+  return ok ? stem : "experiment";
+}
+
+void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
+  if (root.contains("name")) {
+    cfg.name = root["name"].get<std::string>();
+    bool ok = !cfg.name.empty() && cfg.name != "." && cfg.name != "..";
+    for (char ch : cfg.name)
+      ok = ok &&
+           (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-');
+    if (!ok) c.fail("name", "must match [A-Za-z0-9._-]+, got '" + cfg.name + "'");
+  } else {
+    cfg.name = default_name(c.source());
+  }
+  const json& e = root;
+  if (e.contains("seed"))
+    cfg.seed = static_cast<std::uint64_t>(c.integer(e, "seed", "seed", 0, LLONG_MAX));
+  if (e.contains("runs")) cfg.runs = static_cast<int>(c.integer(e, "runs", "runs", 1, 1 << 24));
+  if (e.contains("T")) cfg.horizon = static_cast<int>(c.integer(e, "T", "T", 1, INT_MAX));
+  if (e.contains("lockstep"))
+    cfg.lockstep = static_cast<int>(c.integer(e, "lockstep", "lockstep", 0, INT_MAX));
+  if (e.contains("threads"))
+    cfg.threads = static_cast<int>(c.integer(e, "threads", "threads", 0, 4096));
+  if (e.contains("backend")) {
+    const std::string b = e["backend"].get<std::string>();
+    if (b != "auto" && b != "cpu" && b != "cuda") {
+      c.fail("backend", "must be one of auto, cpu, cuda, got '" + b + "'");
+    }
+    cfg.backend = parse_backend(b);
+  }
+  if (e.contains("memory_budget_mb")) {
+    const double mb = c.positive(e, "memory_budget_mb", "memory_budget_mb");
+    if (mb > 1e12) c.fail("memory_budget_mb", "too large, got " + e["memory_budget_mb"].dump());
+    cfg.memory_budget_bytes = static_cast<std::size_t>(mb * 1024.0 * 1024.0);
+  }
+  if (e.contains("tie_break")) {
+    const std::string t = e["tie_break"].get<std::string>();
+    if (t != "random" && t != "lowest") {
+      c.fail("tie_break", "must be random or lowest, got '" + t + "'");
+    }
+    cfg.random_ties = t == "random";
+  }
+  if (e.contains("noise_variance")) {
+    cfg.noise_variance = c.positive(e, "noise_variance", "noise_variance");
+  }
+}
+
+}  // namespace
 
 ExperimentConfig parse_experiment_config(const std::string& json_text, const std::string& source,
                                          const std::string& base_dir) {
-  (void)json_text;
-  (void)source;
-  (void)base_dir;
-  throw Error("not implemented yet");
+  const Checker c(source, base_dir.empty() ? "." : base_dir);
+  const json root = parse_json_text(json_text, source);
+  if (!root.is_object())
+    c.fail_plain("expected a JSON object at top level, got " + describe_value(root));
+  const RegistryEntry* top = detail::find_registry_entry("experiment", "config");
+  c.check_keys(root, *top, "", false);
+
+  ExperimentConfig cfg;
+  cfg.source = source;
+  cfg.config_json = root.dump();
+  read_scalars(c, root, cfg);
+
+  const json& objective = root.at("objective");
+  const bool dataset =
+      objective.is_object() && objective.contains("type") && objective.at("type") == "dataset";
+  if (!dataset && !root.contains("domain")) c.fail("domain", "required");
+  if (dataset) {
+    c.check_keys(objective, c.typed_entry(objective, "objective", "objective"), "objective", true);
+    if (root.contains("domain")) {
+      c.fail("domain",
+             "must be absent for a dataset objective (the data set prescribes its domain)");
+    }
+    if (root.contains("kernel")) {
+      c.fail("kernel",
+             "must be absent for a dataset objective (the data set prescribes its kernel)");
+    }
+    if (root.contains("noise") && root.at("noise").value("type", json()) != "none") {
+      c.fail("noise",
+             "must be absent or {\"type\": \"none\"} for a dataset objective (its rewards "
+             "are resampled rows)");
+    }
+    if (root.contains("noise")) build_noise(c, root.at("noise"));
+    cfg.objective = build_dataset(c, objective);
+    const auto dom = cfg.objective->domain();
+    const auto ker = cfg.objective->kernel();
+    if (!dom || !ker) throw Error("dataset objective did not prescribe its domain and kernel");
+    cfg.domain = *dom;
+    cfg.kernel = *ker;
+  } else {
+    std::string domain_type, kernel_path;
+    cfg.domain = build_domain(c, root.at("domain"), &domain_type);
+    cfg.kernel = build_kernel(c, root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}},
+                              &kernel_path);
+    if (cfg.kernel.type() == KernelType::Precomputed) {
+      if (domain_type != "indices") {
+        c.fail("domain.type",
+               "must be 'indices' with a precomputed kernel, got '" + domain_type + "'");
+      }
+      const auto k = cfg.kernel.matrix()->rows();
+      if (k != cfg.domain.size()) {
+        c.fail("domain.n", "must equal the size of the precomputed kernel matrix (" + kernel_path +
+                               " is " + std::to_string(k) + "x" + std::to_string(k) + "), got " +
+                               std::to_string(cfg.domain.size()));
+      }
+    }
+    c.check_keys(objective, c.typed_entry(objective, "objective", "objective"), "objective", true);
+    cfg.noise = root.contains("noise") ? build_noise(c, root.at("noise")) : NoiseModel{};
+    cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
+  }
+  cfg.policies = build_policies(c, root.at("policies"), cfg.domain.size());
+  return cfg;
+}
+
+ExperimentConfig load_experiment_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  if (!in || fs::is_directory(path, ec)) {
+    throw IoError("cannot read config file '" + path + "'");
+  }
+  std::ostringstream os;
+  os << in.rdbuf();
+  std::string base = fs::path(path).parent_path().string();
+  return parse_experiment_config(os.str(), path, base.empty() ? "." : base);
 }
 
 }  // namespace gpb

@@ -1,13 +1,294 @@
-// The experiment runner (stub).
+// The experiment runner: every policy × every lockstep group of runs → outputs in out_dir.
+//
+// Loop order: groups outer, policies inner, so a group's objective values f are computed once and
+// shared by every policy (common random numbers). runs.csv is assembled at the end policy-major,
+// then by run, then by evaluation, so its bytes do not depend on the grouping nor on resumption.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "experiment/atomic_file.hpp"
+#include "experiment/plot.hpp"
+#include "experiment/recorder.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "gpbandit/rng.hpp"
 
 namespace gpb {
+namespace {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// 64-bit FNV-1a of a string, as 16 hex digits.
+std::string fnv1a_hex(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+/// The progress line on stderr: refreshed in place on a TTY, else at most every 2 s.
+class Progress {
+ public:
+  Progress(bool enabled, long long total_rounds)
+      : enabled_(enabled),
+        tty_(::isatty(2) != 0),
+        total_(total_rounds),
+        start_(Clock::now()),
+        last_(start_) {}
+  /// One round of `label` done for runs [a, b] (1-based display), round r of rounds.
+  void round_done(const std::string& label, int a, int b, int r, int rounds) {
+    ++done_;
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    const double since = std::chrono::duration<double>(now - last_).count();
+    if (since < (tty_ ? 0.1 : 2.0) && r != rounds) return;
+    if (!tty_ && since < 2.0) return;
+    last_ = now;
+    const double elapsed = seconds_since(start_);
+    const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0.0;
+    std::fprintf(stderr, "%sgpbandit: %s runs %d-%d round %d/%d  %.1f rounds/s  ETA %.0fs%s",
+                 tty_ ? "\r" : "", label.c_str(), a, b, r, rounds, rate, std::max(0.0, eta),
+                 tty_ ? "\033[K" : "\n");
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  ~Progress() {
+    if (enabled_ && tty_ && shown_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool enabled_, tty_;
+  long long total_, done_ = 0;
+  Clock::time_point start_, last_;
+  bool shown_ = false;
+};
+
+int rounds_for(int horizon, int batch) {
+  return (horizon + batch - 1) / std::max(batch, 1);
+}
+
+/// Checks a policy's selection before it is used.
+void check_selection(const Selection& sel, const std::string& label, int runs, int q, int n) {
+  if (sel.runs != runs || sel.q != q ||
+      sel.chosen.size() != static_cast<std::size_t>(runs) * static_cast<std::size_t>(q)) {
+    std::ostringstream os;
+    os << "policy '" << label << "' selected " << sel.runs << "x" << sel.q << " candidates ("
+       << sel.chosen.size() << " values), expected " << runs << "x" << q;
+    throw Error(os.str());
+  }
+  for (int j : sel.chosen) {
+    if (j < 0 || j >= n) {
+      throw Error("policy '" + label + "' selected candidate " + std::to_string(j) +
+                  " outside the domain [0, " + std::to_string(n) + ")");
+    }
+  }
+}
+
+struct GroupInput {
+  int index = 0;
+  std::vector<std::uint32_t> run_ids;
+  std::vector<Eigen::VectorXd> f;
+  std::vector<double> fstar;
+};
+
+/// Runs one policy on one group; returns its chunk and CSV rows.
+detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, std::uint64_t seed,
+                               int p, const GroupInput& g, Progress& progress, std::string* rows) {
+  const auto t0 = Clock::now();
+  const PolicySpec& spec = cfg.policies[static_cast<std::size_t>(p)];
+  PolicyEnv env;
+  env.ctx = &ctx;
+  env.domain = &cfg.domain;
+  env.kernel = cfg.kernel;
+  env.run_ids = g.run_ids;
+  env.horizon = cfg.horizon;
+  env.seed = seed;
+  env.policy_index = static_cast<std::uint32_t>(p);
+  env.noise_variance = cfg.noise_variance;
+  env.random_ties = cfg.random_ties;
+  std::unique_ptr<Policy> policy = make_policy(spec, env);
+
+  const int runs = env.runs();
+  const bool dataset = cfg.objective->domain().has_value();
+  const std::uint32_t stream = stream_of(dataset ? StreamId::Bootstrap : StreamId::Noise);
+  std::vector<Rng> rngs;
+  for (std::uint32_t id : g.run_ids) rngs.emplace_back(seed, id, stream);
+
+  detail::GroupRecorder rec(spec.label, g.run_ids, g.fstar, cfg.horizon);
+  const int batch = std::max(1, policy->batch_size());
+  const int rounds = rounds_for(cfg.horizon, batch);
+  const int first = static_cast<int>(g.run_ids.front()) + 1;
+  const int last = static_cast<int>(g.run_ids.back()) + 1;
+  int done = 0;
+  for (int r = 1; done < cfg.horizon; ++r) {
+    Round round;
+    round.index = r;
+    round.done = done;
+    round.q = std::min(std::max(1, policy->batch_size()), cfg.horizon - done);
+    const Selection sel = policy->select(round);
+    check_selection(sel, spec.label, runs, round.q, cfg.domain.size());
+    Rewards rewards;
+    rewards.y.resize(sel.chosen.size());
+    for (int k = 0; k < runs; ++k) {
+      const Eigen::VectorXd& f = g.f[static_cast<std::size_t>(k)];
+      for (int i = 0; i < round.q; ++i) {
+        const int j = sel.at(k, i);
+        const double y =
+            cfg.objective->reward(j, f[j], cfg.noise, rngs[static_cast<std::size_t>(k)]);
+        rewards.y[static_cast<std::size_t>(k) * round.q + i] = y;
+        rec.record(k, r, j, f[j], y);
+      }
+    }
+    policy->observe(sel, rewards);
+    done += round.q;
+    progress.round_done(spec.label, first, last, std::min(r, rounds), rounds);
+  }
+  *rows = rec.rows();
+  detail::Chunk chunk;
+  chunk.policy = p;
+  chunk.group = g.index;
+  chunk.runs = rec.records();
+  chunk.seconds = seconds_since(t0);
+  return chunk;
+}
+
+GroupInput make_group(const ExperimentConfig& cfg, const Context& ctx, std::uint64_t seed,
+                      int index, int first, int count) {
+  GroupInput g;
+  g.index = index;
+  for (int r = first; r < first + count; ++r) {
+    g.run_ids.push_back(static_cast<std::uint32_t>(r));
+    Eigen::VectorXd f = cfg.objective->values(ctx, cfg.domain, seed, static_cast<std::uint32_t>(r));
+    if (f.size() != cfg.domain.size() || !f.allFinite()) {
+      throw NumericalError(
+          "objective '" + cfg.objective->name() + "' gave " +
+          (f.size() != cfg.domain.size() ? "the wrong number of values" : "non-finite values") +
+          " for run " + std::to_string(r));
+    }
+    g.fstar.push_back(f.maxCoeff());
+    g.f.push_back(std::move(f));
+  }
+  return g;
+}
+
+Context make_context(const ExperimentConfig& cfg, Backend backend) {
+  if (backend == Backend::Cuda && Context::cuda_compiled() && Context::cuda_device_count() == 0) {
+    throw InvalidArgument(
+        "backend 'cuda' requested but no CUDA device is available (use --backend cpu or auto)");
+  }
+  ContextOptions o;
+  o.backend = backend;
+  o.memory_budget_bytes = cfg.memory_budget_bytes;
+  o.threads = cfg.threads;
+  return Context(o);
+}
+
+/// After how many checkpoints to stop (test hook GPB_TEST_STOP_AFTER_GROUPS), or -1.
+int stop_after_groups() {
+  const char* s = std::getenv("GPB_TEST_STOP_AFTER_GROUPS");
+  return (s != nullptr && *s != '\0') ? std::atoi(s) : -1;
+}
+
+void write_runs_csv(const ExperimentConfig& cfg, const detail::Checkpoint& cp, int groups,
+                    const std::string& path) {
+  detail::AtomicFile out(path);
+  out.write(detail::runs_csv_header());
+  for (std::size_t p = 0; p < cfg.policies.size(); ++p) {
+    for (int g = 0; g < groups; ++g) out.append_file(cp.rows_file(static_cast<int>(p), g));
+  }
+  out.commit();
+}
+
+}  // namespace
 
 ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions& options) {
-  (void)config;
-  (void)options;
-  throw Error("not implemented yet");
+  const auto t0 = Clock::now();
+  if (!config.objective) throw InvalidArgument(config.source + ": objective: required");
+  if (config.policies.empty()) throw InvalidArgument(config.source + ": policies: required");
+  const int runs = options.runs.value_or(config.runs);
+  if (runs < 1) throw InvalidArgument("--runs: must be >= 1, got " + std::to_string(runs));
+  const std::uint64_t seed = options.seed.value_or(config.seed);
+  const Backend backend = options.backend.value_or(config.backend);
+
+  ExperimentResult res;
+  res.out_dir =
+      options.out_dir.empty() ? (fs::path("results") / config.name).string() : options.out_dir;
+  const fs::path out(res.out_dir);
+  res.runs_csv = (out / "runs.csv").string();
+  res.summary_json = (out / "summary.json").string();
+  res.plot_png = (out / "regret.png").string();
+
+  Context ctx = make_context(config, backend);
+  res.backend = ctx.describe();
+  detail::ensure_writable_directory(res.out_dir);
+
+  std::ostringstream key;
+  key << config.config_json << "|runs=" << runs << "|seed=" << seed
+      << "|backend=" << (options.backend ? backend_name(*options.backend) : "config");
+  detail::Checkpoint cp(res.out_dir, fnv1a_hex(key.str()));
+  if (!(options.resume && cp.load())) cp.clear();
+
+  const int lock = config.lockstep <= 0 ? runs : std::min(config.lockstep, runs);
+  const int groups = (runs + lock - 1) / lock;
+  long long total_rounds = 0;  // approximate (batch sizes are known only once policies exist)
+  for (int g = 0; g < groups; ++g) {
+    for (std::size_t p = 0; p < config.policies.size(); ++p) {
+      if (!cp.done(static_cast<int>(p), g)) total_rounds += config.horizon;
+    }
+  }
+  Progress progress(options.progress, total_rounds);
+  const int stop_after = stop_after_groups();
+  int saved = 0;
+  const double elapsed_before = cp.elapsed_seconds();
+  for (int g = 0; g < groups; ++g) {
+    std::vector<int> todo;
+    for (int p = 0; p < static_cast<int>(config.policies.size()); ++p) {
+      if (!cp.done(p, g)) todo.push_back(p);
+    }
+    if (todo.empty()) continue;
+    const int first = g * lock;
+    const GroupInput input = make_group(config, ctx, seed, g, first, std::min(lock, runs - first));
+    for (int p : todo) {
+      std::string rows;
+      const detail::Chunk chunk = run_policy_group(config, ctx, seed, p, input, progress, &rows);
+      cp.save(chunk, rows, elapsed_before + seconds_since(t0));
+      if (++saved == stop_after) std::exit(75);
+    }
+  }
+
+  res.policies = detail::summarize(config, cp.chunks());
+  write_runs_csv(config, cp, groups, res.runs_csv);
+  const double total = elapsed_before + seconds_since(t0);
+  detail::write_file_atomic(
+      res.summary_json, detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total));
+  std::error_code ec;
+  if (options.plot) {
+    const auto plot =
+        detail::draw_regret_plot(res.runs_csv, res.plot_png, config.name, options.python);
+    res.plotted = plot.plotted;
+    res.plot_message = plot.message;
+  } else {
+    res.plot_message = "no plot: disabled (--no-plot)";
+  }
+  if (!res.plotted) fs::remove(res.plot_png, ec);  // never leave a stale plot of another run
+  cp.clear();
+  return res;
 }
 
 }  // namespace gpb

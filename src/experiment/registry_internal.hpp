@@ -1,0 +1,20 @@
+/// @file registry_internal.hpp
+/// Look-ups into the registry() table shared by the config validator and `gpbandit list`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpbandit/experiment.hpp"
+
+namespace gpb::detail {
+
+/// Marker in ParamDoc::default_value for a parameter that must be given.
+inline constexpr const char* kRequired = "(required)";
+
+/// The entry of `kind` named `name`, or nullptr.
+const RegistryEntry* find_registry_entry(const std::string& kind, const std::string& name);
+/// Names of every entry of `kind`, in table order.
+std::vector<std::string> registry_names(const std::string& kind);
+
+}  // namespace gpb::detail
