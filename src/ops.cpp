@@ -1,17 +1,37 @@
+// Public engine ops: validate shapes, then dispatch on the Context's backend.
 #include "gpbandit/ops.hpp"
+
+#include "cpu/ops_cpu.hpp"
+#include "detail/context_backend.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
-Eigen::MatrixXd kernel_matrix(const Context&, const Kernel&,
-                              const Eigen::Ref<const Eigen::MatrixXd>&,
-                              const Eigen::Ref<const Eigen::MatrixXd>&) {
-  throw Error("not implemented yet");
+
+Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
+                              const Eigen::Ref<const Eigen::MatrixXd>& A,
+                              const Eigen::Ref<const Eigen::MatrixXd>& B) {
+  GPB_EXPECTS(A.rows() == B.rows(),
+              "kernel_matrix: A has dimension " << A.rows() << " but B has dimension " << B.rows());
+  detail::check_kernel_points(k, A, "kernel_matrix: A");
+  detail::check_kernel_points(k, B, "kernel_matrix: B");
+  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("kernel_matrix");
+  return detail::kernel_matrix_cpu(k, A, B, ctx.threads());
 }
-Eigen::VectorXd kernel_diag(const Context&, const Kernel&, const Domain&) {
-  throw Error("not implemented yet");
+
+Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& domain) {
+  detail::check_kernel_points(k, domain.points(), "kernel_diag: domain points");
+  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("kernel_diag");
+  return detail::kernel_diag_cpu(k, domain.points(), ctx.threads());
 }
-UcbChoice ucb_argmax(const Context&, const double*, const double*, int, double, const std::uint8_t*,
-                     Rng*) {
-  throw Error("not implemented yet");
+
+UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* variance, int n,
+                     double width, const std::uint8_t* excluded, Rng* tiebreak) {
+  GPB_EXPECTS(n >= 1, "ucb_argmax: n must be >= 1, got " << n);
+  GPB_EXPECTS(mean != nullptr && variance != nullptr,
+              "ucb_argmax: mean and variance must not be null");
+  GPB_EXPECTS(!std::isnan(width), "ucb_argmax: width is NaN");
+  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("ucb_argmax");
+  return detail::ucb_argmax_cpu(mean, variance, n, width, excluded, tiebreak, ctx.threads());
 }
+
 }  // namespace gpb

@@ -1,35 +1,156 @@
+// Kernel factories with validation, names, description and single-pair evaluation.
 #include "gpbandit/kernel.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "cpu/kernel_eval.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
-KernelType parse_kernel_type(const std::string&) {
-  throw Error("not implemented yet");
+
+namespace {
+struct NamedType {
+  const char* name;
+  KernelType type;
+};
+constexpr NamedType kKernelNames[] = {
+    {"se", KernelType::SE},
+    {"matern12", KernelType::Matern12},
+    {"matern32", KernelType::Matern32},
+    {"matern52", KernelType::Matern52},
+    {"linear", KernelType::Linear},
+    {"polynomial", KernelType::Polynomial},
+    {"precomputed", KernelType::Precomputed},
+};
+
+void check_positive(double value, const char* field) {
+  GPB_EXPECTS(std::isfinite(value) && value > 0,
+              "kernel." << field << " must be > 0 and finite, got " << value);
 }
-const char* kernel_type_name(KernelType) {
-  throw Error("not implemented yet");
+void check_offset(double offset) {
+  GPB_EXPECTS(std::isfinite(offset) && offset >= 0,
+              "kernel.offset must be >= 0 and finite, got " << offset);
 }
-Kernel Kernel::se(double, double) {
-  throw Error("not implemented yet");
+}  // namespace
+
+KernelType parse_kernel_type(const std::string& name) {
+  for (const auto& nt : kKernelNames) {
+    if (name == nt.name) return nt.type;
+  }
+  std::ostringstream os;
+  os << "unknown kernel '" << name << "'; expected one of:";
+  for (const auto& nt : kKernelNames) os << " " << nt.name;
+  throw InvalidArgument(os.str());
 }
-Kernel Kernel::matern(KernelType, double, double) {
-  throw Error("not implemented yet");
+
+const char* kernel_type_name(KernelType t) {
+  for (const auto& nt : kKernelNames) {
+    if (nt.type == t) return nt.name;
+  }
+  return "unknown";
 }
-Kernel Kernel::linear(double, double) {
-  throw Error("not implemented yet");
+
+Kernel Kernel::se(double lengthscale, double variance) {
+  return matern(KernelType::SE, lengthscale, variance);
 }
-Kernel Kernel::polynomial(int, double, double) {
-  throw Error("not implemented yet");
+
+Kernel Kernel::matern(KernelType type, double lengthscale, double variance) {
+  GPB_EXPECTS(type == KernelType::SE || type == KernelType::Matern12 ||
+                  type == KernelType::Matern32 || type == KernelType::Matern52,
+              "kernel.type must be se, matern12, matern32 or matern52 for a stationary kernel, got "
+                  << kernel_type_name(type));
+  check_positive(lengthscale, "lengthscale");
+  check_positive(variance, "variance");
+  Kernel k;
+  k.type_ = type;
+  k.lengthscale_ = lengthscale;
+  k.variance_ = variance;
+  return k;
 }
-Kernel Kernel::precomputed(Eigen::MatrixXd) {
-  throw Error("not implemented yet");
+
+Kernel Kernel::linear(double variance, double offset) {
+  check_positive(variance, "variance");
+  check_offset(offset);
+  Kernel k;
+  k.type_ = KernelType::Linear;
+  k.variance_ = variance;
+  k.offset_ = offset;
+  return k;
 }
+
+Kernel Kernel::polynomial(int degree, double variance, double offset) {
+  GPB_EXPECTS(degree >= 1, "kernel.degree must be >= 1, got " << degree);
+  check_positive(variance, "variance");
+  check_offset(offset);
+  Kernel k;
+  k.type_ = KernelType::Polynomial;
+  k.degree_ = degree;
+  k.variance_ = variance;
+  k.offset_ = offset;
+  return k;
+}
+
+Kernel Kernel::precomputed(Eigen::MatrixXd matrix) {
+  GPB_EXPECTS(
+      matrix.rows() > 0 && matrix.rows() == matrix.cols(),
+      "kernel.matrix must be square and non-empty, got " << matrix.rows() << "x" << matrix.cols());
+  const Eigen::Index n = matrix.rows();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      GPB_EXPECTS(std::isfinite(matrix(i, j)),
+                  "kernel.matrix has a non-finite entry at (" << i << ", " << j << ")");
+    }
+  }
+  const double scale = matrix.cwiseAbs().maxCoeff();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = j + 1; i < n; ++i) {
+      GPB_EXPECTS(std::abs(matrix(i, j) - matrix(j, i)) <= 1e-10 * scale,
+                  "kernel.matrix is not symmetric: entry ("
+                      << i << ", " << j << ") = " << matrix(i, j) << " but (" << j << ", " << i
+                      << ") = " << matrix(j, i));
+    }
+  }
+  Kernel k;
+  k.type_ = KernelType::Precomputed;
+  k.matrix_ = std::make_shared<const Eigen::MatrixXd>(std::move(matrix));
+  return k;
+}
+
 bool Kernel::stationary() const {
-  throw Error("not implemented yet");
+  return type_ == KernelType::SE || type_ == KernelType::Matern12 ||
+         type_ == KernelType::Matern32 || type_ == KernelType::Matern52;
 }
+
 std::string Kernel::describe() const {
-  throw Error("not implemented yet");
+  std::ostringstream os;
+  os << kernel_type_name(type_) << "(";
+  switch (type_) {
+    case KernelType::Linear:
+      os << "v=" << variance_ << ", c=" << offset_;
+      break;
+    case KernelType::Polynomial:
+      os << "p=" << degree_ << ", v=" << variance_ << ", c=" << offset_;
+      break;
+    case KernelType::Precomputed:
+      os << "n=" << matrix_->rows();
+      break;
+    default:
+      os << "l=" << lengthscale_ << ", v=" << variance_;
+  }
+  os << ")";
+  return os.str();
 }
-double Kernel::operator()(const double*, const double*, int) const {
-  throw Error("not implemented yet");
+
+double Kernel::operator()(const double* x, const double* y, int d) const {
+  if (type_ == KernelType::Precomputed) {
+    const double n = static_cast<double>(matrix_->rows());
+    for (const double v : {x[0], y[0]}) {
+      GPB_EXPECTS(v >= 0 && v < n && v == std::floor(v),
+                  "precomputed kernel index " << v << " is not an integer in [0, " << n << ")");
+    }
+  }
+  return detail::KernelEval(*this)(x, y, d);
 }
+
 }  // namespace gpb

@@ -1,0 +1,154 @@
+// CPU engine ops: kernel matrices, kernel diagonals and the fused UCB argmax (OpenMP).
+#include "cpu/ops_cpu.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "cpu/kernel_eval.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb::detail {
+
+void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
+                         const char* what) {
+  if (k.type() != KernelType::Precomputed) {
+    GPB_EXPECTS(points.rows() >= 1, what << " must have at least one row (the dimension)");
+    return;
+  }
+  GPB_EXPECTS(points.rows() == 1,
+              what << " must be a 1×n row of indices for a precomputed kernel, got "
+                   << points.rows() << " rows");
+  const double n = static_cast<double>(k.matrix()->rows());
+  for (Eigen::Index j = 0; j < points.cols(); ++j) {
+    const double v = points(0, j);
+    GPB_EXPECTS(v >= 0 && v < n && v == std::floor(v),
+                what << "[" << j << "] = " << v
+                     << " is not a valid index of the precomputed kernel (an integer in [0, " << n
+                     << "))");
+  }
+}
+
+Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& A,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& B, int threads) {
+  const KernelEval eval(k);
+  const int d = static_cast<int>(A.rows());
+  const Eigen::Index n = A.cols(), m = B.cols();
+  Eigen::MatrixXd K(n, m);
+  // Ref<const MatrixXd> has an inner stride of 1 and columns spaced outerStride() apart.
+  const Eigen::Index sa = A.outerStride(), sb = B.outerStride();
+  const double work = static_cast<double>(n) * static_cast<double>(m) * (d + 8);
+  const int nt = static_cast<int>(std::max(1.0, std::min<double>(threads, work / (1 << 17))));
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double* y = B.data() + j * sb;
+    double* col = K.data() + j * n;
+    for (Eigen::Index i = 0; i < n; ++i) col[i] = eval(A.data() + i * sa, y, d);
+  }
+  return K;
+}
+
+Eigen::VectorXd kernel_diag_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
+                                int threads) {
+  const KernelEval eval(k);
+  const int d = static_cast<int>(points.rows());
+  const Eigen::Index n = points.cols(), s = points.outerStride();
+  Eigen::VectorXd diag(n);
+  const int nt =
+      static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(threads, n / 8192)));
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double* x = points.data() + j * s;
+    diag[j] = eval(x, x, d);
+  }
+  return diag;
+}
+
+namespace {
+/// Best score of a range: the lowest index reaching it and how many candidates tie exactly.
+struct Best {
+  double score = -std::numeric_limits<double>::infinity();
+  int index = -1;
+  int ties = 0;
+  bool nan = false;
+  int nan_index = -1;
+};
+
+void merge(Best& into, const Best& b) {  // `b` covers higher indices than `into`
+  if (b.nan && !into.nan) {
+    into.nan = true;
+    into.nan_index = b.nan_index;
+  }
+  if (b.index < 0) return;
+  if (into.index < 0 || b.score > into.score) {
+    into.score = b.score;
+    into.index = b.index;
+    into.ties = b.ties;
+  } else if (b.score == into.score) {
+    into.ties += b.ties;
+  }
+}
+
+Best scan(const double* mean, const double* variance, int begin, int end, double width,
+          const std::uint8_t* excluded) {
+  Best best;
+  for (int j = begin; j < end; ++j) {
+    if (excluded != nullptr && excluded[j] != 0) continue;
+    const double s = ucb_score(mean[j], variance[j], width);
+    if (std::isnan(s)) {
+      if (!best.nan) best.nan_index = j;
+      best.nan = true;
+      continue;
+    }
+    if (best.index < 0 || s > best.score) {
+      best.score = s;
+      best.index = j;
+      best.ties = 1;
+    } else if (s == best.score) {
+      ++best.ties;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
+                         const std::uint8_t* excluded, Rng* tiebreak, int threads) {
+  // One pass: each thread scans a contiguous slice; slices are merged in index order, so the
+  // result (including the tie count) does not depend on the number of threads.
+  const int nt = std::max(1, std::min(threads, n / 4096 + 1));
+  std::vector<Best> part(static_cast<std::size_t>(nt));
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num(), count = omp_get_num_threads();
+    const long begin = static_cast<long>(n) * t / count,
+               end = static_cast<long>(n) * (t + 1) / count;
+    part[static_cast<std::size_t>(t)] =
+        scan(mean, variance, static_cast<int>(begin), static_cast<int>(end), width, excluded);
+  }
+  Best best;
+  for (const Best& b : part) merge(best, b);
+  GPB_EXPECTS(!best.nan, "ucb_argmax: the UCB score of candidate "
+                             << best.nan_index << " is NaN (mean " << mean[best.nan_index]
+                             << ", variance " << variance[best.nan_index] << ", width " << width
+                             << ")");
+  GPB_EXPECTS(best.index >= 0, "ucb_argmax: every one of the " << n << " candidates is excluded");
+  UcbChoice choice{best.index, best.score, best.ties};
+  if (best.ties > 1 && tiebreak != nullptr) {
+    // Pick the k-th tie (k uniform in [0, ties)) in index order with a second pass.
+    int k = static_cast<int>(std::floor(tiebreak->uniform() * best.ties));
+    if (k >= best.ties) k = best.ties - 1;
+    for (int j = best.index; j < n; ++j) {
+      if (excluded != nullptr && excluded[j] != 0) continue;
+      if (ucb_score(mean[j], variance[j], width) == best.score && k-- == 0) {
+        choice.index = j;
+        break;
+      }
+    }
+  }
+  return choice;
+}
+
+}  // namespace gpb::detail
