@@ -72,8 +72,11 @@ GPB_HD inline std::uint64_t philox_u64(std::uint64_t seed, std::uint32_t run, st
 }
 
 /// Maps 64 random bits to a double in the open interval (0, 1) (53-bit resolution).
+/// The top input would round to exactly 1.0 (1 − 2⁻⁵⁴ is not a double); it maps to the largest
+/// double below 1 instead, leaving every other value unchanged.
 GPB_HD inline double u64_to_open01(std::uint64_t x) {
-  return (static_cast<double>(x >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+  const double u = (static_cast<double>(x >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+  return u < 1.0 ? u : 0x1.fffffffffffffp-1;
 }
 }  // namespace detail
 

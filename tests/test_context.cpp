@@ -1,0 +1,108 @@
+// Context: backend parsing, Auto resolution, threads, and honest CUDA errors.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "gpbandit/context.hpp"
+#include "gpbandit/error.hpp"
+#include "gpbandit/ops.hpp"
+
+namespace {
+
+using gpb::Backend;
+using gpb::Context;
+using gpb::ContextOptions;
+
+TEST(Context, ParseBackend) {
+  EXPECT_EQ(gpb::parse_backend("cpu"), Backend::Cpu);
+  EXPECT_EQ(gpb::parse_backend("cuda"), Backend::Cuda);
+  EXPECT_EQ(gpb::parse_backend("auto"), Backend::Auto);
+  for (Backend b : {Backend::Cpu, Backend::Cuda, Backend::Auto}) {
+    EXPECT_EQ(gpb::parse_backend(gpb::backend_name(b)), b);
+  }
+}
+
+TEST(Context, ParseBackendNamesBadValueAndAllowedOnes) {
+  for (const char* bad : {"gpu", "CPU", ""}) {
+    try {
+      gpb::parse_backend(bad);
+      FAIL() << "no exception for '" << bad << "'";
+    } catch (const gpb::InvalidArgument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(std::string("'") + bad + "'"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("cpu, cuda, auto"), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(Context, AutoResolvesToCpuUntilCudaOpsExist) {
+  const Context ctx;
+  EXPECT_EQ(ctx.backend(), Backend::Cpu);
+  EXPECT_EQ(ctx.options().backend, Backend::Cpu);
+  EXPECT_EQ(ctx.cuda(), nullptr);
+}
+
+TEST(Context, Threads) {
+  ContextOptions o;
+  o.threads = 3;
+  const Context three(o);
+  EXPECT_EQ(three.threads(), 3);
+  EXPECT_EQ(three.describe(), "cpu (3 threads)");
+  const Context dflt;
+  // threads = 0 resolves to the OpenMP default (omp_get_max_threads(), at least 1).
+  EXPECT_GE(dflt.threads(), 1);
+  o.threads = -1;
+  EXPECT_THROW(Context{o}, gpb::InvalidArgument);
+}
+
+TEST(Context, MoveKeepsSettings) {
+  ContextOptions o;
+  o.threads = 2;
+  o.memory_budget_bytes = 12345;
+  Context a(o);
+  Context b(std::move(a));
+  EXPECT_EQ(b.threads(), 2);
+  EXPECT_EQ(b.memory_budget_bytes(), 12345u);
+  Context c;
+  c = std::move(b);
+  EXPECT_EQ(c.threads(), 2);
+}
+
+TEST(Context, CudaRequestFailsClearlyWithoutBuildOrDevice) {
+  EXPECT_GE(Context::cuda_device_count(), 0);  // never throws
+  ContextOptions o;
+  o.backend = Backend::Cuda;
+  if (!Context::cuda_compiled()) {
+    EXPECT_EQ(Context::cuda_device_count(), 0);
+    try {
+      Context ctx(o);
+      FAIL() << "no exception";
+    } catch (const gpb::NoCudaBuildError& e) {
+      EXPECT_NE(std::string(e.what()).find("this build has no CUDA"), std::string::npos);
+    }
+  } else if (Context::cuda_device_count() == 0) {
+    try {
+      Context ctx(o);
+      FAIL() << "no exception";
+    } catch (const gpb::CudaError& e) {
+      EXPECT_NE(std::string(e.what()).find("no CUDA device is available"), std::string::npos)
+          << e.what();
+    }
+  } else {
+    // A device is present: the context works, but the ops say honestly they are not there yet.
+    Context ctx(o);
+    EXPECT_EQ(ctx.backend(), Backend::Cuda);
+    EXPECT_NE(ctx.cuda(), nullptr);
+    EXPECT_NE(ctx.describe().find("cuda: "), std::string::npos);
+    const Eigen::MatrixXd x = Eigen::MatrixXd::Zero(1, 2);
+    try {
+      gpb::kernel_matrix(ctx, gpb::Kernel::se(1.0), x, x);
+      FAIL() << "no exception";
+    } catch (const gpb::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("does not implement this op yet"), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
