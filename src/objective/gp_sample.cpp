@@ -114,7 +114,7 @@ class GpSampleObjective final : public Objective {
       phase.colwise() += b;
       const Eigen::Index total = phase.size();
       double* data = phase.data();
-#pragma omp parallel for schedule(static) num_threads(ctx.threads())
+#pragma omp parallel for schedule(static) num_threads(ctx.threads()) if (total > 65536)
       for (Eigen::Index k = 0; k < total; ++k) data[k] = std::cos(data[k]);
       f.segment(start, len).noalias() = phase.transpose() * z;
     }

@@ -1,0 +1,133 @@
+// Domain: grids (order, endpoints, validation), point sets, CSV, index sets.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "gpbandit/domain.hpp"
+#include "gpbandit/error.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+std::string grid_error(const std::vector<double>& lo, const std::vector<double>& hi,
+                       const std::vector<int>& counts) {
+  try {
+    gpb::Domain::grid(lo, hi, counts);
+  } catch (const gpb::InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Domain, GridOrderAxisZeroFastest) {
+  const gpb::Domain d = gpb::Domain::grid({0.0, 10.0}, {1.0, 20.0}, {3, 2});
+  ASSERT_EQ(d.size(), 6);
+  ASSERT_EQ(d.dim(), 2);
+  const double expected[6][2] = {{0, 10}, {0.5, 10}, {1, 10}, {0, 20}, {0.5, 20}, {1, 20}};
+  for (int j = 0; j < 6; ++j) {
+    EXPECT_EQ(d.point(j)[0], expected[j][0]) << j;
+    EXPECT_EQ(d.point(j)[1], expected[j][1]) << j;
+    EXPECT_EQ(d.points()(0, j), expected[j][0]);
+  }
+  EXPECT_EQ(d.lower()(0), 0.0);
+  EXPECT_EQ(d.upper()(1), 20.0);
+}
+
+TEST(Domain, GridSpecSyntheticDomain) {
+  // specs/ldp-bo.md §6.1: {0.01, 0.02, ..., 1.00}.
+  const gpb::Domain d = gpb::Domain::grid({0.01}, {1.0}, {100});
+  ASSERT_EQ(d.size(), 100);
+  for (int j = 0; j < 100; ++j) EXPECT_NEAR(d.point(j)[0], 0.01 * (j + 1), 1e-15);
+  EXPECT_EQ(d.point(0)[0], 0.01);
+  EXPECT_EQ(d.point(99)[0], 1.0);
+}
+
+TEST(Domain, GridCountOneIsCentre) {
+  const gpb::Domain d = gpb::Domain::grid({-1.0, 2.0}, {3.0, 4.0}, {1, 3});
+  ASSERT_EQ(d.size(), 3);
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(d.point(j)[0], 1.0);
+  EXPECT_EQ(d.point(2)[1], 4.0);
+  // The box is the one given, not the bounding box of the points.
+  EXPECT_EQ(d.lower()(0), -1.0);
+  EXPECT_EQ(d.upper()(0), 3.0);
+  // A degenerate axis lower == upper is allowed.
+  EXPECT_EQ(gpb::Domain::grid({2.0}, {2.0}, {4}).point(3)[0], 2.0);
+}
+
+TEST(Domain, GridValidationNamesField) {
+  EXPECT_EQ(grid_error({0, 0}, {1, 1}, {2, 0}), "domain.counts[1] must be >= 1, got 0");
+  EXPECT_NE(grid_error({0, 0}, {1, 1}, {-3, 2}).find("domain.counts[0] must be >= 1, got -3"),
+            std::string::npos);
+  EXPECT_NE(grid_error({0, 2}, {1, 1}, {2, 2})
+                .find("domain.lower[1] = 2 must be <= "
+                      "domain.upper[1] = 1"),
+            std::string::npos);
+  EXPECT_NE(grid_error({0}, {1, 1}, {2, 2}).find("same length"), std::string::npos);
+  EXPECT_NE(grid_error({}, {}, {}).find("domain.counts must not be empty"), std::string::npos);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_NE(grid_error({nan}, {1}, {2}).find("domain.lower[0] must be finite"), std::string::npos);
+  EXPECT_NE(grid_error({0}, {inf}, {2}).find("domain.upper[0] must be finite"), std::string::npos);
+  EXPECT_NE(grid_error({0, 0, 0}, {1, 1, 1}, {2000, 2000, 2000}).find("more than 2147483647"),
+            std::string::npos);
+}
+
+TEST(Domain, FromRowsAndBoundingBox) {
+  Eigen::MatrixXd rows(3, 2);
+  rows << 1, 5, -2, 6, 0.5, 4;
+  const gpb::Domain d = gpb::Domain::from_rows(rows);
+  ASSERT_EQ(d.size(), 3);
+  ASSERT_EQ(d.dim(), 2);
+  EXPECT_EQ(d.point(1)[0], -2.0);
+  EXPECT_EQ(d.point(1)[1], 6.0);
+  EXPECT_EQ(d.lower()(0), -2.0);
+  EXPECT_EQ(d.upper()(0), 1.0);
+  EXPECT_EQ(d.lower()(1), 4.0);
+  EXPECT_EQ(d.upper()(1), 6.0);
+}
+
+TEST(Domain, FromRowsRejectsEmptyAndNonFinite) {
+  EXPECT_THROW(gpb::Domain::from_rows(Eigen::MatrixXd(0, 2)), gpb::InvalidArgument);
+  EXPECT_THROW(gpb::Domain::from_rows(Eigen::MatrixXd(2, 0)), gpb::InvalidArgument);
+  Eigen::MatrixXd rows = Eigen::MatrixXd::Zero(2, 2);
+  rows(1, 0) = std::numeric_limits<double>::infinity();
+  try {
+    gpb::Domain::from_rows(rows);
+    FAIL() << "expected InvalidArgument";
+  } catch (const gpb::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("point 1, coordinate 0 is not finite"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Domain, FromCsv) {
+  gpb::test::TempDir dir;
+  const std::string path = dir.file("pts.csv");
+  gpb::test::write_file(path, "x,y\n0,1\n2,3\n4,5\n");
+  const gpb::Domain d = gpb::Domain::from_csv(path);
+  ASSERT_EQ(d.size(), 3);
+  ASSERT_EQ(d.dim(), 2);
+  EXPECT_EQ(d.point(2)[1], 5.0);
+  gpb::test::write_file(path, "x,y\n0,1\n2,nan\n");
+  try {
+    gpb::Domain::from_csv(path);
+    FAIL() << "expected InvalidArgument";
+  } catch (const gpb::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gpb::Domain::from_csv(dir.file("missing.csv")), gpb::IoError);
+}
+
+TEST(Domain, Indices) {
+  const gpb::Domain d = gpb::Domain::indices(4);
+  ASSERT_EQ(d.size(), 4);
+  ASSERT_EQ(d.dim(), 1);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(d.point(j)[0], j);
+  EXPECT_EQ(d.lower()(0), 0.0);
+  EXPECT_EQ(d.upper()(0), 3.0);
+  EXPECT_THROW(gpb::Domain::indices(0), gpb::InvalidArgument);
+}
+
+}  // namespace
