@@ -16,7 +16,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   cmd->add_option("config", args.config, "experiment config (JSON)")->required();
   cmd->add_option("--backend", args.backend, "override the config's backend")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  cmd->add_option("--runs", args.runs, "override the number of runs")->check(CLI::PositiveNumber);
+  cmd->add_option("--runs", args.runs, "override the number of runs")
+      ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--seed", args.seed, "override the seed");
   cmd->add_option("--out", args.out, "output directory (default results/<name>)");
   cmd->add_flag("--resume", args.resume, "continue from the checkpoint in the output directory");
@@ -31,7 +32,7 @@ void print_table(const ExperimentResult& res) {
   std::size_t w = 6;
   for (const auto& p : res.policies) w = std::max(w, p.label.size());
   const int width = static_cast<int>(w);
-  std::printf("%-*s  %-29s  %-29s  %9s\n", width, "policy", "cumulative regret (mean ± sd)",
+  std::printf("%-*s  %-30s  %-30s  %9s\n", width, "policy", "cumulative regret (mean ± sd)",
               "simple regret (mean ± sd)", "seconds");
   for (const auto& p : res.policies) {
     char cum[64], simple[64];

@@ -51,8 +51,9 @@ class Progress {
         start_(Clock::now()),
         last_(start_) {}
   /// One round of `label` done for runs [a, b] (1-based display), round r of rounds.
-  void round_done(const std::string& label, int a, int b, int r, int rounds) {
-    ++done_;
+  void round_done(const std::string& label, int a, int b, int r, int rounds, int q) {
+    ++rounds_;
+    done_ += q;
     if (!enabled_) return;
     const auto now = Clock::now();
     const double since = std::chrono::duration<double>(now - last_).count();
@@ -60,8 +61,9 @@ class Progress {
     if (!tty_ && since < 2.0) return;
     last_ = now;
     const double elapsed = seconds_since(start_);
-    const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
-    const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0.0;
+    const double rate = elapsed > 0 ? static_cast<double>(rounds_) / elapsed : 0.0;
+    const double eval_rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
+    const double eta = eval_rate > 0 ? static_cast<double>(total_ - done_) / eval_rate : 0.0;
     std::fprintf(stderr, "%sgpbandit: %s runs %d-%d round %d/%d  %.1f rounds/s  ETA %.0fs%s",
                  tty_ ? "\r" : "", label.c_str(), a, b, r, rounds, rate, std::max(0.0, eta),
                  tty_ ? "\033[K" : "\n");
@@ -74,7 +76,7 @@ class Progress {
 
  private:
   bool enabled_, tty_;
-  long long total_, done_ = 0;
+  long long total_, done_ = 0, rounds_ = 0;
   Clock::time_point start_, last_;
   bool shown_ = false;
 };
@@ -157,7 +159,7 @@ detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, 
     }
     policy->observe(sel, rewards);
     done += round.q;
-    progress.round_done(spec.label, first, last, std::min(r, rounds), rounds);
+    progress.round_done(spec.label, first, last, std::min(r, rounds), rounds, round.q);
   }
   *rows = rec.rows();
   detail::Chunk chunk;
@@ -205,6 +207,24 @@ int stop_after_groups() {
   return (s != nullptr && *s != '\0') ? std::atoi(s) : -1;
 }
 
+/// Removes temporary files that a killed earlier run may have left (".runs.tmp-…" and the like).
+void remove_stale_temporaries(const std::string& out_dir) {
+  static const char* const kPrefixes[] = {".runs.tmp-", ".summary.tmp-", ".regret.tmp-",
+                                          ".state.tmp-", ".rows-p"};
+  std::error_code ec;
+  for (const fs::path& dir : {fs::path(out_dir), fs::path(out_dir) / ".checkpoint"}) {
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      for (const char* p : kPrefixes) {
+        if (name.rfind(p, 0) == 0 && name.find(".tmp-") != std::string::npos) {
+          fs::remove(e.path(), ec);
+        }
+      }
+    }
+  }
+}
+
 void write_runs_csv(const ExperimentConfig& cfg, const detail::Checkpoint& cp, int groups,
                     const std::string& path) {
   detail::AtomicFile out(path);
@@ -237,6 +257,7 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   Context ctx = make_context(config, backend);
   res.backend = ctx.describe();
   detail::ensure_writable_directory(res.out_dir);
+  remove_stale_temporaries(res.out_dir);
 
   std::ostringstream key;
   key << config.config_json << "|runs=" << runs << "|seed=" << seed
@@ -246,13 +267,13 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
 
   const int lock = config.lockstep <= 0 ? runs : std::min(config.lockstep, runs);
   const int groups = (runs + lock - 1) / lock;
-  long long total_rounds = 0;  // approximate (batch sizes are known only once policies exist)
+  long long total_evals = 0;
   for (int g = 0; g < groups; ++g) {
     for (std::size_t p = 0; p < config.policies.size(); ++p) {
-      if (!cp.done(static_cast<int>(p), g)) total_rounds += config.horizon;
+      if (!cp.done(static_cast<int>(p), g)) total_evals += config.horizon;
     }
   }
-  Progress progress(options.progress, total_rounds);
+  Progress progress(options.progress, total_evals);
   const int stop_after = stop_after_groups();
   int saved = 0;
   const double elapsed_before = cp.elapsed_seconds();
