@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -30,12 +31,19 @@ namespace {
 
 /// Reads the whole file into memory. @throws IoError naming the path.
 std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw IoError("cannot open '" + path + "' for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw IoError("error while reading '" + path + "'");
-  return buf.str();
+  const std::streamoff size = in.tellg();
+  std::string text;
+  if (size > 0) {
+    text.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(text.data(), size);
+  }
+  if (size < 0 || in.bad() || (size > 0 && in.gcount() != size)) {
+    throw IoError("error while reading '" + path + "'");
+  }
+  return text;
 }
 
 bool is_space(char c) {
@@ -117,9 +125,10 @@ std::vector<std::string_view> split_lines(std::string_view all) {
   return lines;
 }
 
+/// Parses one data line into `row` (its fields from `skip` on, written with stride `stride`).
 void parse_data_line(const std::string& path, std::size_t lineno,
                      const std::vector<std::string_view>& fields, int skip, std::size_t expected,
-                     std::vector<double>* values) {
+                     double* row, Eigen::Index stride) {
   if (fields.size() != expected) {
     throw InvalidArgument(where(path, lineno) + "expected " + std::to_string(expected) +
                           " columns, got " + std::to_string(fields.size()));
@@ -128,7 +137,7 @@ void parse_data_line(const std::string& path, std::size_t lineno,
     double v = 0.0;
     const FieldStatus st = parse_field(fields[c], &v);
     if (st == FieldStatus::Ok) {
-      values->push_back(v);
+      row[static_cast<Eigen::Index>(c - static_cast<std::size_t>(skip)) * stride] = v;
       continue;
     }
     const std::string col = "column " + std::to_string(c + 1);
@@ -176,20 +185,19 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header, int s
 
   const std::size_t cols = expected - static_cast<std::size_t>(skip_columns);
   const std::size_t rows = lines.size() - first;
-  std::vector<double> values;  // row-major
-  values.reserve(rows * cols);
+  GPB_EXPECTS(rows <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+              path << ": too many rows (" << rows << ")");
+  const auto n = static_cast<Eigen::Index>(rows);
+  Eigen::MatrixXd out(n, static_cast<Eigen::Index>(cols));
   for (std::size_t i = first; i < lines.size(); ++i) {
     if (trim(lines[i]).empty()) {
       throw InvalidArgument(where(path, i + 1) + "blank line between data rows");
     }
     split_fields(lines[i], &fields);
-    parse_data_line(path, i + 1, fields, skip_columns, expected, &values);
+    double* row = out.data() + static_cast<Eigen::Index>(i - first);
+    parse_data_line(path, i + 1, fields, skip_columns, expected, row, n);
   }
-  GPB_EXPECTS(rows <= static_cast<std::size_t>(Eigen::Index(1) << 31),
-              path << ": too many rows (" << rows << ")");
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  return Eigen::Map<const RowMajor>(values.data(), static_cast<Eigen::Index>(rows),
-                                    static_cast<Eigen::Index>(cols));
+  return out;
 }
 
 }  // namespace gpb
