@@ -98,13 +98,12 @@ struct FinitePosterior::Impl {
     const int t = rows;
     std::vector<double> row(static_cast<std::size_t>(t) + 1);
     double s = 0;
-    if (recompute) {
-      run.history.push_back(a);  // column_of_rows reads history[p] for p < t only
+    run.history.push_back(a);
+    if (recompute) {  // the row recurrence restricted to column a (reads history[p], p < t)
       detail::column_of_rows(eval, points.data(), d, run, t, a, row.data());
       s = kdiag[a];
       for (int p = 0; p < t; ++p) s = detail::var_step(s, row[static_cast<std::size_t>(p)]);
-    } else {
-      run.history.push_back(a);
+    } else {  // the same values, already stored: L[t,p] = v_p[a], σ²_{t−1}[a]
       for (int p = 0; p < t; ++p) row[static_cast<std::size_t>(p)] = vrow(r, p)[a];
       s = s2_of(r)[a];
     }

@@ -68,7 +68,21 @@ inline void rows_over_block(const KernelEval& eval, const double* points, int d,
     const double* lq = run.L[static_cast<std::size_t>(q)].data();
     const double* xa = points + static_cast<long>(run.history[static_cast<std::size_t>(q)]) * d;
     for (int i = 0; i < len; ++i) acc[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
-    for (int p = 0; p < q; ++p) {
+    // Rows p are taken four at a time to halve the traffic on acc; each element still sees the
+    // steps in increasing p, exactly as in column_of_rows.
+    int p = 0;
+    for (; p + 4 <= q; p += 4) {
+      const double l0 = lq[p], l1 = lq[p + 1], l2 = lq[p + 2], l3 = lq[p + 3];
+      const double* v0 = rows[p];
+      const double* v1 = rows[p + 1];
+      const double* v2 = rows[p + 2];
+      const double* v3 = rows[p + 3];
+      for (int i = 0; i < len; ++i) {
+        acc[i] = row_step(row_step(row_step(row_step(acc[i], l0, v0[i]), l1, v1[i]), l2, v2[i]), l3,
+                          v3[i]);
+      }
+    }
+    for (; p < q; ++p) {
       const double l = lq[p];
       const double* vp = rows[p];
       for (int i = 0; i < len; ++i) acc[i] = row_step(acc[i], l, vp[i]);
