@@ -5,6 +5,7 @@ BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 DEMO_OUT   ?= results/demo
+MAKEFLAGS  += --no-print-directory
 
 DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib
@@ -20,7 +21,7 @@ configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
 
 build: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
 	@./$(BUILD)/gpbandit run examples/demo.json --out $(DEMO_OUT)
