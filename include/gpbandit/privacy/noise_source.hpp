@@ -19,12 +19,14 @@ class NoiseSource {
   virtual bool secure() const = 0;
   /// e.g. "secure (getrandom + ChaCha20)" or "seeded simulation (Philox, seed 3) — NOT private".
   virtual std::string describe() const = 0;
-  /// Uniform on the open interval (0, 1), 53-bit resolution.
+  /// Uniform on the open interval (0, 1), 53-bit resolution: k/2^53 with k uniform on
+  /// {1, …, 2^53 − 1} (k = 0 is redrawn), so u and 1 − u are equally likely and u = ½ is possible.
   double uniform();
 };
 
-/// ChaCha20 keyed from getrandom(2) (reseeded every 2^32 blocks). @throws Error if the OS
-/// entropy source fails.
+/// ChaCha20 (RFC 8439 block function) keyed with 256 bits and a 96-bit nonce from getrandom(2),
+/// reseeded from getrandom(2) every 2^32 blocks. Never falls back to a weaker source.
+/// @throws Error if the OS entropy source fails (at creation or at a reseed).
 std::unique_ptr<NoiseSource> make_secure_source();
 /// Counter-based Philox stream (seed, run, stream): reproducible, for simulation only.
 std::unique_ptr<NoiseSource> make_seeded_source(std::uint64_t seed, std::uint32_t run,
