@@ -50,7 +50,9 @@ enum class LaplaceSampler {
 ///    ε' = ε·(1 + 2^{−49}·B') (Mironov 2012, Thm 1) — slightly more than the nominal ε, which is
 ///    the paper's claim for exact arithmetic; proven_epsilon() returns ε'. The noise law is the
 ///    Laplace(𝓛) law rounded to a grid of spacing Δ·Λ' (Λ' = smallest power of two ≥ 1/ε), so
-///    its variance is ≈ 2𝓛² + (ΔΛ')²/12, not exactly 2𝓛².
+///    its variance is ≈ 2𝓛² + (ΔΛ')²/12, not exactly 2𝓛², and its mean is y_c only up to a
+///    bias of at most ≈ 3% of the grid spacing ΔΛ' (≤ 0.8% when 1/ε is a power of two; computed
+///    from the rounded Laplace law), so E[ȳ] = y_c holds only approximately.
 /// With clip = false both guarantees hold only for inputs |y| ≤ B+R (the paper's assumption).
 class CtlMechanism {
  public:
