@@ -343,7 +343,19 @@ TEST(Registry, EveryPolicyTypeIsAcceptedAndBuilt) {
   for (const auto& e : gpb::registry()) {
     if (e.kind != "policy") continue;
     json j = base();
-    j["policies"] = json::array({{{"type", e.name}}});
+    json pol = {{"type", e.name}};
+    // The LDP-BO family needs B (here no runner fills PolicyEnv::f_sup), ε and, on Gaussian
+    // noise, R; MoMA needs T >= k.
+    if (e.name.find("tgp_ucb") != std::string::npos || e.name.find("ata_") != std::string::npos ||
+        e.name.find("moma_") != std::string::npos) {
+      pol["B"] = 1.0;
+      j["T"] = 50;
+    }
+    if (e.name.rfind("ldp_", 0) == 0) {
+      pol["epsilon"] = 1.0;
+      pol["R"] = 1.0;
+    }
+    j["policies"] = json::array({pol});
     const auto cfg = parse(j);
     gpb::PolicyEnv env;
     env.ctx = &ctx;

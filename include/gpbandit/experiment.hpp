@@ -31,8 +31,8 @@ struct ExperimentConfig {
   std::string source;  ///< file the config came from (for messages)
   std::uint64_t seed = 0;
   int runs = 10;
-  int horizon = 100;   ///< T, evaluations per run
-  int lockstep = 0;    ///< runs advanced together (0 = all); a checkpoint follows each group
+  int horizon = 100;  ///< T, evaluations per run
+  int lockstep = 0;   ///< runs advanced together (0 = all); a checkpoint follows each group
   Backend backend = Backend::Auto;
   std::size_t memory_budget_bytes = std::size_t{4} << 30;
   int threads = 0;
@@ -43,6 +43,12 @@ struct ExperimentConfig {
   std::shared_ptr<const Objective> objective;
   NoiseModel noise;
   std::vector<PolicySpec> policies;
+  /// Source of LDP (CTL) noise: false = secure (default), true = seeded Philox simulation
+  /// (reproducible, NOT private; summary.json says so). Config key "privacy_noise".
+  bool privacy_seeded = false;
+  /// CTL's Laplace sampler: false = snapping (default), true = the paper's inverse CDF
+  /// (reproduction runs). Config key "laplace_sampler".
+  bool laplace_inverse_cdf = false;
   std::string config_json;  ///< the config as given (echoed in summary.json)
 };
 
@@ -59,14 +65,14 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
 
 /// Options of one invocation (the CLI's flags).
 struct RunOptions {
-  std::string out_dir;                  ///< default results/<name>
-  bool resume = false;                  ///< continue from the checkpoint in out_dir
-  bool progress = true;                 ///< progress line on stderr
-  bool plot = true;                     ///< draw regret.png
-  std::optional<Backend> backend;       ///< overrides the config
-  std::optional<int> runs;              ///< overrides the config
-  std::optional<std::uint64_t> seed;    ///< overrides the config
-  std::string python;                   ///< interpreter for the plot (default: build's)
+  std::string out_dir;                ///< default results/<name>
+  bool resume = false;                ///< continue from the checkpoint in out_dir
+  bool progress = true;               ///< progress line on stderr
+  bool plot = true;                   ///< draw regret.png
+  std::optional<Backend> backend;     ///< overrides the config
+  std::optional<int> runs;            ///< overrides the config
+  std::optional<std::uint64_t> seed;  ///< overrides the config
+  std::string python;                 ///< interpreter for the plot (default: build's)
 };
 
 /// Final statistics of one policy over its runs.

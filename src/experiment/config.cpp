@@ -17,6 +17,8 @@
 //     "threads": 0,              // CPU threads for engine ops, 0 = all cores; default 0
 //     "tie_break": "random",     // "random" | "lowest" (argmax ties); default "random"
 //     "noise_variance": 0.01,    // lambda of the surrogate GP (> 0); default 0.01
+//     "privacy_noise": "secure", // "secure" | "seeded" (LDP noise; seeded = NOT private)
+//     "laplace_sampler": "snapping", // "snapping" | "inverse_cdf" (the paper's sampler)
 //     "domain":    REQUIRED (must be absent for a dataset objective)
 //         {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
 //             lower <= upper, counts >= 1, all three the same length (d)
@@ -34,7 +36,8 @@
 //       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false}
 //       | {"type": "branin"}                          (2-d domain)
 //       | {"type": "hartmann6"}                       (6-d domain)
-//       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0}
+//       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0,
+//          "kernel_path": "train.csv", "kernel_skip_columns": 0}   (kernel from a separate file)
 //             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
 //             must be absent, and "noise" must be absent or {"type": "none"}
 //     "noise":     default {"type": "none"}
@@ -46,6 +49,14 @@
 //       | {"type": "batch_gp_ucb", "q": 5 (>= 1; <= N when distinct), "distinct": false,
 //          "beta": BETA}
 //       | {"type": "random"}
+//       | {"type": "tgp_ucb" | "ldp_tgp_ucb" | "ata_gp_ucb" | "ldp_ata_gp_ucb" | "moma_gp_ucb"
+//          | "ldp_moma_gp_ucb", "preset": "practical" | "theory", "delta": 0.1, "alpha": 1,
+//          "B", "R", "v", "c" (> 0, optional overrides), "eps_nys": 0.1 (ATA, MoMA),
+//          "epsilon" (> 0, required for ldp_*), "ctl_clip": true, "moment_source": "auto",
+//          "gamma": "info_gain" | "log_t" (TGP), "ata_level": "current" | "per_sample" (ATA),
+//          "k_groups": 0, "median": "lower" | "midpoint", "moma_exponent": "arxiv" | "aaai"}
+//         (specs/ldp-bo.md; T must be >= MoMA's k)
+//       gp_ucb also takes "ldp": {"epsilon": > 0, "B": > 0, "R": > 0, "clip": true}
 //       BETA, default {"type": "srinivas"}:
 //         {"type": "srinivas", "delta": 0.1 (in (0,1)), "scale": 1 (> 0)}
 //       | {"type": "igp_ucb", "delta": 0.1, "B": 1 (>= 0), "R": 0.1 (>= 0), "scale": 1}
@@ -59,6 +70,7 @@
 #include <nlohmann/json.hpp>
 
 #include <climits>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -67,12 +79,17 @@
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "policy/ldp_presets.hpp"
 
 namespace gpb {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+long long detail_moma_groups(HeavyTailedOptions::Preset p, int horizon, double delta) {
+  return detail::moma_groups(p, horizon, delta);
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -371,6 +388,24 @@ std::shared_ptr<const Objective> build_dataset(const Checker& c, const json& obj
   Eigen::MatrixXd data =
       c.guarded("objective.path", [&] { return read_csv_matrix(path, nullptr, skip); });
   const std::string label = fs::path(path).stem().string();
+  if (o.contains("kernel_path")) {
+    const std::string kpath = c.data_path(o, "kernel_path", "objective.kernel_path");
+    const int kskip = o.contains("kernel_skip_columns")
+                          ? static_cast<int>(c.integer(o, "kernel_skip_columns",
+                                                       "objective.kernel_skip_columns", 0, INT_MAX))
+                          : skip;
+    Eigen::MatrixXd kdata =
+        c.guarded("objective.kernel_path", [&] { return read_csv_matrix(kpath, nullptr, kskip); });
+    if (kdata.cols() != data.cols()) {
+      c.fail("objective.kernel_path", kpath + " has " + std::to_string(kdata.cols()) +
+                                          " columns (after skipping " + std::to_string(kskip) +
+                                          ") but " + path + " has " + std::to_string(data.cols()) +
+                                          "; both must have one column per arm");
+    }
+    return c.guarded("objective.kernel_path", [&] {
+      return make_dataset_objective(std::move(data), std::move(kdata), corr, label);
+    });
+  }
   return c.guarded("objective.path",
                    [&] { return make_dataset_objective(std::move(data), corr, label); });
 }
@@ -398,7 +433,84 @@ bool valid_label(const std::string& s) {
   return true;
 }
 
-std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_candidates) {
+/// One of a fixed set of strings.
+void check_choice(const Checker& c, const json& o, const std::string& key, const std::string& path,
+                  const std::vector<std::string>& allowed) {
+  if (!o.contains(key)) return;
+  const std::string v = o[key].get<std::string>();
+  for (const auto& a : allowed) {
+    if (v == a) return;
+  }
+  c.fail(path + "." + key, "must be one of " + join(allowed) + ", got '" + v + "'");
+}
+
+/// What the runner will know of the instance, for checks at load time.
+struct InstanceInfo {
+  int horizon = 1;
+  double noise_bound = 0;  ///< R of the instance (0 or ∞: unknown for LDP)
+};
+
+/// Ranges of the heavy-tailed / LDP parameters (specs/ldp-bo.md §4–5).
+void check_heavy(const Checker& c, const json& o, const std::string& path, const std::string& type,
+                 const InstanceInfo& info) {
+  check_choice(c, o, "preset", path, {"practical", "theory"});
+  check_choice(c, o, "moment_source", path, {"auto", "empirical", "bound"});
+  check_choice(c, o, "gamma", path, {"info_gain", "log_t"});
+  check_choice(c, o, "ata_level", path, {"current", "per_sample"});
+  check_choice(c, o, "median", path, {"lower", "midpoint"});
+  check_choice(c, o, "moma_exponent", path, {"arxiv", "aaai"});
+  for (const char* key : {"delta", "eps_nys"}) {
+    if (!o.contains(key)) continue;
+    const double x = o[key].get<double>();
+    if (!(x > 0 && x < 1)) c.fail(path + "." + key, "must be in (0, 1), got " + o[key].dump());
+  }
+  if (o.contains("alpha")) {
+    const double a = o["alpha"].get<double>();
+    if (!(a > 0 && a <= 1)) c.fail(path + ".alpha", "must be in (0, 1], got " + o["alpha"].dump());
+  }
+  for (const char* key : {"epsilon", "B", "R", "v", "c"}) {
+    if (o.contains(key)) c.positive(o, key, path + "." + key);
+  }
+  const bool ldp = type.rfind("ldp_", 0) == 0;
+  if (ldp && !o.contains("R") && !(info.noise_bound > 0 && std::isfinite(info.noise_bound))) {
+    c.fail(path + ".R", "required: the noise model has no finite bound R > 0 (give R)");
+  }
+  if (type.find("moma") != std::string::npos) {
+    const long long kg =
+        o.contains("k_groups") ? c.integer(o, "k_groups", path + ".k_groups", 0, INT_MAX) : 0;
+    const auto preset = o.value("preset", std::string("practical")) == "theory"
+                            ? HeavyTailedOptions::Preset::Theory
+                            : HeavyTailedOptions::Preset::Practical;
+    const double delta = o.value("delta", 0.1);
+    const long long k = kg > 0 ? kg : detail_moma_groups(preset, info.horizon, delta);
+    if (info.horizon < k) {
+      c.fail(path, "T = " + std::to_string(info.horizon) + " is smaller than MoMA's k = " +
+                       std::to_string(k) + " (k_groups; one epoch needs k plays)");
+    }
+  }
+}
+
+void check_gp_ucb_ldp(const Checker& c, const json& l, const std::string& path,
+                      const InstanceInfo& info) {
+  if (!l.is_object()) c.fail(path, "expected an object");
+  for (const auto& [key, value] : l.items()) {
+    if (key == "clip") {
+      if (!value.is_boolean()) c.fail(path + ".clip", "expected a boolean");
+    } else if (key == "epsilon" || key == "B" || key == "R") {
+      if (!value.is_number()) c.fail(path + "." + key, "expected a number");
+      c.positive(l, key, path + "." + key);
+    } else {
+      c.fail_plain("unknown key '" + key + "' in " + path + " (allowed: epsilon, B, R, clip)");
+    }
+  }
+  if (!l.contains("epsilon")) c.fail(path + ".epsilon", "required");
+  if (!l.contains("R") && !(info.noise_bound > 0 && std::isfinite(info.noise_bound))) {
+    c.fail(path + ".R", "required: the noise model has no finite bound R > 0 (give R)");
+  }
+}
+
+std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_candidates,
+                                       const InstanceInfo& info) {
   if (arr.empty()) c.fail("policies", "must list at least one policy");
   std::vector<PolicySpec> out;
   for (std::size_t i = 0; i < arr.size(); ++i) {
@@ -427,6 +539,12 @@ std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_
       }
     }
     if (o.contains("beta")) o["beta"] = build_beta(c, o["beta"], path + ".beta");
+    if (e.name == "gp_ucb" && o.contains("ldp")) check_gp_ucb_ldp(c, o["ldp"], path + ".ldp", info);
+    if (e.name.find("tgp_ucb") != std::string::npos ||
+        e.name.find("ata_gp_ucb") != std::string::npos ||
+        e.name.find("moma_gp_ucb") != std::string::npos) {
+      check_heavy(c, o, path, e.name, info);
+    }
     spec.params_json = o.dump();
     out.push_back(std::move(spec));
   }
@@ -517,6 +635,20 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
   if (e.contains("noise_variance")) {
     cfg.noise_variance = c.positive(e, "noise_variance", "noise_variance");
   }
+  if (e.contains("privacy_noise")) {
+    const std::string t = e["privacy_noise"].get<std::string>();
+    if (t != "secure" && t != "seeded") {
+      c.fail("privacy_noise", "must be secure or seeded, got '" + t + "'");
+    }
+    cfg.privacy_seeded = t == "seeded";
+  }
+  if (e.contains("laplace_sampler")) {
+    const std::string t = e["laplace_sampler"].get<std::string>();
+    if (t != "snapping" && t != "inverse_cdf") {
+      c.fail("laplace_sampler", "must be snapping or inverse_cdf, got '" + t + "'");
+    }
+    cfg.laplace_inverse_cdf = t == "inverse_cdf";
+  }
 }
 
 }  // namespace
@@ -582,7 +714,11 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.noise = root.contains("noise") ? build_noise(c, root.at("noise")) : NoiseModel{};
     cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
   }
-  cfg.policies = build_policies(c, root.at("policies"), cfg.domain.size());
+  InstanceInfo info;
+  info.horizon = cfg.horizon;
+  const auto rc = cfg.objective->reward_constants();
+  info.noise_bound = rc ? rc->noise_bound : noise_instance_constants(cfg.noise).noise_bound;
+  cfg.policies = build_policies(c, root.at("policies"), cfg.domain.size(), info);
   return cfg;
 }
 

@@ -229,7 +229,7 @@ std::vector<PolicySummary> summarize(const ExperimentConfig& config,
 
 std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t seed,
                          const std::string& backend, const std::vector<Chunk>& chunks,
-                         double total_seconds) {
+                         double total_seconds, const std::string& extra_json) {
   const auto evals = curve_evaluations(config.horizon);
   json policies = json::array();
   json per_policy = json::object();
@@ -243,8 +243,11 @@ std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t
     }
     for (double& v : curve) v /= std::max<double>(1.0, static_cast<double>(rs.size()));
     const PolicySummary& s = sums[p];
+    json finals = json::array();
+    for (const auto& r : rs) finals.push_back(r.cumulative);
     policies.push_back(
         {{"label", s.label},
+         {"cumulative_regret_per_run", finals},
          {"type", config.policies[p].type},
          {"params", json::parse(config.policies[p].params_json)},
          {"cumulative_regret", {{"mean", s.cumulative_mean}, {"sd", s.cumulative_sd}}},
@@ -253,21 +256,25 @@ std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t
          {"mean_cumulative_regret_curve", curve}});
     per_policy[s.label] = s.seconds;
   }
-  const json j = {{"name", config.name},
-                  {"version", GPB_VERSION},
-                  {"build", GPB_HAS_CUDA ? "cuda+cpu" : "cpu"},
-                  {"backend", backend},
-                  {"config", json::parse(config.config_json)},
-                  {"seed", seed},
-                  {"runs", runs},
-                  {"T", config.horizon},
-                  {"N", config.domain.size()},
-                  {"d", config.domain.dim()},
-                  {"noise", config.noise.describe()},
-                  {"kernel", config.kernel.describe()},
-                  {"timings", {{"total_seconds", total_seconds}, {"per_policy", per_policy}}},
-                  {"curve_evaluations", evals},
-                  {"policies", policies}};
+  json j = {{"name", config.name},
+            {"version", GPB_VERSION},
+            {"build", GPB_HAS_CUDA ? "cuda+cpu" : "cpu"},
+            {"backend", backend},
+            {"config", json::parse(config.config_json)},
+            {"seed", seed},
+            {"runs", runs},
+            {"T", config.horizon},
+            {"N", config.domain.size()},
+            {"d", config.domain.dim()},
+            {"noise", config.noise.describe()},
+            {"kernel", config.kernel.describe()},
+            {"timings", {{"total_seconds", total_seconds}, {"per_policy", per_policy}}},
+            {"curve_evaluations", evals},
+            {"policies", policies}};
+  if (!extra_json.empty()) {
+    const json extra = json::parse(extra_json);
+    for (const auto& [k, v] : extra.items()) j[k] = v;
+  }
   return j.dump(2) + "\n";
 }
 

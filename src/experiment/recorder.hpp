@@ -91,6 +91,6 @@ std::vector<PolicySummary> summarize(const ExperimentConfig& config,
 /// The text of summary.json.
 std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t seed,
                          const std::string& backend, const std::vector<Chunk>& chunks,
-                         double total_seconds);
+                         double total_seconds, const std::string& extra_json = {});
 
 }  // namespace gpb::detail

@@ -15,6 +15,72 @@ namespace {
 using nlohmann::json;
 
 const std::string kReq = detail::kRequired;
+using detail::parse_heavy;
+
+/// The six heavy-tailed / LDP policies of specs/ldp-bo.md §3.5–3.7 with their §4/§5 options.
+void add_heavy_tailed(std::vector<RegistryEntry>& r) {
+  const auto common = [](bool ldp, bool nystrom) {
+    std::vector<ParamDoc> p = {
+        {"label", "string", "type", "name in outputs (unique)"},
+        {"preset", "string", "\"practical\"", "practical | theory: parameter formulas (spec §4)"},
+        {"delta", "number", "0.1", "failure probability delta, in (0, 1)"},
+        {"alpha", "number", "1", "moment order 1+alpha, alpha in (0, 1]"},
+        {"B", "number", "max|f| per run", "bound on |f| (> 0); default max over the domain"},
+        {"R", "number", "instance",
+         "bound on |noise| (> 0); default U[-R,R]'s R or the data set's max|y - f|"},
+        {"v", "number", "instance", "override of the moment bound v (> 0)"},
+        {"c", "number", "instance", "override of the noise moment bound c (> 0)"}};
+    if (nystrom) p.push_back({"eps_nys", "number", "0.1", "Nystrom accuracy epsilon, in (0, 1)"});
+    if (ldp) {
+      p.push_back({"epsilon", "number", kReq, "local DP level (> 0)"});
+      p.push_back({"ctl_clip", "boolean", "true", "clip y to +-(B+R) before the Laplace noise"});
+      p.push_back({"moment_source", "string", "\"auto\"",
+                   "auto | empirical | bound: LDP v, c (auto: practical->empirical, "
+                   "theory->bound)"});
+    }
+    return p;
+  };
+  const auto tgp = [&](bool ldp) {
+    auto p = common(ldp, false);
+    p.push_back({"gamma", "string", "\"info_gain\"",
+                 "info_gain | log_t: gamma_{t-1} in the theory width (spec D3)"});
+    return p;
+  };
+  const auto ata = [&](bool ldp) {
+    auto p = common(ldp, true);
+    p.push_back({"ata_level", "string", "\"current\"",
+                 "current | per_sample: truncate every sample at b_t or at its own b_tau (D5)"});
+    return p;
+  };
+  const auto moma = [&](bool ldp) {
+    auto p = common(ldp, true);
+    p.push_back({"k_groups", "integer", "0", "MoMA k (0 = preset: ceil((24|1) ln(4eT/delta)))"});
+    p.push_back({"median", "string", "\"lower\"", "lower | midpoint (spec D8)"});
+    p.push_back({"moma_exponent", "string", "\"arxiv\"", "arxiv | aaai width exponent (D6)"});
+    return p;
+  };
+  r.push_back({"policy", "tgp_ucb",
+               "TGP-UCB (Chowdhury & Gopalan 2019): exact GP fed rewards truncated to 0 above "
+               "b_t = v^(1/(1+a)) t^(1/(2(1+a)))",
+               tgp(false)});
+  r.push_back({"policy", "ldp_tgp_ucb",
+               "LDP-TGP-UCB (Zhou & Tan 2021): CTL-privatised rewards, b_t = B + R + L ln t",
+               tgp(true)});
+  r.push_back({"policy", "ata_gp_ucb",
+               "ATA-GP-UCB (Chowdhury & Gopalan 2019): Nystrom approximation, history "
+               "re-truncated along adaptive directions every round",
+               ata(false)});
+  r.push_back({"policy", "ldp_ata_gp_ucb",
+               "LDP-ATA-GP-UCB (Zhou & Tan 2021): ATA-GP-UCB on CTL-privatised rewards",
+               ata(true)});
+  r.push_back({"policy", "moma_gp_ucb",
+               "MoMA-GP-UCB (Zhou & Tan 2021): epochs of k plays (one batch), median of means "
+               "over k least-squares estimates",
+               moma(false)});
+  r.push_back({"policy", "ldp_moma_gp_ucb",
+               "LDP-MoMA-GP-UCB (Zhou & Tan 2021): MoMA-GP-UCB on CTL-privatised rewards",
+               moma(true)});
+}
 
 std::vector<RegistryEntry> build_registry() {
   const std::string beta_default = R"({"type":"srinivas"})";
@@ -43,13 +109,25 @@ std::vector<RegistryEntry> build_registry() {
          "dataset objectives)"},
         {"objective", "object", kReq, "the unknown function"},
         {"noise", "object", R"({"type":"none"})", "observation noise added to f(x)"},
-        {"policies", "array", kReq, "non-empty list of policies; labels must be unique"}}});
+        {"policies", "array", kReq, "non-empty list of policies; labels must be unique"},
+        {"privacy_noise", "string", "\"secure\"",
+         "secure | seeded: source of LDP (CTL) noise; seeded = reproducible simulation, NOT "
+         "private (summary.json says so)"},
+        {"laplace_sampler", "string", "\"snapping\"",
+         "snapping | inverse_cdf: Laplace sampler of CTL (inverse_cdf = the paper's, leaks "
+         "low-order bits; reproduction runs only)"}}});
   // ---- policies
   r.push_back({"policy",
                "gp_ucb",
                "GP-UCB over the finite domain (one evaluation per round)",
                {{"label", "string", "type", "name in outputs (unique)"},
-                {"beta", "beta", beta_default, "confidence-width schedule"}}});
+                {"beta", "beta", beta_default,
+                 "confidence-width schedule (beta.scale = the spec's width_scale)"},
+                {"ldp", "object", "none",
+                 "local DP: {\"epsilon\": > 0 (required), \"B\": > 0 (default max|f| per run), "
+                 "\"R\": > 0 (default: the instance's noise bound), \"clip\": true}; rewards "
+                 "pass through CTL before the learner sees them"}}});
+  add_heavy_tailed(r);
   r.push_back({"policy",
                "batch_gp_ucb",
                "Batch GP-UCB (GP-BUCB): q points per round by hallucinated variance updates",
@@ -99,7 +177,12 @@ std::vector<RegistryEntry> build_registry() {
        "prescribes its own domain and kernel (empirical covariance)",
        {{"path", "path", kReq, "numeric CSV, rows = samples, columns = arms"},
         {"correlation", "boolean", "false", "kernel = correlation instead of covariance"},
-        {"skip_columns", "integer", "0", "leading columns to ignore (>= 0)"}}});
+        {"skip_columns", "integer", "0", "leading columns to ignore (>= 0)"},
+        {"kernel_path", "path", "path",
+         "separate CSV to estimate the kernel from (same arms, e.g. a training sample)"},
+        {"kernel_skip_columns", "integer", "skip_columns",
+         "leading columns of kernel_path to "
+         "ignore (>= 0)"}}});
   // ---- kernels
   const auto stationary = [](const std::string& name, const std::string& doc) {
     return RegistryEntry{"kernel",
@@ -183,12 +266,76 @@ BetaSchedule parse_beta(const json& b) {
 
 }  // namespace
 
+namespace detail {
+
+HeavyTailedOptions parse_heavy(const json& p, const std::string& type) {
+  HeavyTailedOptions o;
+  o.ldp = type.rfind("ldp_", 0) == 0;
+  o.preset = p.value("preset", std::string("practical")) == "theory"
+                 ? HeavyTailedOptions::Preset::Theory
+                 : HeavyTailedOptions::Preset::Practical;
+  o.delta = p.value("delta", o.delta);
+  o.alpha = p.value("alpha", o.alpha);
+  o.eps_nys = p.value("eps_nys", o.eps_nys);
+  const auto opt = [&](const char* key) {
+    return p.contains(key) && p[key].is_number() ? std::optional<double>(p[key].get<double>())
+                                                 : std::nullopt;
+  };
+  o.B = opt("B");
+  o.R = opt("R");
+  o.v = opt("v");
+  o.c = opt("c");
+  if (o.ldp) {
+    o.epsilon = p.value("epsilon", 0.0);
+    o.clip = p.value("ctl_clip", true);
+    const std::string ms = p.value("moment_source", std::string("auto"));
+    o.moment_source = ms == "empirical" ? HeavyTailedOptions::MomentSource::Empirical
+                      : ms == "bound"   ? HeavyTailedOptions::MomentSource::Bound
+                                        : HeavyTailedOptions::MomentSource::Auto;
+  }
+  o.gamma_log_t = p.value("gamma", std::string("info_gain")) == "log_t";
+  o.ata_per_sample = p.value("ata_level", std::string("current")) == "per_sample";
+  o.median_midpoint = p.value("median", std::string("lower")) == "midpoint";
+  o.moma_aaai = p.value("moma_exponent", std::string("arxiv")) == "aaai";
+  o.k_groups = p.value("k_groups", 0);
+  return o;
+}
+
+}  // namespace detail
+
 std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env) {
   json p = spec.params_json.empty() ? json::object() : json::parse(spec.params_json);
   if (!p.is_object())
     throw InvalidArgument("policy " + spec.label + ": parameters must be an object");
   const json beta = p.contains("beta") ? p["beta"] : json::object();
-  if (spec.type == "gp_ucb") return make_gp_ucb(env, parse_beta(beta));
+  if (spec.type == "gp_ucb") {
+    auto policy = make_gp_ucb(env, parse_beta(beta));
+    if (!p.contains("ldp")) return policy;
+    const json& l = p["ldp"];
+    std::vector<LdpRequest> req;
+    for (int r = 0; r < env.runs(); ++r) {
+      LdpRequest q;
+      q.epsilon = l.value("epsilon", 0.0);
+      if (l.contains("B")) {
+        q.B = l["B"].get<double>();
+      } else if (r < static_cast<int>(env.f_sup.size())) {
+        q.B = env.f_sup[static_cast<std::size_t>(r)];
+      }
+      q.R = l.contains("R") ? l["R"].get<double>() : env.instance.noise_bound;
+      q.clip = l.value("clip", true);
+      req.push_back(q);
+    }
+    return make_ldp_wrapped(std::move(policy), std::move(req));
+  }
+  if (spec.type.find("tgp_ucb") != std::string::npos) {
+    return make_tgp_ucb(env, parse_heavy(p, spec.type));
+  }
+  if (spec.type.find("ata_gp_ucb") != std::string::npos) {
+    return make_ata_gp_ucb(env, parse_heavy(p, spec.type));
+  }
+  if (spec.type.find("moma_gp_ucb") != std::string::npos) {
+    return make_moma_gp_ucb(env, parse_heavy(p, spec.type));
+  }
   if (spec.type == "batch_gp_ucb") {
     return make_batch_gp_ucb(env, parse_beta(beta), p.value("q", 5), p.value("distinct", false));
   }

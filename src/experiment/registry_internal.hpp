@@ -2,6 +2,8 @@
 /// Look-ups into the registry() table shared by the config validator and `gpbandit list`.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -16,5 +18,7 @@ inline constexpr const char* kRequired = "(required)";
 const RegistryEntry* find_registry_entry(const std::string& kind, const std::string& name);
 /// Names of every entry of `kind`, in table order.
 std::vector<std::string> registry_names(const std::string& kind);
+/// HeavyTailedOptions from a validated policy parameter object of a tgp/ata/moma (± ldp_) type.
+HeavyTailedOptions parse_heavy(const nlohmann::json& params, const std::string& type);
 
 }  // namespace gpb::detail

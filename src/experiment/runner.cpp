@@ -13,11 +13,15 @@
 #include <filesystem>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "experiment/atomic_file.hpp"
 #include "experiment/plot.hpp"
 #include "experiment/recorder.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "gpbandit/privacy/laplace.hpp"
+#include "gpbandit/privacy/noise_source.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb {
@@ -107,11 +111,54 @@ struct GroupInput {
   std::vector<std::uint32_t> run_ids;
   std::vector<Eigen::VectorXd> f;
   std::vector<double> fstar;
+  std::vector<double> fsup;  ///< max |f| per run (B, specs/ldp-bo.md D12)
 };
+
+/// Stream of the seeded (simulation-only) privacy source; never used by the secure default.
+constexpr std::uint32_t kPrivacyStream = 7;
+
+/// R, c₀, v₀ of the instance: the data set's own, else from the noise model.
+InstanceConstants instance_constants(const ExperimentConfig& cfg) {
+  const auto rc = cfg.objective->reward_constants();
+  return rc ? *rc : noise_instance_constants(cfg.noise);
+}
+
+/// The user-side CTL of one run: mechanism and noise source (secure unless the config asks for
+/// seeded simulation).
+struct RunPrivatizer {
+  std::unique_ptr<privacy::CtlMechanism> ctl;
+  std::unique_ptr<privacy::NoiseSource> source;
+};
+
+/// CTL per run for a policy that asks for it (empty when it does not).
+std::vector<RunPrivatizer> make_privatizers(const ExperimentConfig& cfg, const Policy& policy,
+                                            const GroupInput& g, std::uint64_t seed, int p) {
+  std::vector<RunPrivatizer> out;
+  for (std::size_t r = 0; r < g.run_ids.size(); ++r) {
+    const auto req = policy.ldp_request(static_cast<int>(r));
+    if (!req) {
+      if (!out.empty()) throw Error("policy asks for CTL on some runs only");
+      continue;
+    }
+    RunPrivatizer z;
+    z.ctl = std::make_unique<privacy::CtlMechanism>(req->B, req->R, req->epsilon, req->clip,
+                                                    cfg.laplace_inverse_cdf
+                                                        ? privacy::LaplaceSampler::InverseCdf
+                                                        : privacy::LaplaceSampler::Snapping);
+    z.source = cfg.privacy_seeded
+                   ? privacy::make_seeded_source(seed, g.run_ids[r],
+                                                 stream_of(static_cast<StreamId>(kPrivacyStream),
+                                                           static_cast<std::uint32_t>(p)))
+                   : privacy::make_secure_source();
+    out.push_back(std::move(z));
+  }
+  return out;
+}
 
 /// Runs one policy on one group; returns its chunk and CSV rows.
 detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, std::uint64_t seed,
-                               int p, const GroupInput& g, Progress& progress, std::string* rows) {
+                               int p, const GroupInput& g, Progress& progress, std::string* rows,
+                               std::string* privacy_out) {
   const auto t0 = Clock::now();
   const PolicySpec& spec = cfg.policies[static_cast<std::size_t>(p)];
   PolicyEnv env;
@@ -124,7 +171,21 @@ detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, 
   env.policy_index = static_cast<std::uint32_t>(p);
   env.noise_variance = cfg.noise_variance;
   env.random_ties = cfg.random_ties;
+  env.f_sup = g.fsup;
+  env.instance = instance_constants(cfg);
   std::unique_ptr<Policy> policy = make_policy(spec, env);
+  // User side: the learner only ever sees CTL-privatised rewards (DESIGN §1, §5).
+  std::vector<RunPrivatizer> priv = make_privatizers(cfg, *policy, g, seed, p);
+  if (!priv.empty() && privacy_out != nullptr) {
+    nlohmann::json info;
+    info["epsilon"] = priv.front().ctl->epsilon();
+    info["guarantee"] = priv.front().ctl->guarantee();
+    info["noise_source"] = priv.front().source->describe();
+    nlohmann::json scales = nlohmann::json::array();
+    for (const auto& z : priv) scales.push_back(z.ctl->scale());
+    info["laplace_scale_per_run"] = scales;
+    *privacy_out = info.dump();
+  }
 
   const int runs = env.runs();
   const bool dataset = cfg.objective->domain().has_value();
@@ -151,8 +212,11 @@ detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, 
       const Eigen::VectorXd& f = g.f[static_cast<std::size_t>(k)];
       for (int i = 0; i < round.q; ++i) {
         const int j = sel.at(k, i);
-        const double y =
-            cfg.objective->reward(j, f[j], cfg.noise, rngs[static_cast<std::size_t>(k)]);
+        double y = cfg.objective->reward(j, f[j], cfg.noise, rngs[static_cast<std::size_t>(k)]);
+        if (!priv.empty()) {
+          auto& z = priv[static_cast<std::size_t>(k)];
+          y = z.ctl->privatize(y, *z.source);  // runs.csv records what the learner sees
+        }
         rewards.y[static_cast<std::size_t>(k) * round.q + i] = y;
         rec.record(k, r, j, f[j], y);
       }
@@ -184,6 +248,7 @@ GroupInput make_group(const ExperimentConfig& cfg, const Context& ctx, std::uint
           " for run " + std::to_string(r));
     }
     g.fstar.push_back(f.maxCoeff());
+    g.fsup.push_back(f.cwiseAbs().maxCoeff());
     g.f.push_back(std::move(f));
   }
   return g;
@@ -235,6 +300,41 @@ void write_runs_csv(const ExperimentConfig& cfg, const detail::Checkpoint& cp, i
   out.commit();
 }
 
+/// summary.json's instance constants (specs/ldp-bo.md §7: B, R, v, c, x*) and privacy block.
+nlohmann::json ldp_summary(const ExperimentConfig& cfg, const Context& ctx, std::uint64_t seed,
+                           int runs, const nlohmann::json& privacy) {
+  nlohmann::json j;
+  const InstanceConstants ic = instance_constants(cfg);
+  const auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
+  nlohmann::json inst = {
+      {"R", num(ic.noise_bound)},
+      {"c_emp", num(ic.noise_moment)},
+      {"v_emp", ic.reward_moment > 0 ? num(ic.reward_moment) : nlohmann::json()}};
+  // B and x* per run (f is a pure function of (seed, run); skipped for very large instances).
+  if (static_cast<double>(cfg.domain.size()) * runs <= 2e7) {
+    nlohmann::json b = nlohmann::json::array(), xs = nlohmann::json::array();
+    for (int r = 0; r < runs; ++r) {
+      const Eigen::VectorXd f =
+          cfg.objective->values(ctx, cfg.domain, seed, static_cast<std::uint32_t>(r));
+      Eigen::Index best = 0;
+      f.maxCoeff(&best);
+      b.push_back(f.cwiseAbs().maxCoeff());
+      xs.push_back(best);
+    }
+    inst["B_per_run"] = b;
+    inst["x_star_per_run"] = xs;
+  }
+  j["instance"] = inst;
+  bool any_ldp = !privacy.empty();
+  j["privacy_noise"] = !any_ldp             ? "none (no LDP policy)"
+                       : cfg.privacy_seeded ? "seeded simulation — not private"
+                                            : "secure";
+  j["laplace_sampler"] =
+      cfg.laplace_inverse_cdf ? "inverse_cdf (paper; leaks low-order bits)" : "snapping";
+  j["privacy"] = privacy;
+  return j;
+}
+
 }  // namespace
 
 ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions& options) {
@@ -275,6 +375,7 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   }
   Progress progress(options.progress, total_evals);
   const int stop_after = stop_after_groups();
+  nlohmann::json privacy = nlohmann::json::object();
   int saved = 0;
   const double elapsed_before = cp.elapsed_seconds();
   for (int g = 0; g < groups; ++g) {
@@ -286,8 +387,11 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
     const int first = g * lock;
     const GroupInput input = make_group(config, ctx, seed, g, first, std::min(lock, runs - first));
     for (int p : todo) {
-      std::string rows;
-      const detail::Chunk chunk = run_policy_group(config, ctx, seed, p, input, progress, &rows);
+      std::string rows, priv;
+      const detail::Chunk chunk =
+          run_policy_group(config, ctx, seed, p, input, progress, &rows, &priv);
+      if (!priv.empty() && g == 0)
+        privacy[config.policies[static_cast<std::size_t>(p)].label] = nlohmann::json::parse(priv);
       cp.save(chunk, rows, elapsed_before + seconds_since(t0));
       if (++saved == stop_after) std::exit(75);
     }
@@ -297,7 +401,8 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   write_runs_csv(config, cp, groups, res.runs_csv);
   const double total = elapsed_before + seconds_since(t0);
   detail::write_file_atomic(
-      res.summary_json, detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total));
+      res.summary_json, detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total,
+                                             ldp_summary(config, ctx, seed, runs, privacy).dump()));
   std::error_code ec;
   if (options.plot) {
     const auto plot =

@@ -43,11 +43,17 @@ Eigen::MatrixXd column_covariance(const Eigen::MatrixXd& data, bool correlation)
 
 class DatasetObjective final : public Objective {
  public:
-  DatasetObjective(Eigen::MatrixXd data, bool correlation, std::string label)
+  DatasetObjective(Eigen::MatrixXd data, const Eigen::MatrixXd& kernel_data, bool correlation,
+                   std::string label)
       : data_(std::move(data)),
         means_(data_.colwise().mean().transpose()),
-        kernel_(Kernel::precomputed(column_covariance(data_, correlation))),
-        label_(std::move(label)) {}
+        kernel_(Kernel::precomputed(column_covariance(kernel_data, correlation))),
+        label_(std::move(label)) {
+    const Eigen::MatrixXd eta = data_.rowwise() - means_.transpose();
+    constants_.noise_bound = eta.cwiseAbs().maxCoeff();
+    constants_.noise_moment = eta.squaredNorm() / static_cast<double>(eta.size());
+    constants_.reward_moment = data_.squaredNorm() / static_cast<double>(data_.size());
+  }
 
   std::string name() const override { return label_; }
 
@@ -74,8 +80,10 @@ class DatasetObjective final : public Objective {
     return Domain::indices(static_cast<int>(data_.cols()));
   }
   std::optional<Kernel> kernel() const override { return kernel_; }
+  std::optional<InstanceConstants> reward_constants() const override { return constants_; }
 
  private:
+  InstanceConstants constants_;
   Eigen::MatrixXd data_;
   Eigen::VectorXd means_;
   Kernel kernel_;
@@ -87,7 +95,18 @@ class DatasetObjective final : public Objective {
 std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, bool correlation,
                                                   const std::string& label) {
   check_data(data, label);
-  return std::make_unique<DatasetObjective>(std::move(data), correlation, label);
+  const Eigen::MatrixXd kernel_data = data;
+  return std::make_unique<DatasetObjective>(std::move(data), kernel_data, correlation, label);
+}
+
+std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, Eigen::MatrixXd kernel_data,
+                                                  bool correlation, const std::string& label) {
+  check_data(data, label);
+  check_data(kernel_data, label + " (kernel data)");
+  GPB_EXPECTS(kernel_data.cols() == data.cols(),
+              label << ": the kernel data has " << kernel_data.cols()
+                    << " columns but the data set has " << data.cols() << " (arms)");
+  return std::make_unique<DatasetObjective>(std::move(data), kernel_data, correlation, label);
 }
 
 }  // namespace gpb

@@ -163,4 +163,36 @@ const char* noise_kind_name(NoiseModel::Kind k) {
   return "unknown";
 }
 
+InstanceConstants noise_instance_constants(const NoiseModel& noise) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  InstanceConstants c;
+  const double s2 = noise.scale * noise.scale;
+  switch (noise.kind) {
+    case NoiseModel::Kind::None:
+      c.noise_bound = 0.0;
+      c.noise_moment = 0.0;
+      break;
+    case NoiseModel::Kind::Uniform:
+      c.noise_bound = noise.scale;
+      c.noise_moment = s2 / 3.0;
+      break;
+    case NoiseModel::Kind::Gaussian:
+      c.noise_moment = s2;
+      break;
+    case NoiseModel::Kind::StudentT:
+      c.noise_moment = noise.nu > 2 ? s2 * noise.nu / (noise.nu - 2.0) : kInf;
+      break;
+    case NoiseModel::Kind::Laplace:
+      c.noise_moment = 2.0 * s2;
+      break;
+    case NoiseModel::Kind::Pareto: {
+      const double a = noise.alpha;
+      c.noise_moment = a > 2 ? s2 * a / ((a - 1.0) * (a - 1.0) * (a - 2.0)) : kInf;
+      break;
+    }
+  }
+  if (noise.scale == 0.0) c.noise_bound = 0.0;
+  return c;
+}
+
 }  // namespace gpb

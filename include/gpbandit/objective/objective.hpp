@@ -12,6 +12,7 @@
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
 #include "gpbandit/kernel.hpp"
+#include "gpbandit/policy/policy.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb {
@@ -23,8 +24,8 @@ struct NoiseModel {
     Gaussian,  ///< N(0, sd²)
     Uniform,   ///< U[−R, R]; `scale` = R
     StudentT,  ///< scale·t_ν; `nu` > 0 (heavy tails; variance finite only for ν > 2)
-    Pareto,    ///< scale·(P − α/(α−1)), P ~ Pareto(α, 1), α > 1: centred, one-sided heavy tail
-    Laplace,   ///< Laplace(0, scale)
+    Pareto,  ///< scale·(P − α/(α−1)), P ~ Pareto(α, 1), α > 1: centred, one-sided heavy tail
+    Laplace,  ///< Laplace(0, scale)
   };
   Kind kind = Kind::None;
   double scale = 0.0;  ///< sd (Gaussian), R (Uniform), scale (StudentT, Pareto, Laplace)
@@ -59,7 +60,16 @@ class Objective {
   virtual std::optional<Domain> domain() const { return std::nullopt; }
   /// A kernel the objective prescribes (data sets: empirical covariance), if any.
   virtual std::optional<Kernel> kernel() const { return std::nullopt; }
+  /// Instance constants (R, c₀, v₀) when the objective makes its own rewards (data sets,
+  /// specs/ldp-bo.md §6.2: R = max|data − f|, c_emp = mean (data − f)², v_emp = mean data²);
+  /// std::nullopt when the rewards are f + NoiseModel noise (see instance_constants()).
+  virtual std::optional<InstanceConstants> reward_constants() const { return std::nullopt; }
 };
+
+/// R, c₀ of additive noise (v₀ left 0: B² + c₀ per run): uniform R and R²/3; Gaussian ∞ and
+/// sd²; Student-t ∞ and scale²·ν/(ν−2) (∞ for ν ≤ 2); Laplace ∞ and 2·scale²; Pareto ∞ and its
+/// variance; none: 0 and 0.
+InstanceConstants noise_instance_constants(const NoiseModel& noise);
 
 /// f = Σ_{i<m} a_i k(·, s_i), a_i ~ U[−1, 1], s_i drawn uniformly (with replacement) from the
 /// domain's candidates; fresh per run unless `fixed` (then run 0's f for every run).
@@ -77,6 +87,11 @@ std::unique_ptr<Objective> make_hartmann6_objective();
 /// @throws InvalidArgument if fewer than 2 rows, no column, non-finite, or a zero-variance column.
 std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, bool correlation,
                                                   const std::string& label);
+/// Same, with the kernel estimated from a separate sample `kernel_data` (same columns, e.g. the
+/// light-sensor train.csv) while f and the rewards come from `data` (test.csv), spec §6.2.
+/// @throws InvalidArgument as above (for either matrix) or if the column counts differ.
+std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, Eigen::MatrixXd kernel_data,
+                                                  bool correlation, const std::string& label);
 
 /// Reads a numeric CSV (optional header, comma separated) into a rows×cols matrix.
 /// @throws IoError if unreadable; InvalidArgument naming file:line for ragged rows, non-numbers,

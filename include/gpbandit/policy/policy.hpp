@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,21 @@
 #include "gpbandit/kernel.hpp"
 
 namespace gpb {
+
+/// Constants of the bandit instance that heavy-tailed and LDP policies use in their widths and
+/// truncation levels (specs/ldp-bo.md §1, §4, §6). Filled by the experiment runner from the
+/// objective and the noise model; a policy parameter given in the config overrides them.
+struct InstanceConstants {
+  /// R: almost-sure bound on |η| (the noise); +∞ when the noise is unbounded (Gaussian,
+  /// Student-t, ...). Data sets: max_{ρ,a} |data[ρ,a] − f(a)| (§6.2).
+  double noise_bound = std::numeric_limits<double>::infinity();
+  /// c₀ = E η²: the noise's second moment (U[−R,R]: R²/3; Student-t_ν: ν/(ν−2)·scale²;
+  /// data sets: c_emp = mean of (data − f)²). +∞ when infinite.
+  double noise_moment = 0.0;
+  /// v₀ = E y² for data sets (v_emp = mean of data²); 0 means "synthetic": v₀ = B_r² + c₀ per
+  /// run with B_r = f_sup[r] (the paper's v = B² + 3 for Student-t₃ noise).
+  double reward_moment = 0.0;
+};
 
 /// Everything a policy may know about its problem when it is built.
 struct PolicyEnv {
@@ -29,8 +46,22 @@ struct PolicyEnv {
   double noise_variance = 1e-2;
   /// Break exact argmax ties at random (true) or by lowest index (false).
   bool random_ties = true;
+  /// B per run: max over the domain of |f| (specs/ldp-bo.md D12); empty when unknown (policies
+  /// that need B then require it as a parameter). Filled by the runner per lockstep group.
+  std::vector<double> f_sup;
+  /// R, c₀, v₀ of the instance (see InstanceConstants).
+  InstanceConstants instance;
 
   int runs() const { return static_cast<int>(run_ids.size()); }
+};
+
+/// What a policy asks the runner to do to its rewards before it sees them: Convert-to-Laplace
+/// CTL(ε) with bound B + R (privacy/laplace.hpp). The learner then only ever sees ȳ.
+struct LdpRequest {
+  double B = 0;        ///< bound on |f| (> 0)
+  double R = 0;        ///< bound on |η| (> 0)
+  double epsilon = 0;  ///< privacy level ε (> 0)
+  bool clip = true;    ///< clip y to ±(B+R) before the noise (spec D2)
 };
 
 /// One round of the experiment.
@@ -65,6 +96,12 @@ class Policy {
   virtual Selection select(const Round& round) = 0;
   /// Feeds back the rewards of the last selection.
   virtual void observe(const Selection& selection, const Rewards& rewards) = 0;
+  /// For local-DP policies: the CTL parameters the runner applies (user side) to every reward of
+  /// local run `run` before observe(); std::nullopt (the default) for non-private policies.
+  virtual std::optional<LdpRequest> ldp_request(int run) const {
+    (void)run;
+    return std::nullopt;
+  }
 };
 
 /// Confidence-width schedule for UCB: score = μ + √β_t·σ.
@@ -75,11 +112,11 @@ struct BetaSchedule {
     Constant,  ///< β_t = value
   };
   Kind kind = Kind::Srinivas;
-  double delta = 0.1;  ///< failure probability δ ∈ (0, 1)
-  double value = 4.0;  ///< Constant: β
-  double rkhs_bound = 1.0;      ///< IgpUcb: B, bound on ‖f‖_k
-  double subgaussian = 0.1;     ///< IgpUcb: R, sub-Gaussian noise constant
-  double scale = 1.0;           ///< multiplies √β_t (practical width shrinkage)
+  double delta = 0.1;        ///< failure probability δ ∈ (0, 1)
+  double value = 4.0;        ///< Constant: β
+  double rkhs_bound = 1.0;   ///< IgpUcb: B, bound on ‖f‖_k
+  double subgaussian = 0.1;  ///< IgpUcb: R, sub-Gaussian noise constant
+  double scale = 1.0;        ///< multiplies √β_t (practical width shrinkage)
 
   /// √β_t·scale for the t-th evaluation (t ≥ 1) on a domain of n candidates, with information
   /// gain γ̂_{t−1}. @throws InvalidArgument for δ ∉ (0,1), value ≤ 0, B < 0, R < 0, scale ≤ 0.
@@ -98,5 +135,42 @@ std::unique_ptr<Policy> make_batch_gp_ucb(const PolicyEnv& env, const BetaSchedu
                                           bool distinct);
 /// Uniform random search over the domain (with replacement across rounds).
 std::unique_ptr<Policy> make_random_search(const PolicyEnv& env);
+
+/// Settings shared by the heavy-tailed / LDP family (specs/ldp-bo.md §3.5–3.7, §4, §5).
+struct HeavyTailedOptions {
+  enum class Preset { Practical, Theory };
+  enum class MomentSource { Auto, Empirical, Bound };  ///< Auto: practical→empirical, theory→bound
+  Preset preset = Preset::Practical;
+  /// LDP variant: widths/levels use 𝓛 = 2(B+R)/ε and the LDP moments, and the runner applies CTL.
+  bool ldp = false;
+  double epsilon = 1.0;  ///< ϵ (LDP only)
+  bool clip = true;      ///< CTL clips to ±(B+R) (spec D2; `ctl_clip`)
+  /// Overrides of the instance constants (std::nullopt: from PolicyEnv).
+  std::optional<double> B, R, v, c;
+  MomentSource moment_source = MomentSource::Auto;
+  double delta = 0.1;            ///< δ
+  double eps_nys = 0.1;          ///< Nyström accuracy ε (ATA, MoMA)
+  double alpha = 1.0;            ///< moment order 1+α, α ∈ (0, 1]
+  bool gamma_log_t = false;      ///< TGP: γ̂_{t−1} ← ln(t−1) instead of the info gain (D3)
+  bool ata_per_sample = false;   ///< ATA: truncate sample τ at its own level b_τ (D5)
+  bool median_midpoint = false;  ///< MoMA: midpoint median instead of the lower median (D8)
+  bool moma_aaai = false;        ///< MoMA: AAAI width exponent n^{1/(2(1+α))} (D6)
+  int k_groups = 0;              ///< MoMA: k, 0 = the preset's formula (§4)
+};
+
+/// TGP-UCB (Chowdhury & Gopalan 2019, Alg. 1) or, with options.ldp, LDP-TGP-UCB (Zhou & Tan
+/// 2021, Alg. 2): exact GP (FinitePosterior) fed ŷ_t = y·1{|y| ≤ b_t}. One point per round.
+/// @throws InvalidArgument for bad options or missing B / R.
+std::unique_ptr<Policy> make_tgp_ucb(const PolicyEnv& env, const HeavyTailedOptions& options);
+/// ATA-GP-UCB (C&G Alg. 2) or LDP-ATA-GP-UCB (Zhou & Tan Alg. 1): Nyström approximation,
+/// history re-truncated along the directions of Ṽ^{−1/2}Φ every round. One point per round.
+std::unique_ptr<Policy> make_ata_gp_ucb(const PolicyEnv& env, const HeavyTailedOptions& options);
+/// MoMA-GP-UCB (Zhou & Tan Alg. 3) or LDP-MoMA-GP-UCB: epochs of k identical plays issued as one
+/// batch (batch_size() = k; a shorter final batch is the truncated leftover epoch, spec D9);
+/// median-of-means over the k least-squares estimates.
+std::unique_ptr<Policy> make_moma_gp_ucb(const PolicyEnv& env, const HeavyTailedOptions& options);
+/// Wraps `inner` so that the runner privatises its rewards with CTL (GP-UCB with an "ldp" block).
+std::unique_ptr<Policy> make_ldp_wrapped(std::unique_ptr<Policy> inner,
+                                         std::vector<LdpRequest> per_run);
 
 }  // namespace gpb
