@@ -2,6 +2,7 @@
 """Builds the results table of examples/ldp-bo/README.md from the summary.json files of real runs.
 
 Usage: python3 examples/ldp-bo/results_table.py [RESULTS_DIR=results/ldp-bo] > table.md
+       python3 examples/ldp-bo/results_table.py --readme [RESULTS_DIR]   (rewrites README.md)
 
 Every number comes from <RESULTS_DIR>/L<i>/summary.json (nothing is typed by hand). Per panel:
 final mean R_T +- sample sd (n-1) over the trials for every policy, the rank of the MoMA variant
@@ -29,45 +30,75 @@ def fmt(x):
     return f"{x:.4g}"
 
 
+def load(root, pid):
+    path = os.path.join(root, pid, "summary.json")
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "results/ldp-bo"
-    print("| panel | command | paper claims (§7) | gpbandit: final R_T mean ± sd (10 trials) | "
-          "MoMA rank (practical / theory) | MoMA wins per trial vs TGP, ATA | seconds | plot |")
-    print("|---|---|---|---|---|---|---|---|")
-    for i in range(1, 10):
-        pid = f"L{i}"
-        path = os.path.join(root, pid, "summary.json")
-        if not os.path.exists(path):
-            print(f"| {pid} | – | {CLAIMS[pid]} | not run | | | | |")
+    panels = [(f"L{i}", load(root, f"L{i}")) for i in range(1, 10)]
+    tally = {}
+    print("### Per panel\n")
+    print("| panel | command | paper claims (§7) | MoMA rank practical / theory "
+          "(1 = best of 3) | trials where MoMA beats TGP, ATA (paired) | plot |")
+    print("|---|---|---|---|---|---|")
+    for pid, s in panels:
+        cmd = f"`gpbandit run examples/ldp-bo/{pid}.json --out results/ldp-bo/{pid}`"
+        if s is None:
+            print(f"| {pid} | {cmd} | {CLAIMS[pid]} | not run | | |")
             continue
-        s = json.load(open(path))
         pols = s["policies"]
-        cells, secs = [], []
-        for p in pols:
-            c = p["cumulative_regret"]
-            cells.append(f"{p['label']}: {fmt(c['mean'])} ± {fmt(c['sd'])}")
-            secs.append(f"{p['label'].split(' ')[0]} {p['seconds']:.1f}")
         ranks, wins = [], []
         for preset in ("practical", "theory"):
+            tally.setdefault(preset, {})
             group = [p for p in pols if p.get("params", {}).get("preset") == preset]
             if not group:
                 continue
             order = sorted(group, key=lambda p: p["cumulative_regret"]["mean"])
             moma = next(p for p in group if "moma" in p["type"])
-            ranks.append(f"{order.index(moma) + 1}/{len(group)}")
+            ranks.append(f"{order.index(moma) + 1}")
+            tally[preset].setdefault(order.index(moma) + 1, []).append(pid)
             w = []
             for other in group:
                 if other is moma:
                     continue
                 a, b = moma["cumulative_regret_per_run"], other["cumulative_regret_per_run"]
                 w.append(f"{sum(x < y for x, y in zip(a, b))}/{len(a)}")
-            wins.append(f"{preset[:4]}: " + ", ".join(w))
-        cmd = f"`gpbandit run examples/ldp-bo/{pid}.json --out results/ldp-bo/{pid}`"
-        T = s["T"]
-        print(f"| {pid} (T = {T}) | {cmd} | {CLAIMS[pid]} | " + "<br>".join(cells) +
-              f" | {' / '.join(ranks)} | " + "<br>".join(wins) + " | " + "<br>".join(secs) +
-              f" | [regret.png](plots/{pid}.png) |")
+            wins.append(f"{preset}: " + ", ".join(w))
+        print(f"| {pid} (T = {s['T']}) | {cmd} | {CLAIMS[pid]} | {' / '.join(ranks)} | "
+              + "; ".join(wins) + f" | [plots/{pid}.png](plots/{pid}.png) |")
+    print()
+    for preset, by_rank in tally.items():
+        parts = [f"rank {r}: {len(v)} ({', '.join(v)})" for r, v in sorted(by_rank.items())]
+        print(f"* MoMA variant, {preset} preset, over the panels run: " + "; ".join(parts))
+    print("\n### Final cumulative regret R_T (mean ± sample sd over the trials) and wall-clock\n")
+    print("| panel | policy | R_T mean | R_T sd | seconds (all trials) |")
+    print("|---|---|---|---|---|")
+    for pid, s in panels:
+        if s is None:
+            continue
+        for p in s["policies"]:
+            c = p["cumulative_regret"]
+            print(f"| {pid} | {p['label']} | {fmt(c['mean'])} | {fmt(c['sd'])} | "
+                  f"{p['seconds']:.1f} |")
+
+
+def write_readme(root):
+    """examples/ldp-bo/README.md = README.template.md with @TABLE@ replaced by the tables."""
+    import contextlib
+    import io
+    here = os.path.dirname(os.path.abspath(__file__))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        sys.argv = [sys.argv[0], root]
+        main()
+    text = open(os.path.join(here, "README.template.md")).read().replace("@TABLE@", buf.getvalue())
+    open(os.path.join(here, "README.md"), "w").write(text)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--readme":
+        write_readme(sys.argv[2] if len(sys.argv) > 2 else "results/ldp-bo")
+    else:
+        main()
