@@ -33,8 +33,10 @@ const char* backend_name(Backend b) {
 namespace {
 Backend resolve_backend(Backend requested) {
   if (requested != Backend::Auto) return requested;
-  // Auto picks CUDA only once the CUDA engine ops exist (see kCudaOpsImplemented).
-  if (detail::kCudaOpsImplemented && Context::cuda_compiled() && Context::cuda_device_count() > 0) {
+  // Auto picks CUDA only once the CUDA engine ops exist and have passed the parity tests on a
+  // device (see kCudaOpsImplemented and kAutoSelectsCuda in detail/context_backend.hpp).
+  if (detail::kCudaOpsImplemented && detail::kAutoSelectsCuda && Context::cuda_compiled() &&
+      Context::cuda_device_count() > 0) {
     return Backend::Cuda;
   }
   return Backend::Cpu;

@@ -1,9 +1,13 @@
-// Public engine ops: validate shapes, then dispatch on the Context's backend.
+// Public engine ops: validate shapes, then dispatch on the Context's backend (a CUDA context exists
+// only in CUDA builds: in a CPU-only build constructing one throws NoCudaBuildError).
 #include "gpbandit/ops.hpp"
 
 #include "cpu/ops_cpu.hpp"
-#include "detail/context_backend.hpp"
+#include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
+#if GPB_HAS_CUDA
+#include "cuda/ops_cuda.hpp"
+#endif
 
 namespace gpb {
 
@@ -14,13 +18,17 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
               "kernel_matrix: A has dimension " << A.rows() << " but B has dimension " << B.rows());
   detail::check_kernel_points(k, A, "kernel_matrix: A");
   detail::check_kernel_points(k, B, "kernel_matrix: B");
-  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("kernel_matrix");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) return cuda::kernel_matrix(ctx, k, A, B);
+#endif
   return detail::kernel_matrix_cpu(k, A, B, ctx.threads());
 }
 
 Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& domain) {
   detail::check_kernel_points(k, domain.points(), "kernel_diag: domain points");
-  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("kernel_diag");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) return cuda::kernel_diag(ctx, k, domain.points());
+#endif
   return detail::kernel_diag_cpu(k, domain.points(), ctx.threads());
 }
 
@@ -30,7 +38,11 @@ UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* varia
   GPB_EXPECTS(mean != nullptr && variance != nullptr,
               "ucb_argmax: mean and variance must not be null");
   GPB_EXPECTS(!std::isnan(width), "ucb_argmax: width is NaN");
-  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("ucb_argmax");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) {
+    return cuda::ucb_argmax(ctx, mean, variance, n, width, excluded, tiebreak);
+  }
+#endif
   return detail::ucb_argmax_cpu(mean, variance, n, width, excluded, tiebreak, ctx.threads());
 }
 

@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-namespace gpb {
+#include "gpbandit/kernel_type.hpp"
 
-enum class KernelType { SE, Matern12, Matern32, Matern52, Linear, Polynomial, Precomputed };
+namespace gpb {
 
 /// Parses "se" | "matern12" | "matern32" | "matern52" | "linear" | "polynomial" | "precomputed".
 /// @throws InvalidArgument naming the bad value.

@@ -10,8 +10,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/ops.hpp"
+#if GPB_HAS_CUDA
+#include "detail/cholesky_backend.hpp"
+#endif
 
 namespace gpb {
 
@@ -45,6 +49,14 @@ Cholesky::Cholesky(JitterPolicy policy) : policy_(policy) {
   GPB_EXPECTS(policy.max_tries >= 0, "jitter.max_tries must be >= 0, got " << policy.max_tries);
 }
 
+Cholesky::Cholesky(const Context& ctx, JitterPolicy policy) : Cholesky(policy) {
+  if (ctx.backend() == Backend::Cuda) ctx_ = &ctx;
+}
+
+bool Cholesky::on_cuda() const {
+  return GPB_HAS_CUDA != 0 && ctx_ != nullptr;
+}
+
 void Cholesky::reserve(int cap) {
   if (cap <= cap_) return;
   Eigen::MatrixXd grown = Eigen::MatrixXd::Zero(cap, cap);
@@ -70,8 +82,15 @@ void Cholesky::factor(const Eigen::Ref<const Eigen::MatrixXd>& A) {
     jitter = jitter_at(policy_, attempt, scale);
     work.triangularView<Eigen::Lower>() = A;
     work.diagonal().array() += jitter;
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(work);
-    if (llt.info() == Eigen::Success && (n == 0 || work.diagonal().minCoeff() > 0)) {
+    bool ok = false;
+#if GPB_HAS_CUDA
+    if (on_cuda()) ok = detail::cholesky_potrf_cuda(*ctx_, device_, work);
+#endif
+    if (!on_cuda()) {
+      Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(work);
+      ok = llt.info() == Eigen::Success;
+    }
+    if (ok && (n == 0 || work.diagonal().minCoeff() > 0)) {
       n_ = 0;
       reserve(std::max(n, 1));
       n_ = n;
@@ -88,7 +107,10 @@ void Cholesky::append(const Eigen::Ref<const Eigen::VectorXd>& b, double c) {
               "Cholesky::append: b must have " << n_ << " entries, got " << b.size());
   GPB_EXPECTS(std::isfinite(c) && b.allFinite(), "Cholesky::append: b and c must be finite");
   Eigen::VectorXd w = b;
-  if (n_ > 0) L_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solveInPlace(w);
+#if GPB_HAS_CUDA
+  if (on_cuda()) detail::cholesky_trsv_cuda(*ctx_, device_, L_, n_, w.data());
+#endif
+  if (!on_cuda() && n_ > 0) L_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solveInPlace(w);
   const double base = c - w.squaredNorm();
   double scale = 1.0, jitter = 0;
   for (int attempt = 0; attempt <= policy_.max_tries; ++attempt) {
@@ -103,6 +125,9 @@ void Cholesky::append(const Eigen::Ref<const Eigen::VectorXd>& b, double c) {
       if (n_ + 1 > cap_) reserve(std::max(2 * cap_, std::max(n_ + 1, 16)));
       L_.row(n_).head(n_) = w.transpose();
       L_(n_, n_) = std::sqrt(pivot2);
+#if GPB_HAS_CUDA
+      if (on_cuda()) detail::cholesky_set_row_cuda(*ctx_, device_, L_, n_);
+#endif
       ++n_;
       jitter_used_ = std::max(jitter_used_, jitter);
       return;
@@ -121,6 +146,13 @@ void Cholesky::solve_lower(Eigen::Ref<Eigen::MatrixXd> b) const {
   GPB_EXPECTS(b.rows() == n_,
               "Cholesky::solve_lower: b must have " << n_ << " rows, got " << b.rows());
   if (n_ == 0) return;
+#if GPB_HAS_CUDA
+  if (on_cuda()) {
+    detail::cholesky_solve_cuda(*ctx_, device_, L_, n_, b.data(), b.outerStride(),
+                                static_cast<int>(b.cols()), false);
+    return;
+  }
+#endif
   L_.topLeftCorner(n_, n_).triangularView<Eigen::Lower>().solveInPlace(b);
 }
 
@@ -128,6 +160,13 @@ void Cholesky::solve_upper(Eigen::Ref<Eigen::MatrixXd> b) const {
   GPB_EXPECTS(b.rows() == n_,
               "Cholesky::solve_upper: b must have " << n_ << " rows, got " << b.rows());
   if (n_ == 0) return;
+#if GPB_HAS_CUDA
+  if (on_cuda()) {
+    detail::cholesky_solve_cuda(*ctx_, device_, L_, n_, b.data(), b.outerStride(),
+                                static_cast<int>(b.cols()), true);
+    return;
+  }
+#endif
   L_.topLeftCorner(n_, n_).transpose().triangularView<Eigen::Upper>().solveInPlace(b);
 }
 

@@ -1,85 +1,26 @@
 /// @file kernel_eval.hpp
 /// The one scalar evaluation of k(x, y) shared by every CPU code path (Kernel::operator(),
 /// kernel_matrix, kernel_diag, the posterior's incremental and recompute modes), so that each path
-/// performs the same floating-point operations in the same order and agrees bit for bit.
+/// performs the same floating-point operations in the same order and agrees bit for bit. The
+/// formula itself lives in detail/kernel_formula.hpp, which the CUDA kernels evaluate too.
 #pragma once
 
-#include <cmath>
-
+#include "detail/kernel_formula.hpp"
 #include "gpbandit/kernel.hpp"
 
 namespace gpb::detail {
 
-/// Kernel parameters flattened for the hot loop. Precomputed matrices are read through `matrix`.
-struct KernelEval {
-  KernelType type = KernelType::SE;
-  double inv_lengthscale = 1.0;
-  double variance = 1.0;
-  double offset = 0.0;
-  int degree = 1;
-  const double* matrix = nullptr;  ///< column-major n×n data (precomputed only)
-  long n = 0;                      ///< matrix order (precomputed only)
-
-  explicit KernelEval(const Kernel& k)
-      : type(k.type()),
-        inv_lengthscale(1.0 / k.lengthscale()),
-        variance(k.variance()),
-        offset(k.offset()),
-        degree(k.degree()) {
+/// KernelFormula filled from a Kernel; precomputed matrices are read from host memory.
+struct KernelEval : KernelFormula {
+  explicit KernelEval(const Kernel& k) {
+    type = k.type();
+    inv_lengthscale = 1.0 / k.lengthscale();
+    variance = k.variance();
+    offset = k.offset();
+    degree = k.degree();
     if (k.matrix() != nullptr) {
       matrix = k.matrix()->data();
       n = static_cast<long>(k.matrix()->rows());
-    }
-  }
-
-  /// k(x, y). For a precomputed kernel x[0], y[0] are indices already checked to be in range.
-  double operator()(const double* x, const double* y, int d) const {
-    switch (type) {
-      case KernelType::SE:
-      case KernelType::Matern12:
-      case KernelType::Matern32:
-      case KernelType::Matern52:
-        return stationary(x, y, d);
-      case KernelType::Linear:
-        return variance * (dot(x, y, d) + offset);
-      case KernelType::Polynomial: {
-        const double base = dot(x, y, d) + offset;
-        double p = base;
-        for (int i = 1; i < degree; ++i) p = p * base;
-        return variance * p;
-      }
-      case KernelType::Precomputed:
-        return matrix[static_cast<long>(y[0]) * n + static_cast<long>(x[0])];
-    }
-    return 0.0;
-  }
-
- private:
-  static double dot(const double* x, const double* y, int d) {
-    double s = 0.0;
-    for (int i = 0; i < d; ++i) s = s + x[i] * y[i];
-    return s;
-  }
-
-  double stationary(const double* x, const double* y, int d) const {
-    double r2 = 0.0;
-    for (int i = 0; i < d; ++i) {
-      const double diff = (x[i] - y[i]) * inv_lengthscale;
-      r2 = r2 + diff * diff;
-    }
-    switch (type) {
-      case KernelType::SE:
-        return variance * std::exp(-0.5 * r2);
-      case KernelType::Matern12:
-        return variance * std::exp(-std::sqrt(r2));
-      case KernelType::Matern32: {
-        const double a = std::sqrt(3.0 * r2);
-        return variance * (1.0 + a) * std::exp(-a);
-      }
-      default: {  // Matern52
-        const double a = std::sqrt(5.0 * r2);
-        return variance * (1.0 + a + (5.0 / 3.0) * r2) * std::exp(-a);
-      }
     }
   }
 };

@@ -9,16 +9,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "detail/scalar_steps.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/ops.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::detail {
-
-/// The fused UCB score μ + width·√max(σ², 0); one definition for every code path.
-inline double ucb_score(double mean, double variance, double width) {
-  return mean + width * std::sqrt(std::max(variance, 0.0));
-}
 
 /// Checks that the columns of `points` are valid inputs of `k`: for a precomputed kernel a 1×n
 /// row of integer indices in range. `what` names the argument in the message.

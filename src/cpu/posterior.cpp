@@ -1,6 +1,7 @@
-// FinitePosterior: exact GP posterior over a finite domain for R runs, incremental (V kept) or
-// recompute-and-stream (only L and α kept). See include/gpbandit/posterior.hpp.
-#include "gpbandit/posterior.hpp"
+// The CPU FinitePosterior backend: exact GP posterior over a finite domain for R runs, incremental
+// (V kept) or recompute-and-stream (only L and α kept). See include/gpbandit/posterior.hpp; the
+// facade in src/posterior.cpp validates arguments and picks this backend on Backend::Cpu.
+#include "detail/posterior_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +9,6 @@
 
 #include "cpu/ops_cpu.hpp"
 #include "cpu/posterior_rows.hpp"
-#include "detail/context_backend.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
@@ -18,9 +18,12 @@ namespace {
 constexpr int kBlock = 512;
 }  // namespace
 
-struct FinitePosterior::Impl {
-  Impl(const Context& ctx, const Kernel& k, const Domain& domain, int r,
-       const PosteriorOptions& options)
+namespace {
+
+/// The existing CPU implementation, unchanged apart from its name and the interface below.
+struct CpuState {
+  CpuState(const Context& ctx, const Kernel& k, const Domain& domain, int r,
+           const PosteriorOptions& options)
       : kernel(k),
         eval(kernel),
         points(domain.points()),
@@ -62,20 +65,6 @@ struct FinitePosterior::Impl {
   }
   double* mu_of(int r) const { return mu.data() + static_cast<std::size_t>(r) * n; }
   double* s2_of(int r) const { return sigma2.data() + static_cast<std::size_t>(r) * n; }
-
-  void check_indices(const int* index, const char* what) const {
-    GPB_EXPECTS(index != nullptr, what << ": index array is null");
-    for (int r = 0; r < num_runs(); ++r) {
-      GPB_EXPECTS(index[r] >= 0 && index[r] < n, what << ": index[" << r << "] = " << index[r]
-                                                      << " is out of range [0, " << n << ")");
-    }
-  }
-  static void check_rewards(const double* y, int count, const char* what) {
-    GPB_EXPECTS(y != nullptr || count == 0, what << ": reward array is null");
-    for (int i = 0; i < count; ++i) {
-      GPB_EXPECTS(std::isfinite(y[i]), what << ": y[" << i << "] = " << y[i] << " is not finite");
-    }
-  }
 
   void grow() {
     const int new_cap = std::max(2 * cap, 1);
@@ -223,144 +212,106 @@ struct FinitePosterior::Impl {
   }
 };
 
-FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain,
-                                 int runs, const PosteriorOptions& options) {
-  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("FinitePosterior");
-  GPB_EXPECTS(runs >= 1, "posterior: runs must be >= 1, got " << runs);
-  GPB_EXPECTS(domain.size() >= 1, "posterior: the domain has no candidates");
-  GPB_EXPECTS(std::isfinite(options.noise_variance) && options.noise_variance > 0,
-              "posterior.noise_variance must be > 0 and finite, got " << options.noise_variance);
-  GPB_EXPECTS(options.capacity >= 1, "posterior.capacity must be >= 1, got " << options.capacity);
-  GPB_EXPECTS(options.chunk >= 1, "posterior.chunk must be >= 1, got " << options.chunk);
-  detail::check_kernel_points(kernel, domain.points(), "posterior: domain points");
-  impl_ = std::make_unique<Impl>(ctx, kernel, domain, runs, options);
-  Impl& s = *impl_;
-  const double bytes = incremental_bytes(runs, s.n, options.capacity);
-  s.recompute = options.mode == PosteriorMode::Recompute ||
-                (options.mode == PosteriorMode::Auto &&
-                 bytes > static_cast<double>(ctx.memory_budget_bytes()));
-  s.kdiag = detail::kernel_diag_cpu(s.kernel, s.points, s.threads);
-  const std::size_t total = static_cast<std::size_t>(runs) * static_cast<std::size_t>(s.n);
-  s.mu.assign(total, 0.0);
-  s.sigma2.resize(total);
-  for (int r = 0; r < runs; ++r) std::copy(s.kdiag.data(), s.kdiag.data() + s.n, s.s2_of(r));
-  if (!s.recompute) {
-    s.cap = options.capacity;
-    s.v.reset(new double[static_cast<std::size_t>(s.cap) * total]);
-  }
-}
-
-FinitePosterior::~FinitePosterior() = default;
-FinitePosterior::FinitePosterior(FinitePosterior&&) noexcept = default;
-FinitePosterior& FinitePosterior::operator=(FinitePosterior&&) noexcept = default;
-
-int FinitePosterior::runs() const {
-  return impl_->num_runs();
-}
-int FinitePosterior::size() const {
-  return impl_->n;
-}
-int FinitePosterior::rows() const {
-  return impl_->rows;
-}
-int FinitePosterior::pending() const {
-  return impl_->pending;
-}
-bool FinitePosterior::recompute_mode() const {
-  return impl_->recompute;
-}
-double FinitePosterior::noise_variance() const {
-  return impl_->lambda;
-}
-
-void FinitePosterior::observe(const int* index, const double* y) {
-  Impl& s = *impl_;
-  GPB_EXPECTS(s.pending == 0,
-              "posterior.observe: " << s.pending << " pending row(s) must be resolved first");
-  s.check_indices(index, "posterior.observe");
-  Impl::check_rewards(y, s.num_runs(), "posterior.observe");
-  s.append(index, y);
-}
-
-void FinitePosterior::add_pending(const int* index) {
-  Impl& s = *impl_;
-  s.check_indices(index, "posterior.add_pending");
-  s.append(index, nullptr);
-  ++s.pending;
-}
-
-void FinitePosterior::resolve_pending(const double* y) {
-  Impl& s = *impl_;
-  const int pend = s.pending;
-  if (pend == 0) return;
-  Impl::check_rewards(y, s.num_runs() * pend, "posterior.resolve_pending");
-  const int begin = s.rows - pend;
-  for (int r = 0; r < s.num_runs(); ++r) {
-    detail::RunRows& run = s.runs[static_cast<std::size_t>(r)];
-    for (int i = 0; i < pend; ++i) {
-      Impl::resolve_row(run, begin + i, y[static_cast<std::size_t>(r) * pend + i]);
+class CpuPosterior final : public detail::PosteriorBackend {
+ public:
+  CpuPosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
+               const PosteriorOptions& options)
+      : s_(ctx, kernel, domain, runs, options) {
+    CpuState& s = s_;
+    const double bytes = FinitePosterior::incremental_bytes(runs, s.n, options.capacity);
+    s.recompute = options.mode == PosteriorMode::Recompute ||
+                  (options.mode == PosteriorMode::Auto &&
+                   bytes > static_cast<double>(ctx.memory_budget_bytes()));
+    s.kdiag = detail::kernel_diag_cpu(s.kernel, s.points, s.threads);
+    const std::size_t total = static_cast<std::size_t>(runs) * static_cast<std::size_t>(s.n);
+    s.mu.assign(total, 0.0);
+    s.sigma2.resize(total);
+    for (int r = 0; r < runs; ++r) std::copy(s.kdiag.data(), s.kdiag.data() + s.n, s.s2_of(r));
+    if (!s.recompute) {
+      s.cap = options.capacity;
+      s.v.reset(new double[static_cast<std::size_t>(s.cap) * total]);
     }
   }
-  if (s.recompute) {
-    s.stale = true;
-  } else {
-    s.add_rows_to_mean(begin, s.rows);
+
+  int runs() const override { return s_.num_runs(); }
+  int size() const override { return s_.n; }
+  int rows() const override { return s_.rows; }
+  int pending() const override { return s_.pending; }
+  bool recompute_mode() const override { return s_.recompute; }
+  double noise_variance() const override { return s_.lambda; }
+
+  void observe(const int* index, const double* y) override { s_.append(index, y); }
+
+  void add_pending(const int* index) override {
+    s_.append(index, nullptr);
+    ++s_.pending;
   }
-  s.pending = 0;
-}
 
-const double* FinitePosterior::mean(int run) const {
-  GPB_EXPECTS(run >= 0 && run < runs(),
-              "posterior.mean: run " << run << " out of range [0, " << runs() << ")");
-  impl_->refresh();
-  return impl_->mu_of(run);
-}
-
-const double* FinitePosterior::variance(int run) const {
-  GPB_EXPECTS(run >= 0 && run < runs(),
-              "posterior.variance: run " << run << " out of range [0, " << runs() << ")");
-  impl_->refresh();
-  return impl_->s2_of(run);
-}
-
-std::vector<UcbChoice> FinitePosterior::ucb_argmax(const double* width,
-                                                   const std::uint8_t* excluded,
-                                                   std::vector<Rng>* tiebreak) const {
-  const Impl& s = *impl_;
-  GPB_EXPECTS(width != nullptr, "posterior.ucb_argmax: width array is null");
-  GPB_EXPECTS(tiebreak == nullptr || static_cast<int>(tiebreak->size()) == s.num_runs(),
-              "posterior.ucb_argmax: " << s.num_runs() << " tie-break streams expected, got "
-                                       << tiebreak->size());
-  for (int r = 0; r < s.num_runs(); ++r) {
-    GPB_EXPECTS(!std::isnan(width[r]), "posterior.ucb_argmax: width[" << r << "] is NaN");
+  void resolve_pending(const double* y) override {
+    CpuState& s = s_;
+    const int pend = s.pending;
+    const int begin = s.rows - pend;
+    for (int r = 0; r < s.num_runs(); ++r) {
+      detail::RunRows& run = s.runs[static_cast<std::size_t>(r)];
+      for (int i = 0; i < pend; ++i) {
+        CpuState::resolve_row(run, begin + i, y[static_cast<std::size_t>(r) * pend + i]);
+      }
+    }
+    if (s.recompute) {
+      s.stale = true;
+    } else {
+      s.add_rows_to_mean(begin, s.rows);
+    }
+    s.pending = 0;
   }
-  s.refresh();
-  std::vector<UcbChoice> out(static_cast<std::size_t>(s.num_runs()));
-  for (int r = 0; r < s.num_runs(); ++r) {
-    const std::uint8_t* ex =
-        excluded != nullptr ? excluded + static_cast<std::size_t>(r) * s.n : nullptr;
-    Rng* tb = tiebreak != nullptr ? &(*tiebreak)[static_cast<std::size_t>(r)] : nullptr;
-    out[static_cast<std::size_t>(r)] =
-        detail::ucb_argmax_cpu(s.mu_of(r), s.s2_of(r), s.n, width[r], ex, tb, s.threads);
+
+  const double* mean(int run) const override {
+    s_.refresh();
+    return s_.mu_of(run);
   }
-  return out;
-}
+  const double* variance(int run) const override {
+    s_.refresh();
+    return s_.s2_of(run);
+  }
 
-double FinitePosterior::info_gain(int run) const {
-  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.info_gain: run " << run << " out of range");
-  const detail::RunRows& rr = impl_->runs[static_cast<std::size_t>(run)];
-  double g = 0;
-  for (const double s : rr.pivot_var) g += 0.5 * std::log1p(s / impl_->lambda);
-  return g;
-}
+  std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
+                                    std::vector<Rng>* tiebreak) const override {
+    const CpuState& s = s_;
+    s.refresh();
+    std::vector<UcbChoice> out(static_cast<std::size_t>(s.num_runs()));
+    for (int r = 0; r < s.num_runs(); ++r) {
+      const std::uint8_t* ex =
+          excluded != nullptr ? excluded + static_cast<std::size_t>(r) * s.n : nullptr;
+      Rng* tb = tiebreak != nullptr ? &(*tiebreak)[static_cast<std::size_t>(r)] : nullptr;
+      out[static_cast<std::size_t>(r)] =
+          detail::ucb_argmax_cpu(s.mu_of(r), s.s2_of(r), s.n, width[r], ex, tb, s.threads);
+    }
+    return out;
+  }
 
-const std::vector<int>& FinitePosterior::history(int run) const {
-  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.history: run " << run << " out of range");
-  return impl_->runs[static_cast<std::size_t>(run)].history;
-}
+  double info_gain(int run) const override {
+    const detail::RunRows& rr = s_.runs[static_cast<std::size_t>(run)];
+    double g = 0;
+    for (const double v : rr.pivot_var) g += 0.5 * std::log1p(v / s_.lambda);
+    return g;
+  }
 
-double FinitePosterior::incremental_bytes(int runs, int n, int capacity) {
-  return 8.0 * static_cast<double>(runs) * static_cast<double>(n) * static_cast<double>(capacity);
+  const std::vector<int>& history(int run) const override {
+    return s_.runs[static_cast<std::size_t>(run)].history;
+  }
+
+ private:
+  CpuState s_;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<PosteriorBackend> make_cpu_posterior(const Context& ctx, const Kernel& kernel,
+                                                     const Domain& domain, int runs,
+                                                     const PosteriorOptions& options) {
+  return std::make_unique<CpuPosterior>(ctx, kernel, domain, runs, options);
 }
+}  // namespace detail
 
 }  // namespace gpb

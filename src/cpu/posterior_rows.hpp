@@ -8,21 +8,9 @@
 #include <vector>
 
 #include "cpu/kernel_eval.hpp"
+#include "detail/scalar_steps.hpp"
 
 namespace gpb::detail {
-
-/// One step of the row recurrence v_t[j] = (k(x_{a_t}, x_j) − Σ_{p<t} L[t,p]·v_p[j]) / L[t,t].
-inline double row_step(double acc, double l, double v) {
-  return acc - l * v;
-}
-/// σ² ← max(σ² − v², 0).
-inline double var_step(double s, double v) {
-  return std::max(s - v * v, 0.0);
-}
-/// μ ← μ + α·v.
-inline double mean_step(double m, double alpha, double v) {
-  return m + alpha * v;
-}
 
 /// Per-run state common to both modes. Row q holds L[q, 0..q] (q+1 entries).
 struct RunRows {

@@ -1,5 +1,6 @@
-// CUDA build: the CUDA side of the Context seam (src/detail/context_backend.hpp). Plain C++
-// compiled by the host compiler against cudart, cuBLAS and cuSOLVER.
+// CUDA build: the CUDA side of the Context seam (src/detail/context_backend.hpp) and the resource
+// accessors of src/cuda/resources.hpp. Plain C++ compiled by the host compiler against cudart,
+// cuBLAS and cuSOLVER.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
@@ -8,31 +9,12 @@
 #include <string>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/resources.hpp"
 #include "detail/context_backend.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
 namespace detail {
-
-/// The stream and library handles of one Context. Members are destroyed in reverse order, so the
-/// handles go before the stream they are bound to.
-struct CudaResources {
-  struct StreamDeleter {
-    void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
-  };
-  struct CublasDeleter {
-    void operator()(cublasHandle_t h) const { cublasDestroy(h); }
-  };
-  struct CusolverDeleter {
-    void operator()(cusolverDnHandle_t h) const { cusolverDnDestroy(h); }
-  };
-
-  int device = 0;
-  std::string name;
-  std::unique_ptr<CUstream_st, StreamDeleter> stream;
-  std::unique_ptr<cublasContext, CublasDeleter> cublas;
-  std::unique_ptr<cusolverDnContext, CusolverDeleter> cusolver;
-};
 
 void CudaResourcesDeleter::operator()(CudaResources* r) const {
   delete r;
@@ -57,6 +39,7 @@ CudaResourcesPtr make_cuda_resources(const ContextOptions& options) {
   cudaDeviceProp prop{};
   GPB_CUDA_TRY(cudaGetDeviceProperties(&prop, options.device));
   res->name = prop.name;
+  res->sm_count = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
   cudaStream_t stream = nullptr;
   GPB_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   res->stream.reset(stream);
@@ -64,10 +47,13 @@ CudaResourcesPtr make_cuda_resources(const ContextOptions& options) {
   GPB_CUBLAS_TRY(cublasCreate(&blas));
   res->cublas.reset(blas);
   GPB_CUBLAS_TRY(cublasSetStream(blas, stream));
+  // Deterministic results: no atomics-based reductions inside cuBLAS.
+  GPB_CUBLAS_TRY(cublasSetAtomicsMode(blas, CUBLAS_ATOMICS_NOT_ALLOWED));
   cusolverDnHandle_t solver = nullptr;
   GPB_CUSOLVER_TRY(cusolverDnCreate(&solver));
   res->cusolver.reset(solver);
   GPB_CUSOLVER_TRY(cusolverDnSetStream(solver, stream));
+  res->info.allocate(1);
   return res;
 }
 
@@ -78,6 +64,39 @@ std::string describe_cuda_resources(const CudaResources& r) {
 }
 
 }  // namespace detail
+
+namespace cuda {
+
+detail::CudaResources& resources(const Context& ctx) {
+  if (ctx.backend() != Backend::Cuda || ctx.cuda() == nullptr) {
+    throw Error("internal: a CUDA op was called with a context on the CPU backend");
+  }
+  return *ctx.cuda();
+}
+
+void set_device(const Context& ctx) {
+  GPB_CUDA_TRY(cudaSetDevice(resources(ctx).device));
+}
+
+double* workspace(const Context& ctx, std::size_t n) {
+  detail::CudaResources& r = resources(ctx);
+  if (r.workspace.size() < n) {
+    // The old workspace may still be read by queued work: drain the stream before freeing it.
+    GPB_CUDA_TRY(cudaStreamSynchronize(r.stream.get()));
+    r.workspace.allocate(n);
+  }
+  return r.workspace.data();
+}
+
+void check_launch(const char* what) {
+  const cudaError_t st = cudaGetLastError();
+  if (st != cudaSuccess) {
+    throw_cuda_failure(what, __FILE__, __LINE__,
+                       std::string(cudaGetErrorName(st)) + " (" + cudaGetErrorString(st) + ")");
+  }
+}
+
+}  // namespace cuda
 
 bool Context::cuda_compiled() {
   return true;

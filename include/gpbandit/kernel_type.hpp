@@ -1,0 +1,10 @@
+/// @file kernel_type.hpp
+/// The kernel family tag, on its own so that device code can use it without Eigen.
+#pragma once
+
+namespace gpb {
+
+/// Kernel families (see Kernel in kernel.hpp for the formulas).
+enum class KernelType { SE, Matern12, Matern32, Matern52, Linear, Polynomial, Precomputed };
+
+}  // namespace gpb

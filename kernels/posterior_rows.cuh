@@ -1,0 +1,138 @@
+/// @file posterior_rows.cuh
+/// __global__ kernels of the CUDA FinitePosterior (launched from src/cuda/posterior_kernels.cu).
+/// Each thread owns one candidate j of one run and performs, for that element, exactly the
+/// floating-point operations of the CPU (cpu/posterior_rows.hpp, detail/scalar_steps.hpp) in the
+/// same order: the row recurrence in increasing p, then σ² and μ.
+///
+/// Layouts (all run-major): V is R × cap × n with V[(r·cap + p)·n + j] (VT = double, or float in
+/// mixed precision, where every value is rounded once on store and read back exactly); μ, σ² are
+/// R × n doubles. Offsets are 64-bit throughout (R·cap·n exceeds 2³¹ at N = 10⁷).
+#pragma once
+
+#include <cstddef>
+
+#include "detail/kernel_formula.hpp"
+#include "detail/scalar_steps.hpp"
+
+namespace gpb::cuda::kernels {
+
+constexpr int kRowThreads = 256;
+
+/// Appends row t of every run: grid (⌈n/256⌉, R). For run r: x_a = points[anchor[r]·d ..],
+/// L row = lrows[r·(t+1) .. r·(t+1)+t] (L[t, 0..t], host-computed, double),
+/// v = (k(x_a, x_j) − Σ_{p<t} L[t,p]·V[r,p,j]) / L[t,t], stored to V[r,t,j];
+/// σ²[r,j] ← var_step(σ²[r,j], v); μ[r,j] ← mean_step(μ[r,j], alpha[r], v) when alpha ≠ null.
+/// The L row is read by every thread of the block at the same address (a broadcast).
+template <class VT>
+__global__ void __launch_bounds__(kRowThreads)
+    append_row(detail::KernelFormula f, const double* __restrict__ points, int d, int n,
+               VT* __restrict__ V, int cap, int t, const double* __restrict__ lrows,
+               const int* __restrict__ anchor, const double* __restrict__ alpha,
+               double* __restrict__ mu, double* __restrict__ s2) {
+  const int j = blockIdx.x * kRowThreads + threadIdx.x;
+  if (j >= n) return;  // no block-wide synchronisation below
+  const int r = blockIdx.y;
+  const std::size_t nn = static_cast<std::size_t>(n);
+  const double* l = lrows + static_cast<std::size_t>(r) * (t + 1);
+  const double* xa = points + static_cast<std::size_t>(anchor[r]) * d;
+  double acc = f(xa, points + static_cast<std::size_t>(j) * d, d);
+  const VT* vp = V + static_cast<std::size_t>(r) * cap * nn + j;
+  int p = 0;
+  // Four loads in flight before their use; the steps themselves stay in increasing p.
+  for (; p + 4 <= t; p += 4) {
+    const double v0 = static_cast<double>(vp[(p + 0) * nn]);
+    const double v1 = static_cast<double>(vp[(p + 1) * nn]);
+    const double v2 = static_cast<double>(vp[(p + 2) * nn]);
+    const double v3 = static_cast<double>(vp[(p + 3) * nn]);
+    acc = detail::row_step(acc, l[p], v0);
+    acc = detail::row_step(acc, l[p + 1], v1);
+    acc = detail::row_step(acc, l[p + 2], v2);
+    acc = detail::row_step(acc, l[p + 3], v3);
+  }
+  for (; p < t; ++p) acc = detail::row_step(acc, l[p], static_cast<double>(vp[p * nn]));
+  const double v = acc / l[t];
+  V[(static_cast<std::size_t>(r) * cap + t) * nn + j] = static_cast<VT>(v);
+  // σ², μ take the unrounded v (identical to the stored value in double precision).
+  const std::size_t e = static_cast<std::size_t>(r) * nn + j;
+  s2[e] = detail::var_step(s2[e], v);
+  if (alpha != nullptr) mu[e] = detail::mean_step(mu[e], alpha[r], v);
+}
+
+/// μ[r,j] += α_q·V[r,q,j] for q = begin .. begin+count−1 in order, α_q = alphas[r·count + q−begin].
+/// Grid (⌈n/256⌉, R).
+template <class VT>
+__global__ void __launch_bounds__(kRowThreads)
+    add_rows_to_mean(int n, const VT* __restrict__ V, int cap, int begin, int count,
+                     const double* __restrict__ alphas, double* __restrict__ mu) {
+  const int j = blockIdx.x * kRowThreads + threadIdx.x;
+  if (j >= n) return;
+  const int r = blockIdx.y;
+  const std::size_t nn = static_cast<std::size_t>(n);
+  const std::size_t e = static_cast<std::size_t>(r) * nn + j;
+  double m = mu[e];
+  for (int i = 0; i < count; ++i) {
+    const double v =
+        static_cast<double>(V[(static_cast<std::size_t>(r) * cap + begin + i) * nn + j]);
+    m = detail::mean_step(m, alphas[static_cast<std::size_t>(r) * count + i], v);
+  }
+  mu[e] = m;
+}
+
+/// L[t, p] = V[r, p, anchor[r]] for p < t and σ²[r, anchor[r]], gathered into
+/// out[r·(t+1) + p] (p < t) and out[r·(t+1) + t]. Grid (⌈(t+1)/256⌉, R).
+template <class VT>
+__global__ void __launch_bounds__(kRowThreads)
+    gather_factor_row(int n, const VT* __restrict__ V, int cap, int t,
+                      const int* __restrict__ anchor, const double* __restrict__ s2,
+                      double* __restrict__ out) {
+  const int p = blockIdx.x * kRowThreads + threadIdx.x;
+  if (p > t) return;
+  const int r = blockIdx.y;
+  const std::size_t nn = static_cast<std::size_t>(n);
+  const int a = anchor[r];
+  out[static_cast<std::size_t>(r) * (t + 1) + p] =
+      p < t ? static_cast<double>(V[(static_cast<std::size_t>(r) * cap + p) * nn + a])
+            : s2[static_cast<std::size_t>(r) * nn + a];
+}
+
+/// Recompute mode: μ and σ² of candidates [j0, j0 + len) for every run from the factor alone.
+/// Grid (⌈len/256⌉, R). Per run r: hist[r·t + q] = a_q, alpha/resolved likewise, L packed by
+/// rows (row q at lpacked[r·t(t+1)/2 + q(q+1)/2], q+1 entries). Each thread recomputes v_0..v_{t−1}
+/// of its candidate into the scratch W (R × t × len, W[(r·t + q)·len + jj], coalesced across the
+/// warp), exactly as the CPU's rows_over_block, then applies σ² and μ in row order.
+__global__ void __launch_bounds__(kRowThreads)
+    recompute_chunk(detail::KernelFormula f, const double* __restrict__ points, int d, int n,
+                    int j0, int len, int t, const int* __restrict__ hist,
+                    const double* __restrict__ lpacked, const double* __restrict__ alpha,
+                    const unsigned char* __restrict__ resolved, const double* __restrict__ kdiag,
+                    double* __restrict__ W, double* __restrict__ mu, double* __restrict__ s2) {
+  const int jj = blockIdx.x * kRowThreads + threadIdx.x;
+  if (jj >= len) return;
+  const int r = blockIdx.y;
+  const int j = j0 + jj;
+  const std::size_t tt = static_cast<std::size_t>(t);
+  const double* L = lpacked + static_cast<std::size_t>(r) * (tt * (tt + 1) / 2);
+  double* w = W + static_cast<std::size_t>(r) * tt * len + jj;
+  const double* xj = points + static_cast<std::size_t>(j) * d;
+  const std::size_t ll = static_cast<std::size_t>(len);
+  for (int q = 0; q < t; ++q) {
+    const double* lq = L + static_cast<std::size_t>(q) * (q + 1) / 2;
+    const int a = hist[static_cast<std::size_t>(r) * tt + q];
+    double acc = f(points + static_cast<std::size_t>(a) * d, xj, d);
+    for (int p = 0; p < q; ++p) acc = detail::row_step(acc, lq[p], w[p * ll]);
+    w[q * ll] = acc / lq[q];
+  }
+  double s = kdiag[j];
+  double m = 0.0;
+  for (int q = 0; q < t; ++q) {
+    const double vq = w[q * ll];
+    s = detail::var_step(s, vq);
+    const std::size_t h = static_cast<std::size_t>(r) * tt + q;
+    if (resolved[h] != 0) m = detail::mean_step(m, alpha[h], vq);
+  }
+  const std::size_t e = static_cast<std::size_t>(r) * n + j;
+  mu[e] = m;
+  s2[e] = s;
+}
+
+}  // namespace gpb::cuda::kernels

@@ -1,0 +1,379 @@
+// The CUDA FinitePosterior backend. V (R × cap × N, run dimension first, double or float) and μ, σ²
+// (R × N) live on the device; the small factor state (L rows, α, history: detail::RunRows) lives
+// on the host, exactly as in the CPU backend, and each observation uploads one row of L per run.
+//
+// Per observation (incremental mode): gather L[t, 0..t−1] = V[r, :, a_r] and σ²[r, a_r] (one small
+// kernel + one transfer of R·(t+1) doubles), finish the factor row on the host, then one fused
+// kernel computes v_t for every run and candidate and updates σ² (and μ). Recompute mode (V over
+// the budget, or cudaMalloc out of memory) keeps only the host factor and rebuilds μ, σ² chunk by
+// chunk on the device when they are next needed. Both follow the CPU's per-element operation order
+// (kernels/posterior_rows.cuh), so CPU and CUDA agree up to the last-ulp differences of exp().
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cpu/kernel_eval.hpp"
+#include "cpu/posterior_rows.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/ops_cuda.hpp"
+#include "cuda/resources.hpp"
+#include "detail/posterior_backend.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb {
+namespace {
+
+using cuda::DeviceBuffer;
+
+class CudaPosterior final : public detail::PosteriorBackend {
+ public:
+  CudaPosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
+                const PosteriorOptions& options)
+      : ctx_(&ctx),
+        kernel_(kernel),
+        eval_(kernel_),
+        points_(domain.points()),
+        d_(domain.dim()),
+        n_(domain.size()),
+        runs_(static_cast<std::size_t>(runs)),
+        lambda_(options.noise_variance),
+        chunk_(options.chunk),
+        mixed_(ctx.options().precision == Precision::Mixed) {
+    GPB_EXPECTS(runs <= 65535, "posterior (cuda): runs must be <= 65535, got " << runs);
+    cuda::set_device(ctx);
+    cudaStream_t s = stream();
+    const std::size_t nn = static_cast<std::size_t>(n_), total = nn * runs_.size();
+    points_d_ = cuda::upload(points_.data(), static_cast<std::size_t>(points_.size()), s);
+    if (kernel_.matrix() != nullptr) {
+      matrix_d_ = cuda::upload(kernel_.matrix()->data(),
+                               static_cast<std::size_t>(kernel_.matrix()->size()), s);
+    }
+    args_.f = cuda::device_formula(kernel_, matrix_d_.data());
+    args_.points = points_d_.data();
+    args_.d = d_;
+    args_.n = n_;
+    args_.runs = runs;
+    kdiag_d_.allocate(nn);
+    cuda::launch_kernel_diag(ctx, args_.f, points_d_.data(), d_, n_, d_, kdiag_d_.data());
+    mu_d_.allocate(total);
+    s2_d_.allocate(total);
+    GPB_CUDA_TRY(cudaMemsetAsync(mu_d_.data(), 0, total * sizeof(double), s));
+    for (std::size_t r = 0; r < runs_.size(); ++r) {
+      GPB_CUDA_TRY(cudaMemcpyAsync(s2_d_.data() + r * nn, kdiag_d_.data(), nn * sizeof(double),
+                                   cudaMemcpyDeviceToDevice, s));
+    }
+    width_d_.allocate(runs_.size());
+    anchor_d_.allocate(runs_.size());
+    mu_h_.resize(total);
+    s2_h_.resize(total);
+    fresh_.assign(runs_.size(), 0);
+    const double bytes = static_cast<double>(value_bytes()) * static_cast<double>(total) *
+                         static_cast<double>(options.capacity);
+    recompute_ = options.mode == PosteriorMode::Recompute ||
+                 (options.mode == PosteriorMode::Auto &&
+                  bytes > static_cast<double>(ctx.memory_budget_bytes()));
+    if (!recompute_) {
+      if (v_d_.try_allocate(value_bytes() * total * static_cast<std::size_t>(options.capacity))) {
+        cap_ = options.capacity;
+      } else {
+        recompute_ = true;  // out of device memory: stream instead of storing V
+      }
+    }
+    args_.cap = cap_;
+  }
+
+  ~CudaPosterior() override {
+    // Queued kernels may still use the buffers freed below; errors cannot be thrown from here.
+    cudaStreamSynchronize(stream());
+  }
+  CudaPosterior(const CudaPosterior&) = delete;
+  CudaPosterior& operator=(const CudaPosterior&) = delete;
+
+  int runs() const override { return static_cast<int>(runs_.size()); }
+  int size() const override { return n_; }
+  int rows() const override { return rows_; }
+  int pending() const override { return pending_; }
+  bool recompute_mode() const override { return recompute_; }
+  double noise_variance() const override { return lambda_; }
+
+  void observe(const int* index, const double* y) override { append(index, y); }
+
+  void add_pending(const int* index) override {
+    append(index, nullptr);
+    ++pending_;
+  }
+
+  void resolve_pending(const double* y) override {
+    cuda::set_device(*ctx_);
+    cudaStream_t s = stream();
+    const int pend = pending_, begin = rows_ - pending_;
+    std::vector<double> alphas(runs_.size() * static_cast<std::size_t>(pend));
+    for (std::size_t r = 0; r < runs_.size(); ++r) {
+      for (int i = 0; i < pend; ++i) {
+        const std::size_t k = r * pend + i;
+        resolve_row(runs_[r], begin + i, y[k]);
+        alphas[k] = runs_[r].alpha[static_cast<std::size_t>(begin + i)];
+      }
+    }
+    if (recompute_) {
+      stale_ = true;
+    } else {
+      alpha_d_.reserve_discard(alphas.size(), s);
+      cuda::copy_to_device(alpha_d_.data(), alphas.data(), alphas.size(), s);
+      cuda::launch_add_rows_to_mean(*ctx_, args_, v_d_.data(), mixed_, begin, pend, alpha_d_.data(),
+                                    mu_d_.data());
+    }
+    pending_ = 0;
+    invalidate_host();
+  }
+
+  const double* mean(int run) const override {
+    sync_host(run);
+    return mu_h_.data() + static_cast<std::size_t>(run) * n_;
+  }
+  const double* variance(int run) const override {
+    sync_host(run);
+    return s2_h_.data() + static_cast<std::size_t>(run) * n_;
+  }
+
+  std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
+                                    std::vector<Rng>* tiebreak) const override {
+    cuda::set_device(*ctx_);
+    refresh();
+    cudaStream_t s = stream();
+    cuda::copy_to_device(width_d_.data(), width, runs_.size(), s);
+    const std::uint8_t* ex = nullptr;
+    if (excluded != nullptr) {
+      const std::size_t total = runs_.size() * static_cast<std::size_t>(n_);
+      excluded_d_.reserve_discard(total, s);
+      cuda::copy_to_device(excluded_d_.data(), excluded, total, s);
+      ex = excluded_d_.data();
+    }
+    std::vector<Rng*> tb;
+    if (tiebreak != nullptr) {
+      for (Rng& g : *tiebreak) tb.push_back(&g);
+    }
+    return cuda::ucb_choices(*ctx_, mu_d_.data(), s2_d_.data(), n_, runs(), width_d_.data(), width,
+                             ex, tb);
+  }
+
+  double info_gain(int run) const override {
+    double g = 0;
+    for (const double v : runs_[static_cast<std::size_t>(run)].pivot_var) {
+      g += 0.5 * std::log1p(v / lambda_);
+    }
+    return g;
+  }
+
+  const std::vector<int>& history(int run) const override {
+    return runs_[static_cast<std::size_t>(run)].history;
+  }
+
+ private:
+  const Context* ctx_;
+  Kernel kernel_;
+  detail::KernelEval eval_;  // host twin, for recompute-mode factor rows
+  Eigen::MatrixXd points_;
+  int d_ = 0, n_ = 0;
+  std::vector<detail::RunRows> runs_;
+  double lambda_ = 0;
+  int chunk_ = 0;
+  bool mixed_ = false;
+  bool recompute_ = false;
+  int cap_ = 0;
+  int rows_ = 0, pending_ = 0;
+  mutable bool stale_ = false;  // recompute mode: device μ, σ² out of date
+
+  cuda::RowArgs args_;
+  DeviceBuffer<double> points_d_, matrix_d_, kdiag_d_;
+  mutable DeviceBuffer<double> mu_d_, s2_d_;  // R × N; rebuilt by refresh() in recompute mode
+  DeviceBuffer<unsigned char> v_d_;  // R × cap × N values of VT (double, or float when mixed)
+  DeviceBuffer<double> lrows_d_, alpha_d_, gather_d_;
+  DeviceBuffer<int> anchor_d_;
+  mutable DeviceBuffer<double> width_d_;
+  mutable DeviceBuffer<std::uint8_t> excluded_d_;
+  // Recompute-mode device copies of the factor state and the scratch W.
+  mutable DeviceBuffer<int> hist_d_;
+  mutable DeviceBuffer<double> lpacked_d_, alphas_all_d_, w_d_;
+  mutable DeviceBuffer<unsigned char> resolved_d_;
+  // Host mirrors of μ, σ² (per run, copied on demand).
+  mutable std::vector<double> mu_h_, s2_h_;
+  mutable std::vector<char> fresh_;
+
+  cudaStream_t stream() const { return cuda::stream_of(*ctx_); }
+  std::size_t value_bytes() const { return mixed_ ? sizeof(float) : sizeof(double); }
+  void invalidate_host() { std::fill(fresh_.begin(), fresh_.end(), 0); }
+
+  static void resolve_row(detail::RunRows& run, int q, double y) {
+    const double m = detail::mean_at_row(run, q);
+    run.alpha[static_cast<std::size_t>(q)] = (y - m) / run.L[static_cast<std::size_t>(q)][q];
+    run.resolved[static_cast<std::size_t>(q)] = 1;
+  }
+
+  void sync_host(int run) const {
+    cuda::set_device(*ctx_);
+    refresh();
+    if (fresh_[static_cast<std::size_t>(run)] != 0) return;
+    const std::size_t off = static_cast<std::size_t>(run) * n_, nn = static_cast<std::size_t>(n_);
+    GPB_CUDA_TRY(cudaMemcpyAsync(mu_h_.data() + off, mu_d_.data() + off, nn * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream()));
+    cuda::copy_to_host(s2_h_.data() + off, s2_d_.data() + off, nn, stream());
+    fresh_[static_cast<std::size_t>(run)] = 1;
+  }
+
+  /// Doubles the row capacity of V, keeping the rows so far; on out-of-memory switches to
+  /// recompute mode (the host factor holds everything needed).
+  void grow() {
+    const int new_cap = std::max(2 * cap_, 1);
+    const std::size_t nn = static_cast<std::size_t>(n_), vb = value_bytes();
+    DeviceBuffer<unsigned char> grown;
+    if (!grown.try_allocate(vb * runs_.size() * nn * static_cast<std::size_t>(new_cap))) {
+      v_d_.reset();
+      cap_ = 0;
+      recompute_ = true;
+      stale_ = true;
+      return;
+    }
+    const std::size_t row_bytes = nn * vb;
+    for (std::size_t r = 0; r < runs_.size(); ++r) {  // one copy per run: no 2-D pitch limits
+      GPB_CUDA_TRY(cudaMemcpyAsync(
+          grown.data() + r * row_bytes * new_cap, v_d_.data() + r * row_bytes * cap_,
+          row_bytes * static_cast<std::size_t>(rows_), cudaMemcpyDeviceToDevice, stream()));
+    }
+    GPB_CUDA_TRY(cudaStreamSynchronize(stream()));  // before the old buffer is freed
+    v_d_ = std::move(grown);
+    cap_ = new_cap;
+    args_.cap = cap_;
+  }
+
+  /// Appends one row per run (observed when y is non-null, pending otherwise).
+  void append(const int* index, const double* y) {
+    cuda::set_device(*ctx_);
+    cudaStream_t s = stream();
+    if (!recompute_ && rows_ == cap_) grow();
+    const int t = rows_;
+    const std::size_t R = runs_.size(), w = static_cast<std::size_t>(t) + 1;
+    std::vector<double> lrows(R * w);
+    if (recompute_) {  // the CPU's recompute path: the row recurrence restricted to column a
+      for (std::size_t r = 0; r < R; ++r) {
+        detail::column_of_rows(eval_, points_.data(), d_, runs_[r], t, index[r], &lrows[r * w]);
+        double sv = kdiag_host(index[r]);
+        for (int p = 0; p < t; ++p) sv = detail::var_step(sv, lrows[r * w + p]);
+        lrows[r * w + t] = sv;
+      }
+    } else {  // the stored values: L[t,p] = v_p[a], σ²_{t−1}[a]
+      cuda::copy_to_device(anchor_d_.data(), index, R, s);
+      gather_d_.reserve_discard(R * w, s);
+      cuda::launch_gather_factor_row(*ctx_, args_, v_d_.data(), mixed_, t, anchor_d_.data(),
+                                     s2_d_.data(), gather_d_.data());
+      cuda::copy_to_host(lrows.data(), gather_d_.data(), R * w, s);
+    }
+    std::vector<double> alpha(R, 0.0);
+    for (std::size_t r = 0; r < R; ++r) {
+      detail::RunRows& run = runs_[r];
+      const double sv = lrows[r * w + t];
+      lrows[r * w + t] = std::sqrt(lambda_ + sv);
+      run.history.push_back(index[r]);
+      run.L.emplace_back(lrows.begin() + static_cast<long>(r * w),
+                         lrows.begin() + static_cast<long>((r + 1) * w));
+      run.pivot_var.push_back(sv);
+      run.alpha.push_back(0.0);
+      run.resolved.push_back(0);
+      if (y != nullptr) {
+        resolve_row(run, t, y[r]);
+        alpha[r] = run.alpha[static_cast<std::size_t>(t)];
+      }
+    }
+    if (recompute_) {
+      stale_ = true;
+    } else {
+      lrows_d_.reserve_discard(R * w, s);
+      cuda::copy_to_device(lrows_d_.data(), lrows.data(), R * w, s);
+      if (y != nullptr) {
+        alpha_d_.reserve_discard(R, s);
+        cuda::copy_to_device(alpha_d_.data(), alpha.data(), R, s);
+      }
+      cuda::launch_append_row(*ctx_, args_, v_d_.data(), mixed_, t, lrows_d_.data(),
+                              anchor_d_.data(), y != nullptr ? alpha_d_.data() : nullptr,
+                              mu_d_.data(), s2_d_.data());
+    }
+    ++rows_;
+    invalidate_host();
+  }
+
+  mutable std::vector<double> kdiag_h_;
+  double kdiag_host(int a) const {
+    if (kdiag_h_.empty()) {
+      kdiag_h_.resize(static_cast<std::size_t>(n_));
+      cuda::copy_to_host(kdiag_h_.data(), kdiag_d_.data(), kdiag_h_.size(), stream());
+    }
+    return kdiag_h_[static_cast<std::size_t>(a)];
+  }
+
+  /// Recompute mode: rebuilds μ, σ² on the device in chunks of candidates (no V kept).
+  void refresh() const {
+    if (!stale_) return;
+    cudaStream_t s = stream();
+    const int t = rows_;
+    const std::size_t R = runs_.size(), tt = static_cast<std::size_t>(t);
+    std::vector<int> hist(R * tt);
+    std::vector<double> alpha(R * tt), lpacked(R * tt * (tt + 1) / 2);
+    std::vector<unsigned char> resolved(R * tt);
+    for (std::size_t r = 0; r < R; ++r) {
+      const detail::RunRows& run = runs_[r];
+      double* lp = lpacked.data() + r * tt * (tt + 1) / 2;
+      for (std::size_t q = 0; q < tt; ++q) {
+        hist[r * tt + q] = run.history[q];
+        alpha[r * tt + q] = run.alpha[q];
+        resolved[r * tt + q] = run.resolved[q];
+        std::copy(run.L[q].begin(), run.L[q].end(), lp + q * (q + 1) / 2);
+      }
+    }
+    hist_d_.reserve_discard(hist.size(), s);
+    alphas_all_d_.reserve_discard(alpha.size(), s);
+    resolved_d_.reserve_discard(resolved.size(), s);
+    lpacked_d_.reserve_discard(lpacked.size(), s);
+    cuda::copy_to_device(hist_d_.data(), hist.data(), hist.size(), s);
+    cuda::copy_to_device(alphas_all_d_.data(), alpha.data(), alpha.size(), s);
+    cuda::copy_to_device(resolved_d_.data(), resolved.data(), resolved.size(), s);
+    cuda::copy_to_device(lpacked_d_.data(), lpacked.data(), lpacked.size(), s);
+    // Chunk length: the scratch W (R·t·len doubles) stays within a quarter of the budget (at
+    // least 64 MiB); halve it while cudaMalloc reports out-of-memory.
+    const double scratch =
+        std::max(static_cast<double>(ctx_->memory_budget_bytes()) / 4.0, 64.0 * (1 << 20));
+    const double per_candidate = 8.0 * static_cast<double>(R) * static_cast<double>(std::max(t, 1));
+    long len =
+        static_cast<long>(std::min<double>(n_, std::max<double>(chunk_, scratch / per_candidate)));
+    len = std::max(1L, len);
+    const std::size_t need = R * tt;
+    if (w_d_.size() < need * static_cast<std::size_t>(len)) {
+      GPB_CUDA_TRY(cudaStreamSynchronize(s));  // the old scratch may still be in use
+      while (!w_d_.try_allocate(need * static_cast<std::size_t>(len))) {
+        GPB_EXPECTS(len > 1, "posterior (cuda): out of device memory for the recompute scratch");
+        len = std::max(1L, len / 2);
+      }
+    } else {
+      len = static_cast<long>(need == 0 ? n_ : std::min<std::size_t>(n_, w_d_.size() / need));
+    }
+    for (long j0 = 0; j0 < n_; j0 += len) {
+      const int l = static_cast<int>(std::min<long>(len, n_ - j0));
+      cuda::launch_recompute_chunk(*ctx_, args_, static_cast<int>(j0), l, t, hist_d_.data(),
+                                   lpacked_d_.data(), alphas_all_d_.data(), resolved_d_.data(),
+                                   kdiag_d_.data(), w_d_.data(), mu_d_.data(), s2_d_.data());
+    }
+    stale_ = false;
+    std::fill(fresh_.begin(), fresh_.end(), 0);
+  }
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<PosteriorBackend> make_cuda_posterior(const Context& ctx, const Kernel& kernel,
+                                                      const Domain& domain, int runs,
+                                                      const PosteriorOptions& options) {
+  return std::make_unique<CudaPosterior>(ctx, kernel, domain, runs, options);
+}
+}  // namespace detail
+
+}  // namespace gpb

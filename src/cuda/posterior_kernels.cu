@@ -1,0 +1,70 @@
+// Launchers of the posterior kernels (kernels/posterior_rows.cuh). Grids are (⌈n/256⌉, R): the
+// run dimension on y (R ≤ 65535, checked by the caller), candidates on x.
+#include "cuda/launch.hpp"
+#include "cuda/resources.hpp"
+#include "posterior_rows.cuh"
+
+namespace gpb::cuda {
+
+namespace {
+dim3 grid_over(int len, int runs) {
+  return dim3(static_cast<unsigned>((len + kernels::kRowThreads - 1) / kernels::kRowThreads),
+              static_cast<unsigned>(runs));
+}
+}  // namespace
+
+void launch_append_row(const Context& ctx, const RowArgs& a, void* V, bool mixed, int t,
+                       const double* lrows, const int* anchor, const double* alpha, double* mu,
+                       double* s2) {
+  const dim3 grid = grid_over(a.n, a.runs);
+  cudaStream_t s = stream_of(ctx);
+  if (mixed) {
+    kernels::append_row<float><<<grid, kernels::kRowThreads, 0, s>>>(
+        a.f, a.points, a.d, a.n, static_cast<float*>(V), a.cap, t, lrows, anchor, alpha, mu, s2);
+  } else {
+    kernels::append_row<double><<<grid, kernels::kRowThreads, 0, s>>>(
+        a.f, a.points, a.d, a.n, static_cast<double*>(V), a.cap, t, lrows, anchor, alpha, mu, s2);
+  }
+  check_launch("append_row kernel launch");
+}
+
+void launch_add_rows_to_mean(const Context& ctx, const RowArgs& a, const void* V, bool mixed,
+                             int begin, int count, const double* alphas, double* mu) {
+  if (count == 0) return;
+  const dim3 grid = grid_over(a.n, a.runs);
+  cudaStream_t s = stream_of(ctx);
+  if (mixed) {
+    kernels::add_rows_to_mean<float><<<grid, kernels::kRowThreads, 0, s>>>(
+        a.n, static_cast<const float*>(V), a.cap, begin, count, alphas, mu);
+  } else {
+    kernels::add_rows_to_mean<double><<<grid, kernels::kRowThreads, 0, s>>>(
+        a.n, static_cast<const double*>(V), a.cap, begin, count, alphas, mu);
+  }
+  check_launch("add_rows_to_mean kernel launch");
+}
+
+void launch_gather_factor_row(const Context& ctx, const RowArgs& a, const void* V, bool mixed,
+                              int t, const int* anchor, const double* s2, double* out) {
+  const dim3 grid = grid_over(t + 1, a.runs);
+  cudaStream_t s = stream_of(ctx);
+  if (mixed) {
+    kernels::gather_factor_row<float><<<grid, kernels::kRowThreads, 0, s>>>(
+        a.n, static_cast<const float*>(V), a.cap, t, anchor, s2, out);
+  } else {
+    kernels::gather_factor_row<double><<<grid, kernels::kRowThreads, 0, s>>>(
+        a.n, static_cast<const double*>(V), a.cap, t, anchor, s2, out);
+  }
+  check_launch("gather_factor_row kernel launch");
+}
+
+void launch_recompute_chunk(const Context& ctx, const RowArgs& a, int j0, int len, int t,
+                            const int* hist, const double* lpacked, const double* alpha,
+                            const unsigned char* resolved, const double* kdiag, double* W,
+                            double* mu, double* s2) {
+  if (len == 0) return;
+  kernels::recompute_chunk<<<grid_over(len, a.runs), kernels::kRowThreads, 0, stream_of(ctx)>>>(
+      a.f, a.points, a.d, a.n, j0, len, t, hist, lpacked, alpha, resolved, kdiag, W, mu, s2);
+  check_launch("recompute_chunk kernel launch");
+}
+
+}  // namespace gpb::cuda

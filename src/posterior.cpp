@@ -1,0 +1,138 @@
+// FinitePosterior facade: validates every argument, then forwards to the backend the Context
+// selects (detail::PosteriorBackend: CPU in src/cpu/posterior.cpp, CUDA in
+// src/cuda/posterior_cuda.cpp). See include/gpbandit/posterior.hpp for the contract.
+#include "gpbandit/posterior.hpp"
+
+#include <cmath>
+
+#include "cpu/ops_cpu.hpp"
+#include "detail/posterior_backend.hpp"
+#include "gpbandit/build_config.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb {
+
+struct FinitePosterior::Impl {
+  std::unique_ptr<detail::PosteriorBackend> backend;
+
+  void check_indices(const int* index, const char* what) const {
+    GPB_EXPECTS(index != nullptr, what << ": index array is null");
+    const int n = backend->size();
+    for (int r = 0; r < backend->runs(); ++r) {
+      GPB_EXPECTS(index[r] >= 0 && index[r] < n, what << ": index[" << r << "] = " << index[r]
+                                                      << " is out of range [0, " << n << ")");
+    }
+  }
+  static void check_rewards(const double* y, int count, const char* what) {
+    GPB_EXPECTS(y != nullptr || count == 0, what << ": reward array is null");
+    for (int i = 0; i < count; ++i) {
+      GPB_EXPECTS(std::isfinite(y[i]), what << ": y[" << i << "] = " << y[i] << " is not finite");
+    }
+  }
+};
+
+FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain,
+                                 int runs, const PosteriorOptions& options) {
+  GPB_EXPECTS(runs >= 1, "posterior: runs must be >= 1, got " << runs);
+  GPB_EXPECTS(domain.size() >= 1, "posterior: the domain has no candidates");
+  GPB_EXPECTS(std::isfinite(options.noise_variance) && options.noise_variance > 0,
+              "posterior.noise_variance must be > 0 and finite, got " << options.noise_variance);
+  GPB_EXPECTS(options.capacity >= 1, "posterior.capacity must be >= 1, got " << options.capacity);
+  GPB_EXPECTS(options.chunk >= 1, "posterior.chunk must be >= 1, got " << options.chunk);
+  detail::check_kernel_points(kernel, domain.points(), "posterior: domain points");
+  impl_ = std::make_unique<Impl>();
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) {
+    impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
+    return;
+  }
+#endif
+  impl_->backend = detail::make_cpu_posterior(ctx, kernel, domain, runs, options);
+}
+
+FinitePosterior::~FinitePosterior() = default;
+FinitePosterior::FinitePosterior(FinitePosterior&&) noexcept = default;
+FinitePosterior& FinitePosterior::operator=(FinitePosterior&&) noexcept = default;
+
+int FinitePosterior::runs() const {
+  return impl_->backend->runs();
+}
+int FinitePosterior::size() const {
+  return impl_->backend->size();
+}
+int FinitePosterior::rows() const {
+  return impl_->backend->rows();
+}
+int FinitePosterior::pending() const {
+  return impl_->backend->pending();
+}
+bool FinitePosterior::recompute_mode() const {
+  return impl_->backend->recompute_mode();
+}
+double FinitePosterior::noise_variance() const {
+  return impl_->backend->noise_variance();
+}
+
+void FinitePosterior::observe(const int* index, const double* y) {
+  Impl& s = *impl_;
+  GPB_EXPECTS(
+      s.backend->pending() == 0,
+      "posterior.observe: " << s.backend->pending() << " pending row(s) must be resolved first");
+  s.check_indices(index, "posterior.observe");
+  Impl::check_rewards(y, s.backend->runs(), "posterior.observe");
+  s.backend->observe(index, y);
+}
+
+void FinitePosterior::add_pending(const int* index) {
+  impl_->check_indices(index, "posterior.add_pending");
+  impl_->backend->add_pending(index);
+}
+
+void FinitePosterior::resolve_pending(const double* y) {
+  const int pend = impl_->backend->pending();
+  if (pend == 0) return;
+  Impl::check_rewards(y, runs() * pend, "posterior.resolve_pending");
+  impl_->backend->resolve_pending(y);
+}
+
+const double* FinitePosterior::mean(int run) const {
+  GPB_EXPECTS(run >= 0 && run < runs(),
+              "posterior.mean: run " << run << " out of range [0, " << runs() << ")");
+  return impl_->backend->mean(run);
+}
+
+const double* FinitePosterior::variance(int run) const {
+  GPB_EXPECTS(run >= 0 && run < runs(),
+              "posterior.variance: run " << run << " out of range [0, " << runs() << ")");
+  return impl_->backend->variance(run);
+}
+
+std::vector<UcbChoice> FinitePosterior::ucb_argmax(const double* width,
+                                                   const std::uint8_t* excluded,
+                                                   std::vector<Rng>* tiebreak) const {
+  const int R = runs();
+  GPB_EXPECTS(width != nullptr, "posterior.ucb_argmax: width array is null");
+  GPB_EXPECTS(
+      tiebreak == nullptr || static_cast<int>(tiebreak->size()) == R,
+      "posterior.ucb_argmax: " << R << " tie-break streams expected, got " << tiebreak->size());
+  for (int r = 0; r < R; ++r) {
+    GPB_EXPECTS(!std::isnan(width[r]), "posterior.ucb_argmax: width[" << r << "] is NaN");
+  }
+  return impl_->backend->ucb_argmax(width, excluded, tiebreak);
+}
+
+double FinitePosterior::info_gain(int run) const {
+  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.info_gain: run " << run << " out of range");
+  return impl_->backend->info_gain(run);
+}
+
+const std::vector<int>& FinitePosterior::history(int run) const {
+  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.history: run " << run << " out of range");
+  return impl_->backend->history(run);
+}
+
+double FinitePosterior::incremental_bytes(int runs, int n, int capacity) {
+  return 8.0 * static_cast<double>(runs) * static_cast<double>(n) * static_cast<double>(capacity);
+}
+
+}  // namespace gpb

@@ -1,0 +1,170 @@
+// CUDA vs CPU parity of the stateless engine ops: kernel matrix (every kernel type, tiled and
+// global paths), kernel diagonal, UCB argmax (ties, exclusion, errors), Philox draws. Each test
+// skips when no CUDA device is present.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda_test_support.hpp"
+#include "gpbandit/context.hpp"
+#include "gpbandit/domain.hpp"
+#include "gpbandit/error.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/ops.hpp"
+#include "gpbandit/projection.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace {
+
+using gpb::Kernel;
+using gpb::KernelType;
+using gpb::test::rel_err;
+
+Eigen::MatrixXd random_points(int d, int n, std::uint32_t stream) {
+  gpb::Rng rng(11, 0, stream);
+  Eigen::MatrixXd x(d, n);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform(-1.0, 1.0);
+  return x;
+}
+
+std::vector<Kernel> all_kernels(int d) {
+  const double l = 0.5 * std::sqrt(static_cast<double>(d));
+  return {Kernel::se(l, 1.3),
+          Kernel::matern(KernelType::Matern12, l, 0.7),
+          Kernel::matern(KernelType::Matern32, l),
+          Kernel::matern(KernelType::Matern52, l, 2.0),
+          Kernel::linear(0.5, 0.25),
+          Kernel::polynomial(3, 0.2, 1.0)};
+}
+
+TEST(CudaOps, KernelMatrixMatchesCpuForEveryKernelAndDimension) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  // d = 64 is the largest shared-memory tile; d = 70 takes the global-memory kernel. Sizes are not
+  // multiples of the 32×32 tile, so partial tiles are exercised.
+  for (int d : {1, 2, 7, 64, 70}) {
+    const Eigen::MatrixXd A = random_points(d, 77, 1), B = random_points(d, 45, 2);
+    for (const Kernel& k : all_kernels(d)) {
+      const Eigen::MatrixXd ref = gpb::kernel_matrix(*cpu, k, A, B);
+      const Eigen::MatrixXd got = gpb::kernel_matrix(*cuda, k, A, B);
+      EXPECT_LE(rel_err(got, ref), 1e-12) << k.describe() << " d=" << d;
+    }
+  }
+}
+
+TEST(CudaOps, KernelMatrixOfBlocksInsideLargerMatrices) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  const Eigen::MatrixXd big = random_points(5, 300, 3);
+  const Kernel k = Kernel::matern(KernelType::Matern52, 0.8);
+  // Column blocks of a bigger matrix (outer stride = 5 still) and a row block (stride 5 > 3 rows).
+  const auto a = big.middleCols(10, 33);
+  const auto b = big.middleCols(100, 129);
+  EXPECT_LE(rel_err(gpb::kernel_matrix(*cuda, k, a, b), gpb::kernel_matrix(*cpu, k, a, b)), 1e-12);
+  const auto ra = big.topRows(3);
+  EXPECT_LE(rel_err(gpb::kernel_matrix(*cuda, k, ra, ra), gpb::kernel_matrix(*cpu, k, ra, ra)),
+            1e-12);
+}
+
+TEST(CudaOps, PrecomputedKernelGathers) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  const Eigen::MatrixXd x = random_points(3, 50, 4);
+  const Eigen::MatrixXd g = gpb::kernel_matrix(*cpu, Kernel::se(0.7), x, x);
+  const Kernel k = Kernel::precomputed(g);
+  const gpb::Domain dom = gpb::Domain::indices(50);
+  Eigen::MatrixXd ia(1, 7), ib(1, 4);
+  ia << 0, 3, 49, 7, 7, 12, 30;
+  ib << 5, 0, 49, 21;
+  EXPECT_EQ(gpb::kernel_matrix(*cuda, k, ia, ib), gpb::kernel_matrix(*cpu, k, ia, ib));
+  EXPECT_EQ(gpb::kernel_diag(*cuda, k, dom), gpb::kernel_diag(*cpu, k, dom));
+}
+
+TEST(CudaOps, KernelDiagMatchesCpu) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  const gpb::Domain dom = gpb::Domain::from_rows(random_points(4, 1000, 5).transpose());
+  for (const Kernel& k : all_kernels(4)) {
+    EXPECT_LE(rel_err(gpb::kernel_diag(*cuda, k, dom), gpb::kernel_diag(*cpu, k, dom)), 1e-12)
+        << k.describe();
+  }
+}
+
+TEST(CudaOps, UcbArgmaxMatchesCpuWithTiesAndExclusion) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  for (int n : {1, 100, 5000, 70001}) {
+    gpb::Rng rng(3, 0, static_cast<std::uint32_t>(n));
+    std::vector<double> mu(n), var(n);
+    std::vector<std::uint8_t> ex(n, 0);
+    for (int j = 0; j < n; ++j) {
+      // Coarse values: many exact ties; some negative variances (clamped at 0).
+      mu[j] = std::floor(rng.uniform() * 8.0) / 8.0;
+      var[j] = std::floor(rng.uniform() * 5.0) / 4.0 - 0.25;
+      ex[j] = (n > 1 && rng.uniform() < 0.3) ? 1 : 0;
+    }
+    for (const std::uint8_t* e :
+         {static_cast<const std::uint8_t*>(nullptr), static_cast<const std::uint8_t*>(ex.data())}) {
+      for (int rep = 0; rep < 5; ++rep) {
+        gpb::Rng a(9, rep, 4), b(9, rep, 4);
+        const auto ref = gpb::ucb_argmax(*cpu, mu.data(), var.data(), n, 1.5, e, &a);
+        const auto got = gpb::ucb_argmax(*cuda, mu.data(), var.data(), n, 1.5, e, &b);
+        EXPECT_EQ(got.index, ref.index) << "n=" << n << " rep=" << rep;
+        EXPECT_EQ(got.ties, ref.ties);
+        EXPECT_EQ(got.score, ref.score);
+        EXPECT_EQ(a.position(), b.position());  // the same number of tie-break draws
+      }
+      const auto lo_ref = gpb::ucb_argmax(*cpu, mu.data(), var.data(), n, 1.5, e, nullptr);
+      const auto lo_got = gpb::ucb_argmax(*cuda, mu.data(), var.data(), n, 1.5, e, nullptr);
+      EXPECT_EQ(lo_got.index, lo_ref.index);
+    }
+  }
+}
+
+TEST(CudaOps, UcbArgmaxErrorsLikeCpu) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  std::vector<double> mu(3000, 0.0), var(3000, 1.0);
+  std::vector<std::uint8_t> all(3000, 1);
+  EXPECT_THROW(gpb::ucb_argmax(*cuda, mu.data(), var.data(), 3000, 1.0, all.data(), nullptr),
+               gpb::InvalidArgument);
+  mu[2500] = NAN;
+  mu[2900] = NAN;
+  try {
+    gpb::ucb_argmax(*cuda, mu.data(), var.data(), 3000, 1.0, nullptr, nullptr);
+    FAIL() << "no exception";
+  } catch (const gpb::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("candidate 2500 is NaN"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaOps, PhiloxDrawsMatchRng) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  const std::size_t count = 100003;
+  for (std::uint64_t start : {std::uint64_t{0}, std::uint64_t{5}, (std::uint64_t{1} << 33) + 1}) {
+    const auto u_gpu = gpb::random_uniform(*cuda, 42, 3, 6, start, count);
+    const auto u_cpu = gpb::random_uniform(*cpu, 42, 3, 6, start, count);
+    ASSERT_EQ(u_gpu.size(), count);
+    EXPECT_EQ(u_gpu, u_cpu) << "start " << start;  // bit-identical
+    gpb::Rng rng(42, 3, 6, start);
+    for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(u_cpu[i], rng.uniform());
+    const auto z_gpu = gpb::random_normal(*cuda, 42, 3, 6, start, count);
+    const auto z_cpu = gpb::random_normal(*cpu, 42, 3, 6, start, count);
+    ASSERT_EQ(z_gpu.size(), count);
+    double worst = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      worst = std::max(worst, std::abs(z_gpu[i] - z_cpu[i]) / std::max(1.0, std::abs(z_cpu[i])));
+    }
+    EXPECT_LE(worst, 1e-13);  // log/cos of two math libraries: last-ulp differences only
+  }
+}
+
+}  // namespace
