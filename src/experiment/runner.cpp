@@ -305,11 +305,11 @@ nlohmann::json ldp_summary(const ExperimentConfig& cfg, const Context& ctx, std:
                            int runs, const nlohmann::json& privacy) {
   nlohmann::json j;
   const InstanceConstants ic = instance_constants(cfg);
-  const auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
-  nlohmann::json inst = {
-      {"R", num(ic.noise_bound)},
-      {"c_emp", num(ic.noise_moment)},
-      {"v_emp", ic.reward_moment > 0 ? num(ic.reward_moment) : nlohmann::json()}};
+  // Unknown or infinite constants are left out (R of unbounded noise; v_emp of synthetic f).
+  nlohmann::json inst = nlohmann::json::object();
+  if (std::isfinite(ic.noise_bound)) inst["R"] = ic.noise_bound;
+  if (std::isfinite(ic.noise_moment)) inst["c_emp"] = ic.noise_moment;
+  if (ic.reward_moment > 0 && std::isfinite(ic.reward_moment)) inst["v_emp"] = ic.reward_moment;
   // B and x* per run (f is a pure function of (seed, run); skipped for very large instances).
   if (static_cast<double>(cfg.domain.size()) * runs <= 2e7) {
     nlohmann::json b = nlohmann::json::array(), xs = nlohmann::json::array();
