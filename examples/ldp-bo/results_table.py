@@ -84,6 +84,20 @@ def main():
                   f"{p['seconds']:.1f} |")
 
 
+def scale_table(root):
+    """The large-grid runs (project addition): N, d, T, runs, R_T and seconds per policy."""
+    print("| config | N | d | T | runs | policy | R_T mean ± sd | seconds |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in ("scale-1e5-d2", "scale-1e6-d3"):
+        s = load(root, name)
+        if s is None:
+            continue
+        for p in s["policies"]:
+            c = p["cumulative_regret"]
+            print(f"| {name}.json | {s['N']} | {s['d']} | {s['T']} | {s['runs']} | {p['label']} | "
+                  f"{fmt(c['mean'])} ± {fmt(c['sd'])} | {p['seconds']:.1f} |")
+
+
 def write_readme(root):
     """examples/ldp-bo/README.md = README.template.md with @TABLE@ replaced by the tables."""
     import contextlib
@@ -94,6 +108,10 @@ def write_readme(root):
         sys.argv = [sys.argv[0], root]
         main()
     text = open(os.path.join(here, "README.template.md")).read().replace("@TABLE@", buf.getvalue())
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        scale_table(root)
+    text = text.replace("@SCALE@", buf.getvalue())
     open(os.path.join(here, "README.md"), "w").write(text)
 
 
