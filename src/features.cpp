@@ -4,8 +4,11 @@
 #include <cmath>
 
 #include "cpu/features_cpu.hpp"
-#include "detail/context_backend.hpp"
+#include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
+#if GPB_HAS_CUDA
+#include "cuda/features_cuda.hpp"
+#endif
 
 namespace gpb {
 
@@ -27,7 +30,11 @@ NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, con
                     << i - 1 << "] = " << candidates[i - 1] << ", candidates[" << i << "] = " << a);
     GPB_EXPECTS(!std::isnan(s2[a]), "nystrom_embedding: s2[" << a << "] is NaN");
   }
-  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("nystrom_embedding");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) {
+    return cuda::nystrom_embedding(ctx, kernel, domain, candidates, s2, q, rng, tau);
+  }
+#endif
   return detail::nystrom_embedding_cpu(ctx, kernel, domain, candidates, s2, q, rng, tau);
 }
 
@@ -52,7 +59,11 @@ ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb
                                                                   << " must be finite and >= 0");
     GPB_EXPECTS(std::isfinite(kdiag[a]), "approx_posterior: kdiag[" << a << "] is not finite");
   }
-  if (ctx.backend() == Backend::Cuda) detail::throw_cuda_op_unimplemented("approx_posterior");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda)
+    return cuda::approx_posterior(ctx, emb, weights, kdiag, lambda);
+#endif
+  (void)ctx;  // only the CUDA dispatch reads it
   return detail::approx_posterior_cpu(emb, weights, kdiag, lambda);
 }
 

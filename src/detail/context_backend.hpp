@@ -11,7 +11,8 @@
 namespace gpb::detail {
 
 /// Whether the CUDA implementations of the engine ops exist in CUDA builds. They do (kernel
-/// matrix and diagonal, UCB argmax, FinitePosterior, Cholesky, Philox draws, projection); an op
+/// matrix and diagonal, UCB argmax, FinitePosterior, Cholesky, Philox draws, projection, Nyström
+/// features); an op
 /// that still lacks one throws gpb::Error naming it (throw_cuda_op_unimplemented) instead of
 /// silently running on the host.
 constexpr bool kCudaOpsImplemented = true;

@@ -1,0 +1,23 @@
+/// @file features_cuda.hpp
+/// CUDA implementations of the feature-map ops (internal; src/features.cpp dispatches here on
+/// Backend::Cuda in CUDA builds). Same contracts as the CPU versions in cpu/features_cpu.hpp.
+#pragma once
+
+#include "gpbandit/features.hpp"
+
+namespace gpb::cuda {
+
+/// NYS: the dictionary is drawn on the host from `rng` exactly as on the CPU; K[D,D] and K[D,:]
+/// come from the kernel-matrix kernel, the eigen-decomposition of K[D,D] from cuSOLVER DSYEVD,
+/// W = Q diag(w) Qᵀ and Φ = W·K[D,:] from cuBLAS (chunked over candidates). Inputs validated.
+NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, const Domain& domain,
+                                   const std::vector<int>& candidates, const Eigen::VectorXd& s2,
+                                   double q, Rng& rng, double tau);
+
+/// APX: Ṽ = λI + Φ diag(w) Φᵀ by cuBLAS DSYRK, DSYEVD, the spectral inverse root and inverse and
+/// G = Ṽ^{−1/2}Φ by cuBLAS; σ̃² on the host from Φ and G. Inputs validated.
+ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb,
+                                 const Eigen::VectorXd& weights, const Eigen::VectorXd& kdiag,
+                                 double lambda);
+
+}  // namespace gpb::cuda

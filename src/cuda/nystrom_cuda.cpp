@@ -1,0 +1,179 @@
+// CUDA Nyström embedding (NYS) and approximate DTC posterior (APX), specs/ldp-bo.md §3.2–3.3: the
+// same steps as src/cpu/nystrom.cpp with the kernel matrices, GEMMs and the m×m symmetric
+// eigen-decompositions on the device. Never forms an N×N matrix (K[D,:] in column chunks).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "cuda/features_cuda.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/ops_cuda.hpp"
+#include "cuda/resources.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb::cuda {
+
+namespace {
+
+/// Bytes of each m×chunk block of K[D,:] (and of its product with W).
+constexpr double kChunkBytes = 256.0 * (1 << 20);
+
+/// In-place eigen-decomposition of the symmetric m×m device matrix `a` (lower triangle read):
+/// eigenvalues ascending into `w` (device), eigenvectors into the columns of `a`.
+/// @throws NumericalError when DSYEVD does not converge.
+void eigh(const Context& ctx, double* a, int m, double* w, const char* what) {
+  detail::CudaResources& res = resources(ctx);
+  int lwork = 0;
+  GPB_CUSOLVER_TRY(cusolverDnDsyevd_bufferSize(res.cusolver.get(), CUSOLVER_EIG_MODE_VECTOR,
+                                               CUBLAS_FILL_MODE_LOWER, m, a, m, w, &lwork));
+  double* work = workspace(ctx, static_cast<std::size_t>(std::max(lwork, 1)));
+  GPB_CUSOLVER_TRY(cusolverDnDsyevd(res.cusolver.get(), CUSOLVER_EIG_MODE_VECTOR,
+                                    CUBLAS_FILL_MODE_LOWER, m, a, m, w, work, lwork,
+                                    res.info.data()));
+  int info = 0;
+  copy_to_host(&info, res.info.data(), 1, res.stream.get());
+  if (info != 0) {
+    throw NumericalError(std::string(what) +
+                         ": the symmetric eigen-decomposition did not converge (devInfo = " +
+                         std::to_string(info) + ")");
+  }
+}
+
+/// out = Q diag(f) Qᵀ for the m×m device matrix Q and the host vector f; `scratch` holds m×m.
+void spectral(const Context& ctx, const double* q, const Eigen::VectorXd& f, int m, double* scratch,
+              double* out) {
+  cublasHandle_t h = resources(ctx).cublas.get();
+  const DeviceBuffer<double> fd = upload(f.data(), static_cast<std::size_t>(m), stream_of(ctx));
+  GPB_CUBLAS_TRY(cublasDdgmm(h, CUBLAS_SIDE_RIGHT, m, m, q, m, fd.data(), 1, scratch, m));
+  const double one = 1.0, zero = 0.0;
+  GPB_CUBLAS_TRY(
+      cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, m, m, &one, scratch, m, q, m, &zero, out, m));
+  GPB_CUDA_TRY(cudaStreamSynchronize(stream_of(ctx)));  // fd is freed on return
+}
+
+}  // namespace
+
+NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, const Domain& domain,
+                                   const std::vector<int>& candidates, const Eigen::VectorXd& s2,
+                                   double q, Rng& rng, double tau) {
+  set_device(ctx);
+  cudaStream_t s = stream_of(ctx);
+  const int n = domain.size(), d = domain.dim();
+  NystromEmbedding emb;
+  // 1. Bernoulli dictionary on the host: one draw per member of P, ascending (as the CPU).
+  for (int a : candidates) {
+    const double u = rng.uniform();
+    const double p = std::min(q * s2[a], 1.0);
+    if (u < p) emb.dictionary.push_back(a);
+  }
+  const int m = static_cast<int>(emb.dictionary.size());
+  if (m == 0) {
+    emb.phi.resize(0, n);
+    return emb;
+  }
+  const Eigen::MatrixXd& points = domain.points();
+  Eigen::MatrixXd xd(d, m);
+  for (int i = 0; i < m; ++i) xd.col(i) = points.col(emb.dictionary[static_cast<std::size_t>(i)]);
+  const DeviceBuffer<double> pts =
+      upload(points.data(), static_cast<std::size_t>(points.size()), s);
+  const DeviceBuffer<double> xdd = upload(xd.data(), static_cast<std::size_t>(xd.size()), s);
+  DeviceBuffer<double> mat;
+  if (kernel.matrix() != nullptr) {
+    mat = upload(kernel.matrix()->data(), static_cast<std::size_t>(kernel.matrix()->size()), s);
+  }
+  const detail::KernelFormula f = device_formula(kernel, mat.data());
+  // 2. W = (K_DD^{1/2})^† from eigh(K_DD), eigenvalues ≤ τ·max dropped.
+  const std::size_t mm = static_cast<std::size_t>(m) * m;
+  DeviceBuffer<double> kdd(mm), ev_d(static_cast<std::size_t>(m)), scratch(mm), wmat(mm);
+  launch_kernel_matrix(ctx, f, xdd.data(), d, m, xdd.data(), d, m, d, kdd.data(), m);
+  eigh(ctx, kdd.data(), m, ev_d.data(), "nystrom_embedding: K[D,D]");
+  Eigen::VectorXd ev(m);
+  copy_to_host(ev.data(), ev_d.data(), static_cast<std::size_t>(m), s);
+  const double top = ev.maxCoeff();
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(m);
+  if (top > 0) {
+    for (int i = 0; i < m; ++i) {
+      if (ev[i] > tau * top) w[i] = 1.0 / std::sqrt(ev[i]);
+    }
+  }
+  spectral(ctx, kdd.data(), w, m, scratch.data(), wmat.data());
+  // 3. Φ = W·K[D,:], chunked over candidates.
+  emb.phi.resize(m, n);
+  const int chunk = static_cast<int>(
+      std::max(1.0, std::min<double>(n, kChunkBytes / (8.0 * static_cast<double>(m)))));
+  DeviceBuffer<double> kdc(static_cast<std::size_t>(m) * chunk),
+      phic(static_cast<std::size_t>(m) * chunk);
+  const double one = 1.0, zero = 0.0;
+  for (int c0 = 0; c0 < n; c0 += chunk) {
+    const int len = std::min(chunk, n - c0);
+    launch_kernel_matrix(ctx, f, xdd.data(), d, m, pts.data() + static_cast<std::size_t>(c0) * d, d,
+                         len, d, kdc.data(), m);
+    GPB_CUBLAS_TRY(cublasDgemm(resources(ctx).cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, m, len, m,
+                               &one, wmat.data(), m, kdc.data(), m, &zero, phic.data(), m));
+    copy_to_host(emb.phi.data() + static_cast<std::size_t>(c0) * m, phic.data(),
+                 static_cast<std::size_t>(m) * len, s);
+  }
+  return emb;
+}
+
+ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb,
+                                 const Eigen::VectorXd& weights, const Eigen::VectorXd& kdiag,
+                                 double lambda) {
+  set_device(ctx);
+  cudaStream_t s = stream_of(ctx);
+  cublasHandle_t h = resources(ctx).cublas.get();
+  const int m = static_cast<int>(emb.phi.rows());
+  const int n = static_cast<int>(weights.size());
+  ApproxPosterior out;
+  if (m == 0) {
+    out.v_inv_sqrt.resize(0, 0);
+    out.v_inv.resize(0, 0);
+    out.g.resize(0, n);
+    out.variance = kdiag;
+    return out;
+  }
+  const std::size_t mn = static_cast<std::size_t>(m) * n, mm = static_cast<std::size_t>(m) * m;
+  // 1. Ṽ = λI + Σ_a w_a φ̃_a φ̃_aᵀ: S = Φ diag(√w) (w_a = 0 columns vanish), Ṽ += S Sᵀ (DSYRK).
+  Eigen::VectorXd sw(n);
+  for (int a = 0; a < n; ++a) sw[a] = weights[a] > 0 ? std::sqrt(weights[a]) : 0.0;
+  const DeviceBuffer<double> phi = upload(emb.phi.data(), mn, s);
+  const DeviceBuffer<double> swd = upload(sw.data(), static_cast<std::size_t>(n), s);
+  DeviceBuffer<double> big(mn);  // S, later G
+  GPB_CUBLAS_TRY(
+      cublasDdgmm(h, CUBLAS_SIDE_RIGHT, m, n, phi.data(), m, swd.data(), 1, big.data(), m));
+  const Eigen::MatrixXd lam = Eigen::MatrixXd::Identity(m, m) * lambda;
+  DeviceBuffer<double> v = upload(lam.data(), mm, s);
+  const double one = 1.0, zero = 0.0;
+  GPB_CUBLAS_TRY(cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, n, &one, big.data(), m,
+                             &one, v.data(), m));
+  // 2. Symmetric inverse root and inverse from eigh(Ṽ).
+  DeviceBuffer<double> om_d(static_cast<std::size_t>(m)), scratch(mm), vis(mm), vinv(mm);
+  eigh(ctx, v.data(), m, om_d.data(), "approx_posterior: V");
+  Eigen::VectorXd om(m);
+  copy_to_host(om.data(), om_d.data(), static_cast<std::size_t>(m), s);
+  if (!(om.minCoeff() > 0)) {
+    throw NumericalError("approx_posterior: V has a non-positive eigenvalue " +
+                         std::to_string(om.minCoeff()));
+  }
+  spectral(ctx, v.data(), om.array().sqrt().inverse().matrix(), m, scratch.data(), vis.data());
+  spectral(ctx, v.data(), om.array().inverse().matrix(), m, scratch.data(), vinv.data());
+  out.v_inv_sqrt.resize(m, m);
+  out.v_inv.resize(m, m);
+  copy_to_host(out.v_inv_sqrt.data(), vis.data(), mm, s);
+  copy_to_host(out.v_inv.data(), vinv.data(), mm, s);
+  // 3. G = Ṽ^{−1/2}Φ.
+  GPB_CUBLAS_TRY(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, m, &one, vis.data(), m, phi.data(),
+                             m, &zero, big.data(), m));
+  out.g.resize(m, n);
+  copy_to_host(out.g.data(), big.data(), mn, s);
+  // 4. σ̃² = max(k(a,a) − ‖φ̃_a‖² + λ‖G[:,a]‖², 0) (O(m·N) on the host, as the CPU).
+  out.variance.resize(n);
+  for (int a = 0; a < n; ++a) {
+    const double var =
+        kdiag[a] - emb.phi.col(a).squaredNorm() + lambda * out.g.col(a).squaredNorm();
+    out.variance[a] = std::max(var, 0.0);
+  }
+  return out;
+}
+
+}  // namespace gpb::cuda

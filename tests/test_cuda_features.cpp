@@ -1,0 +1,64 @@
+// CUDA vs CPU parity of the Nyström embedding and the approximate (DTC) posterior. Skips without a
+// CUDA device.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cuda_test_support.hpp"
+#include "gpbandit/domain.hpp"
+#include "gpbandit/features.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/ops.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace {
+
+using gpb::test::rel_err;
+
+TEST(CudaFeatures, NystromAndApproxPosteriorMatchCpu) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  gpb::Rng pts(31, 0, 1);
+  Eigen::MatrixXd rows(20000, 2);
+  for (Eigen::Index i = 0; i < rows.size(); ++i) rows.data()[i] = pts.uniform();
+  const gpb::Domain dom = gpb::Domain::from_rows(rows);
+  const gpb::Kernel k = gpb::Kernel::matern(gpb::KernelType::Matern52, 0.3);
+  std::vector<int> cand;
+  for (int a = 0; a < dom.size(); a += 97) cand.push_back(a);
+  const Eigen::VectorXd s2 = Eigen::VectorXd::Constant(dom.size(), 0.5);
+  gpb::Rng ra(8, 0, 5), rb(8, 0, 5);
+  const auto ea = gpb::nystrom_embedding(*cpu, k, dom, cand, s2, 1.0, ra);
+  const auto eb = gpb::nystrom_embedding(*cuda, k, dom, cand, s2, 1.0, rb);
+  ASSERT_EQ(eb.dictionary, ea.dictionary);
+  EXPECT_EQ(ra.position(), rb.position());
+  // Φ is determined up to the rounding of two eigen-decompositions of K[D,D]; compare ΦᵀΦ-style
+  // invariants (Φ itself is unique: (K_DD^{1/2})^† is the symmetric root).
+  EXPECT_LE(rel_err(eb.phi, ea.phi), 1e-8);
+  gpb::Rng wr(4, 0, 2);
+  Eigen::VectorXd w(dom.size());
+  for (Eigen::Index a = 0; a < w.size(); ++a) w[a] = wr.uniform() < 0.3 ? wr.uniform() * 3 : 0.0;
+  const Eigen::VectorXd kd = gpb::kernel_diag(*cpu, k, dom);
+  const auto pa = gpb::approx_posterior(*cpu, ea, w, kd, 1e-2);
+  const auto pb = gpb::approx_posterior(*cuda, ea, w, kd, 1e-2);
+  EXPECT_LE(rel_err(pb.v_inv, pa.v_inv), 1e-8);
+  EXPECT_LE(rel_err(pb.v_inv_sqrt, pa.v_inv_sqrt), 1e-8);
+  EXPECT_LE(rel_err(pb.g, pa.g), 1e-8);
+  EXPECT_LE(rel_err(pb.variance, pa.variance), 1e-8);
+}
+
+TEST(CudaFeatures, EmptyDictionary) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const gpb::Domain dom = gpb::Domain::grid({0.0}, {1.0}, {50});
+  gpb::Rng rng(1, 0, 0);
+  const auto emb = gpb::nystrom_embedding(*cuda, gpb::Kernel::se(0.2), dom, {3, 7},
+                                          Eigen::VectorXd::Zero(50), 1.0, rng);
+  EXPECT_TRUE(emb.dictionary.empty());
+  EXPECT_EQ(emb.phi.rows(), 0);
+  const Eigen::VectorXd kd = Eigen::VectorXd::Ones(50);
+  const auto post = gpb::approx_posterior(*cuda, emb, Eigen::VectorXd::Ones(50), kd, 0.1);
+  EXPECT_EQ(post.variance, kd);
+}
+
+}  // namespace
