@@ -12,9 +12,8 @@ namespace gpb::detail {
 
 /// Whether the CUDA implementations of the engine ops exist in CUDA builds. They do (kernel
 /// matrix and diagonal, UCB argmax, FinitePosterior, Cholesky, Philox draws, projection, Nyström
-/// features); an op
-/// that still lacks one throws gpb::Error naming it (throw_cuda_op_unimplemented) instead of
-/// silently running on the host.
+/// features); an op that still lacks one throws gpb::Error naming it
+/// (throw_cuda_op_unimplemented) instead of silently running on the host.
 constexpr bool kCudaOpsImplemented = true;
 
 /// Whether Backend::Auto may pick CUDA. False until the CUDA/CPU parity tests (tests/test_cuda_*,
