@@ -8,7 +8,9 @@
 
 namespace gpb {
 
-/// Where engine ops run. Auto = CUDA when compiled in and a device is present, else CPU.
+/// Where engine ops run. Auto = CUDA when compiled in, a device is present and the CUDA backend
+/// has been verified on a device (not yet: see README, "Building with and without CUDA"), else
+/// CPU. Cuda = the CUDA ops, explicitly (throws without a build or a device).
 enum class Backend { Cpu, Cuda, Auto };
 
 /// Storage precision of the posterior's V buffer on CUDA (the Cholesky factor is always double).
@@ -27,6 +29,8 @@ struct ContextOptions {
   std::size_t memory_budget_bytes = std::size_t{4} << 30;
   /// CPU threads for engine ops; 0 = OpenMP default (all cores).
   int threads = 0;
+  /// Storage of the posterior's V on CUDA (Mixed: float values, double accumulation; ignored on
+  /// the CPU, which is always double).
   Precision precision = Precision::Double;
   /// CUDA device ordinal (ignored on CPU).
   int device = 0;

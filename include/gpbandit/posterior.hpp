@@ -42,6 +42,14 @@ struct PosteriorOptions {
 /// α v to μ. Repeated observations of one candidate are allowed (λ > 0). Never forms an N×N
 /// matrix. Recompute mode performs the same floating-point operations in the same order, so both
 /// modes give bit-identical μ, σ² and choices.
+///
+/// Backends: the Context chooses the implementation. On the CPU everything is host memory. On
+/// CUDA, V (R × capacity × N, run dimension first; float when the Context's precision is Mixed),
+/// μ and σ² live on the device and the small factor state (L, α, history) on the host; one fused
+/// kernel per observation appends the row for every run, ucb_argmax reduces on the device, and
+/// mean()/variance() copy one run to host memory on demand. Recompute mode is also chosen when
+/// cudaMalloc of V fails (never an abort). CUDA follows the CPU's per-element operation order;
+/// results agree up to the last-ulp accuracy of exp() in the two math libraries.
 class FinitePosterior {
  public:
   /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1.
