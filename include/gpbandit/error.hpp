@@ -58,11 +58,11 @@ namespace detail {
 
 /// Checks a precondition; throws gpb::InvalidArgument with the streamed message when it fails.
 /// Usage: `GPB_EXPECTS(n > 0, "N must be positive, got " << n);`
-#define GPB_EXPECTS(cond, msg)                     \
-  do {                                             \
-    if (!(cond)) {                                 \
-      std::ostringstream gpb_expects_os_;          \
-      gpb_expects_os_ << msg;                      \
+#define GPB_EXPECTS(cond, msg)                                    \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      std::ostringstream gpb_expects_os_;                         \
+      gpb_expects_os_ << msg;                                     \
       ::gpb::detail::throw_invalid(#cond, gpb_expects_os_.str()); \
-    }                                              \
+    }                                                             \
   } while (0)

@@ -43,8 +43,10 @@ GPB_HD inline void philox4x32_10(const std::uint32_t ctr_in[4], const std::uint3
   for (int r = 0; r < 10; ++r) {
     const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
     const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
-    const std::uint32_t hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
-    const std::uint32_t hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
+    const std::uint32_t hi0 = static_cast<std::uint32_t>(p0 >> 32),
+                        lo0 = static_cast<std::uint32_t>(p0);
+    const std::uint32_t hi1 = static_cast<std::uint32_t>(p1 >> 32),
+                        lo1 = static_cast<std::uint32_t>(p1);
     c0 = hi1 ^ c1 ^ k0;
     c1 = lo1;
     c2 = hi0 ^ c3 ^ k1;
@@ -62,9 +64,10 @@ GPB_HD inline void philox4x32_10(const std::uint32_t ctr_in[4], const std::uint3
 GPB_HD inline std::uint64_t philox_u64(std::uint64_t seed, std::uint32_t run, std::uint32_t stream,
                                        std::uint64_t index) {
   const std::uint64_t block = index >> 1;
-  const std::uint32_t ctr[4] = {static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32),
-                                run, stream};
-  const std::uint32_t key[2] = {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)};
+  const std::uint32_t ctr[4] = {static_cast<std::uint32_t>(block),
+                                static_cast<std::uint32_t>(block >> 32), run, stream};
+  const std::uint32_t key[2] = {static_cast<std::uint32_t>(seed),
+                                static_cast<std::uint32_t>(seed >> 32)};
   std::uint32_t out[4];
   philox4x32_10(ctr, key, out);
   const int lane = static_cast<int>(index & 1u) * 2;
