@@ -10,11 +10,7 @@
 
 #include "gpbandit/kernel_type.hpp"
 
-#if defined(__CUDACC__)
-#define GPB_HD __host__ __device__
-#else
-#define GPB_HD
-#endif
+#include "gpbandit/detail/host_device.hpp"
 
 namespace gpb::detail {
 

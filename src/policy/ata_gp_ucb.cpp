@@ -24,12 +24,8 @@ class AtaGpUcb final : public Policy {
     q_ = detail::nystrom_q(options_.preset, env_.horizon, options_.delta, options_.eps_nys);
     const int n = env_.domain->size();
     for (int r = 0; r < env_.runs(); ++r) {
-      const std::uint32_t id = env_.run_ids[static_cast<std::size_t>(r)];
       constants_.push_back(detail::run_constants(env_, options_, r));
-      states_.push_back(
-          ApproxRunState{Eigen::VectorXd::Zero(n), kdiag_, 0,
-                         Rng(env_.seed, id, stream_of(StreamId::Policy, env_.policy_index)),
-                         Rng(env_.seed, id, stream_of(StreamId::TieBreak, env_.policy_index))});
+      states_.push_back(detail::initial_approx_state(env_, r, kdiag_));
       history_.emplace_back(n);
       counts_.push_back(Eigen::VectorXd::Zero(n));
     }

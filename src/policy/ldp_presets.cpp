@@ -249,6 +249,13 @@ Eigen::VectorXd ata_rhat_naive(const Eigen::MatrixXd& g, const std::vector<int>&
   return r;
 }
 
+ApproxRunState initial_approx_state(const PolicyEnv& env, int r, const Eigen::VectorXd& kdiag) {
+  const std::uint32_t id = env.run_ids[static_cast<std::size_t>(r)];
+  return ApproxRunState{Eigen::VectorXd::Zero(kdiag.size()), kdiag, 0,
+                        Rng(env.seed, id, stream_of(StreamId::Policy, env.policy_index)),
+                        Rng(env.seed, id, stream_of(StreamId::TieBreak, env.policy_index))};
+}
+
 int approx_ucb_choice(const PolicyEnv& env, ApproxRunState& s, double width) {
   const UcbChoice c =
       ucb_argmax(*env.ctx, s.mean.data(), s.variance.data(), static_cast<int>(s.mean.size()), width,

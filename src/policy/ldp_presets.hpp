@@ -102,6 +102,9 @@ struct ApproxRunState {
   Rng tiebreak;
 };
 
+/// Initial state of run r of env (μ̃ = 0, σ̃² = kdiag, m = 0; its Nyström and tie-break streams).
+ApproxRunState initial_approx_state(const PolicyEnv& env, int r, const Eigen::VectorXd& kdiag);
+
 /// UCB argmax of μ̃ + β·σ̃ for one run with the run's tie-break policy (spec §2.3).
 int approx_ucb_choice(const PolicyEnv& env, ApproxRunState& s, double width);
 
