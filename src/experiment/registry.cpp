@@ -8,6 +8,7 @@
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "gpbandit/policy/po_gp_ucb.hpp"
 
 namespace gpb {
 namespace {
@@ -135,6 +136,22 @@ std::vector<RegistryEntry> build_registry() {
                 {"q", "integer", "5", "batch size (>= 1; <= N when distinct)"},
                 {"distinct", "boolean", "false", "forbid choosing a candidate twice in one batch"},
                 {"beta", "beta", beta_default, "confidence-width schedule"}}});
+  r.push_back(
+      {"policy",
+       "po_gp_ucb",
+       "PO-GP-UCB transform (Kharkovskii et al. 2020): GP-UCB over Z = r^-1/2 X~ M, the curator's "
+       "random projection of the domain (fresh M per run). NOT differentially private when "
+       "N > d: a row is recoverable from Z and d+1 other rows (specs/po-gp-ucb.md s12)",
+       {{"label", "string", "type", "name in outputs (unique)"},
+        {"epsilon", "number", "1", "the paper's epsilon that sets omega (> 0)"},
+        {"delta", "number", "1e-05", "the paper's delta that sets omega, in (0, 1)"},
+        {"r", "integer", "0",
+         "projection dimension in [1, N]; 0 = largest r with sigma_min >= omega"},
+        {"omega_form", "string", "\"sqrt_r_log\"",
+         "sqrt_r_log | literal: 16 sqrt(r ln(2/delta)) ln(16r/delta)/eps or the printed "
+         "16 sqrt(r) ln(2/delta) ln(16r/delta)/eps"},
+        {"beta", "beta", R"({"type":"srinivas","delta":0.025})",
+         "confidence-width schedule (delta' = delta_ucb/2 = 0.025)"}}});
   r.push_back({"policy",
                "random",
                "Uniform random search over the domain",
@@ -338,6 +355,25 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
   }
   if (spec.type == "batch_gp_ucb") {
     return make_batch_gp_ucb(env, parse_beta(beta), p.value("q", 5), p.value("distinct", false));
+  }
+  if (spec.type == "po_gp_ucb") {
+    PoGpUcbOptions o;
+    o.curator.epsilon = p.value("epsilon", 1.0);
+    o.curator.delta = p.value("delta", o.curator.delta);
+    o.curator.r = p.value("r", 0);
+    const std::string form = p.value("omega_form", std::string("sqrt_r_log"));
+    if (form != "sqrt_r_log" && form != "literal") {
+      throw InvalidArgument("policy " + spec.label +
+                            ".omega_form: expected sqrt_r_log | literal, "
+                            "got '" +
+                            form + "'");
+    }
+    o.curator.omega_form =
+        form == "literal" ? privacy::OmegaForm::Literal : privacy::OmegaForm::SqrtRLog;
+    if (p.contains("beta")) {
+      o.beta = parse_beta(beta);
+    }
+    return make_po_gp_ucb(env, o);
   }
   if (spec.type == "random") return make_random_search(env);
   throw InvalidArgument("unknown policy type '" + spec.type + "'");

@@ -1,0 +1,41 @@
+/// @file po_gp_ucb.hpp
+/// The modeler of the PO-GP-UCB transform (Kharkovskii et al. 2020, Algorithm 2;
+/// specs/po-gp-ucb.md §5): GP-UCB over the n released rows of Z = r^{-1/2} X̃ M.
+///
+/// Caveat (spec §12): the transform does not make the rows of X differentially private when
+/// n > d. An adversary holding Z, the index of a row and d+1 other rows recovers that row exactly
+/// (tests/test_po_gp_ucb.cpp, `PoReconstruction.*`). `epsilon` and `delta` are only the paper's
+/// parameters that set ω.
+#pragma once
+
+#include <memory>
+
+#include "gpbandit/policy/policy.hpp"
+#include "gpbandit/privacy/po_curator.hpp"
+
+namespace gpb {
+
+/// Settings of the PO-GP-UCB policy.
+struct PoGpUcbOptions {
+  /// ε, δ (the paper's parameters that set ω), r (0 = auto: spec §6's largest r with
+  /// σ_min ≥ ω), and the ω form.
+  privacy::PoCuratorOptions curator;
+  /// β_t = 2 ln(n t² π²/(6δ′)) with δ′ = δ_ucb/2 = 0.025 (spec §5, D2).
+  BetaSchedule beta = [] {
+    BetaSchedule b;
+    b.kind = BetaSchedule::Kind::Srinivas;
+    b.delta = 0.025;
+    return b;
+  }();
+};
+
+/// PO-GP-UCB: for every run, the curator releases Z from the domain's points (the rows of X),
+/// with M drawn from the counter-based stream (seed, run, Projection), i.e. a fresh M per run,
+/// shared by every PO-GP-UCB policy of that run (common random numbers across ε and nested across
+/// r). The modeler runs GP-UCB with env.kernel (stationary) over the rows of Z; the chosen row
+/// index is evaluated on the original domain. O(N·d² + N·d·r) set-up per run, then GP-UCB's cost.
+/// @throws InvalidArgument for bad curator options (see po_curate_seeded), a non-stationary
+/// kernel, or a bad beta schedule.
+std::unique_ptr<Policy> make_po_gp_ucb(const PolicyEnv& env, const PoGpUcbOptions& options);
+
+}  // namespace gpb
