@@ -7,13 +7,17 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "gpbandit/context.hpp"
+#include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/policy/po_gp_ucb.hpp"
 #include "gpbandit/privacy/noise_source.hpp"
 #include "gpbandit/privacy/po_curator.hpp"
 #include "gpbandit/projection.hpp"
@@ -342,6 +346,71 @@ TEST(PoReconstruction, ResidualSeparatesNeighboursWhenRIsBelowD) {
       EXPECT_GT(residual(neighbour), 1e-3) << seed;
     }
   }
+}
+
+// ---------------------------------------------------------------- modeler (§5, §11 T8)
+TEST(PoGpUcb, BetaScheduleMatchesTheSpecTable) {
+  const gpb::PoGpUcbOptions o;  // δ′ = 0.025
+  EXPECT_NEAR(std::pow(o.beta.width(1, 10000, 0.0), 2), 26.794, 1e-3);
+  EXPECT_NEAR(std::pow(o.beta.width(50, 10000, 0.0), 2), 42.442, 1e-3);
+  EXPECT_NEAR(std::pow(o.beta.width(1, 961, 0.0), 2), 22.109, 1e-3);
+  EXPECT_NEAR(std::pow(o.beta.width(50, 961, 0.0), 2), 37.757, 1e-3);
+}
+
+/// Runs `policy` for T rounds on f(x) = −‖x‖² over the domain; returns the chosen indices.
+std::vector<int> play(gpb::Policy& policy, const gpb::Domain& domain, int runs, int T) {
+  std::vector<int> picks;
+  for (int t = 0; t < T; ++t) {
+    gpb::Round round;
+    round.index = t + 1;
+    round.done = t;
+    const gpb::Selection s = policy.select(round);
+    gpb::Rewards y;
+    for (int r = 0; r < runs; ++r) {
+      const int i = s.at(r, 0);
+      EXPECT_GE(i, 0);
+      EXPECT_LT(i, domain.size());
+      const double* x = domain.point(i);
+      y.y.push_back(-(x[0] * x[0] + x[1] * x[1]) / 100.0);
+      picks.push_back(i);
+    }
+    policy.observe(s, y);
+  }
+  return picks;
+}
+
+TEST(PoGpUcb, IfBranchEpsilonsGiveIdenticalRunsAndFindTheOptimum) {
+  const gpb::Domain domain = gpb::Domain::grid({-10, -10}, {10, 10}, {21, 21});
+  gpb::PolicyEnv env;
+  env.ctx = &cpu();
+  env.domain = &domain;
+  env.kernel = gpb::Kernel::se(4.0);
+  env.run_ids = {0, 1, 2};
+  env.horizon = 30;
+  env.seed = 3;
+  env.noise_variance = 1e-4;
+  env.random_ties = false;
+  gpb::PoGpUcbOptions a, b;
+  a.curator.r = 8;
+  a.curator.epsilon = 1e6;
+  b.curator = a.curator;
+  b.curator.epsilon = 1e7;
+  auto pa = gpb::make_po_gp_ucb(env, a);
+  auto pb = gpb::make_po_gp_ucb(env, b);
+  EXPECT_EQ(pa->name(), "po_gp_ucb");
+  const auto ia = play(*pa, domain, 3, 30), ib = play(*pb, domain, 3, 30);
+  EXPECT_EQ(ia, ib);  // footnote 7: same M, IF branch ⇒ same Z ⇒ same run
+  // Every run gets close to the optimum f(0, 0) = 0 (f ranges over [−2, 0]) within T.
+  for (int r = 0; r < 3; ++r) {
+    double best = -1e9;
+    for (int t = 0; t < 30; ++t) {
+      const double* x = domain.point(ia[static_cast<std::size_t>(t) * 3 + r]);
+      best = std::max(best, -(x[0] * x[0] + x[1] * x[1]) / 100.0);
+    }
+    EXPECT_GE(best, -0.1) << r;
+  }
+  env.kernel = gpb::Kernel::linear();
+  EXPECT_THROW(gpb::make_po_gp_ucb(env, a), gpb::InvalidArgument);
 }
 
 // ---------------------------------------------------------------- validation
