@@ -1,0 +1,16 @@
+#!/usr/bin/env python3
+"""Writes README.md from README.template.md and the results table of the given summary.json files."""
+import contextlib
+import io
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results_table  # noqa: E402
+
+here = os.path.dirname(os.path.abspath(__file__))
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    results_table.main(sys.argv[1:])
+template = open(os.path.join(here, "README.template.md")).read()
+open(os.path.join(here, "README.md"), "w").write(template.replace("{{TABLE}}", buf.getvalue().rstrip()))
