@@ -2,6 +2,8 @@
 // the rows of the curator's Z, one posterior per run because every run has its own M.
 #include "gpbandit/policy/po_gp_ucb.hpp"
 
+#include <atomic>
+#include <iostream>
 #include <vector>
 
 #include "gpbandit/domain.hpp"
@@ -13,6 +15,16 @@ namespace gpb {
 
 namespace {
 
+/// The spec §12 caveat, printed once per process (the CLI runs one config per process).
+void print_caveat_once() {
+  static std::atomic<bool> printed{false};
+  if (printed.exchange(true)) return;
+  std::cerr << "note: po_gp_ucb uses the PO-GP-UCB transform (Kharkovskii et al. 2020). It is NOT "
+               "differentially private when N > d: a released row can be recovered exactly from "
+               "Z and d+1 other domain points (specs/po-gp-ucb.md §12). epsilon and delta only "
+               "set the threshold omega.\n";
+}
+
 class PoGpUcb final : public Policy {
  public:
   PoGpUcb(const PolicyEnv& env, const PoGpUcbOptions& options) {
@@ -21,6 +33,7 @@ class PoGpUcb final : public Policy {
     GPB_EXPECTS(env.kernel.stationary(),
                 "po_gp_ucb: the kernel must be stationary, got " << env.kernel.describe());
     options.beta.validate();
+    print_caveat_once();
     const Eigen::MatrixXd X = env.domain->points().transpose();  // n×d, one row per candidate
     for (std::uint32_t run : env.run_ids) {
       const privacy::PoRelease rel = privacy::po_curate_seeded(
