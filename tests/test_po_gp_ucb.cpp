@@ -16,6 +16,7 @@
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
+#include "gpbandit/experiment.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/policy/po_gp_ucb.hpp"
 #include "gpbandit/privacy/noise_source.hpp"
@@ -411,6 +412,30 @@ TEST(PoGpUcb, IfBranchEpsilonsGiveIdenticalRunsAndFindTheOptimum) {
   }
   env.kernel = gpb::Kernel::linear();
   EXPECT_THROW(gpb::make_po_gp_ucb(env, a), gpb::InvalidArgument);
+}
+
+TEST(PoGpUcb, RegistryBuildsItFromAConfig) {
+  const std::string cfg = R"({
+    "name": "t", "runs": 2, "T": 5,
+    "domain": {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [10, 10]},
+    "kernel": {"type": "se", "lengthscale": 0.3, "variance": 1},
+    "objective": {"type": "rkhs", "support": 10},
+    "policies": [{"type": "po_gp_ucb", "label": "a", "epsilon": 1000, "r": 4},
+                 {"type": "po_gp_ucb", "label": "b", "epsilon": 0.5, "omega_form": "literal"},
+                 {"type": "po_gp_ucb", "label": "c", "epsilon": 1, "omega_form": "bad"},
+                 {"type": "po_gp_ucb", "label": "d", "epsilon": 0}]
+  })";
+  const gpb::ExperimentConfig c = gpb::parse_experiment_config(cfg, "cfg.json", ".");
+  gpb::PolicyEnv env;
+  env.ctx = &cpu();
+  env.domain = &c.domain;
+  env.kernel = c.kernel;
+  env.run_ids = {0, 1};
+  env.horizon = c.horizon;
+  EXPECT_EQ(gpb::make_policy(c.policies[0], env)->name(), "po_gp_ucb");
+  EXPECT_EQ(gpb::make_policy(c.policies[1], env)->name(), "po_gp_ucb");
+  EXPECT_THROW(gpb::make_policy(c.policies[2], env), gpb::InvalidArgument);
+  EXPECT_THROW(gpb::make_policy(c.policies[3], env), gpb::InvalidArgument);
 }
 
 // ---------------------------------------------------------------- validation
