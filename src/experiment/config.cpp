@@ -56,6 +56,10 @@
 //          "gamma": "info_gain" | "log_t" (TGP), "ata_level": "current" | "per_sample" (ATA),
 //          "k_groups": 0, "median": "lower" | "midpoint", "moma_exponent": "arxiv" | "aaai"}
 //         (specs/ldp-bo.md; T must be >= MoMA's k)
+//       | {"type": "po_gp_ucb", "epsilon": 1 (> 0), "delta": 1e-5 (in (0,1)), "r": 0 (0 = the
+//          spec's largest passing r), "omega_form": "sqrt_r_log" | "literal", "beta": BETA}
+//         (specs/po-gp-ucb.md: GP-UCB over a random projection of the domain; NOT a DP claim
+//          when n > d)
 //       gp_ucb also takes "ldp": {"epsilon": > 0, "B": > 0, "R": > 0, "clip": true}
 //       BETA, default {"type": "srinivas"}:
 //         {"type": "srinivas", "delta": 0.1 (in (0,1)), "scale": 1 (> 0)}
