@@ -13,6 +13,7 @@
 #include "gpbandit/policy/policy.hpp"
 #include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -142,15 +143,7 @@ TEST(CudaPosterior, PrecomputedKernel) {
 
 gpb::PolicyEnv make_env(const gpb::Context& ctx, const gpb::Domain& domain, const gpb::Kernel& k,
                         int runs, int horizon) {
-  gpb::PolicyEnv env;
-  env.ctx = &ctx;
-  env.domain = &domain;
-  env.kernel = k;
-  for (int r = 0; r < runs; ++r) env.run_ids.push_back(static_cast<std::uint32_t>(r));
-  env.horizon = horizon;
-  env.seed = 7;
-  env.noise_variance = 1e-2;
-  return env;
+  return gpb::test::policy_env(ctx, domain, k, runs, horizon, 7, 1e-2);
 }
 
 // The acceptance check: 200 GP-UCB rounds through make_gp_ucb choose the same candidates

@@ -16,6 +16,7 @@
 #include "gpbandit/posterior.hpp"
 #include "policy/ldp_presets.hpp"
 #include "policy/tgp_ucb.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -24,14 +25,7 @@ using Preset = HeavyTailedOptions::Preset;
 
 gpb::PolicyEnv make_env(const gpb::Context& ctx, const gpb::Domain& domain, const gpb::Kernel& k,
                         int runs, int horizon) {
-  gpb::PolicyEnv env;
-  env.ctx = &ctx;
-  env.domain = &domain;
-  env.kernel = k;
-  for (int r = 0; r < runs; ++r) env.run_ids.push_back(static_cast<std::uint32_t>(r));
-  env.horizon = horizon;
-  env.seed = 11;
-  env.noise_variance = 1.0;
+  gpb::PolicyEnv env = gpb::test::policy_env(ctx, domain, k, runs, horizon, 11, 1.0);
   env.f_sup.assign(static_cast<std::size_t>(runs), 1.0);
   env.instance.noise_bound = 1.0;
   env.instance.noise_moment = 1.0 / 3.0;

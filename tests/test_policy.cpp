@@ -11,6 +11,7 @@
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/policy/policy.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -18,15 +19,7 @@ using gpb::BetaSchedule;
 
 gpb::PolicyEnv make_env(const gpb::Context& ctx, const gpb::Domain& domain, const gpb::Kernel& k,
                         int runs, int horizon, double lambda) {
-  gpb::PolicyEnv env;
-  env.ctx = &ctx;
-  env.domain = &domain;
-  env.kernel = k;
-  for (int r = 0; r < runs; ++r) env.run_ids.push_back(static_cast<std::uint32_t>(r));
-  env.horizon = horizon;
-  env.seed = 7;
-  env.noise_variance = lambda;
-  return env;
+  return gpb::test::policy_env(ctx, domain, k, runs, horizon, 7, lambda);
 }
 
 // Runs `policy` for T evaluations on noise-free f (one f per run); returns the chosen indices per

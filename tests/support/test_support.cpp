@@ -42,6 +42,19 @@ CommandResult run_cli(const std::string& args) {
   return run_command(std::string("'") + GPB_CLI_PATH + "' " + args);
 }
 
+gpb::PolicyEnv policy_env(const gpb::Context& ctx, const gpb::Domain& domain, const gpb::Kernel& k,
+                          int runs, int horizon, std::uint64_t seed, double noise_variance) {
+  gpb::PolicyEnv env;
+  env.ctx = &ctx;
+  env.domain = &domain;
+  env.kernel = k;
+  for (int r = 0; r < runs; ++r) env.run_ids.push_back(static_cast<std::uint32_t>(r));
+  env.horizon = horizon;
+  env.seed = seed;
+  env.noise_variance = noise_variance;
+  return env;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream os;

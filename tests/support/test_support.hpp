@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "gpbandit/policy/policy.hpp"
+
 namespace gpb::test {
 
 /// A fresh empty directory under the system temp dir, removed when the object dies.
@@ -30,6 +32,10 @@ struct CommandResult {
 CommandResult run_cli(const std::string& args);
 /// Runs an arbitrary shell command, capturing stdout and stderr.
 CommandResult run_command(const std::string& command);
+
+/// A PolicyEnv over `domain` and `k` for runs 0..runs−1 with horizon T, the given seed and λ.
+gpb::PolicyEnv policy_env(const gpb::Context& ctx, const gpb::Domain& domain, const gpb::Kernel& k,
+                          int runs, int horizon, std::uint64_t seed, double noise_variance);
 
 /// Whole file as a string (empty if missing).
 std::string read_file(const std::string& path);
