@@ -70,14 +70,7 @@ class AtaGpUcb final : public Policy {
     ApproxRunState& st = states_[ru];
     Eigen::VectorXd& n = counts_[ru];
     n(a) += 1.0;
-    std::vector<int> played;
-    for (Eigen::Index i = 0; i < n.size(); ++i) {
-      if (n(i) > 0) played.push_back(static_cast<int>(i));
-    }
-    const NystromEmbedding emb = nystrom_embedding(*env_.ctx, env_.kernel, *env_.domain, played,
-                                                   st.variance, q_, st.nystrom);
-    const ApproxPosterior apx = approx_posterior(*env_.ctx, emb, n, kdiag_, env_.noise_variance);
-    st.m = static_cast<int>(emb.dictionary.size());
+    const auto [emb, apx] = detail::embed_played(env_, st, n, kdiag_, q_);
     const double b = detail::ata_level(options_, constants_[ru], env_.horizon, t_, st.m);
     history_[ru].add(a, y, b);
     if (st.m == 0) {

@@ -256,6 +256,20 @@ ApproxRunState initial_approx_state(const PolicyEnv& env, int r, const Eigen::Ve
                         Rng(env.seed, id, stream_of(StreamId::TieBreak, env.policy_index))};
 }
 
+std::pair<NystromEmbedding, ApproxPosterior> embed_played(const PolicyEnv& env, ApproxRunState& st,
+                                                          const Eigen::VectorXd& weights,
+                                                          const Eigen::VectorXd& kdiag, double q) {
+  std::vector<int> played;
+  for (Eigen::Index i = 0; i < weights.size(); ++i) {
+    if (weights(i) > 0) played.push_back(static_cast<int>(i));
+  }
+  NystromEmbedding emb =
+      nystrom_embedding(*env.ctx, env.kernel, *env.domain, played, st.variance, q, st.nystrom);
+  ApproxPosterior apx = approx_posterior(*env.ctx, emb, weights, kdiag, env.noise_variance);
+  st.m = static_cast<int>(emb.dictionary.size());
+  return {std::move(emb), std::move(apx)};
+}
+
 int approx_ucb_choice(const PolicyEnv& env, ApproxRunState& s, double width) {
   const UcbChoice c =
       ucb_argmax(*env.ctx, s.mean.data(), s.variance.data(), static_cast<int>(s.mean.size()), width,

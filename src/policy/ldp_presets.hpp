@@ -7,8 +7,10 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "gpbandit/features.hpp"
 #include "gpbandit/policy/policy.hpp"
 #include "gpbandit/rng.hpp"
 
@@ -104,6 +106,12 @@ struct ApproxRunState {
 
 /// Initial state of run r of env (μ̃ = 0, σ̃² = kdiag, m = 0; its Nyström and tie-break streams).
 ApproxRunState initial_approx_state(const PolicyEnv& env, int r, const Eigen::VectorXd& kdiag);
+
+/// NYS over the candidates with positive weight (ascending) from the run's σ̃² and Nyström stream,
+/// then APX with those weights; sets st.m to the dictionary size (spec §3.2–3.3).
+std::pair<NystromEmbedding, ApproxPosterior> embed_played(const PolicyEnv& env, ApproxRunState& st,
+                                                          const Eigen::VectorXd& weights,
+                                                          const Eigen::VectorXd& kdiag, double q);
 
 /// UCB argmax of μ̃ + β·σ̃ for one run with the run's tie-break policy (spec §2.3).
 int approx_ucb_choice(const PolicyEnv& env, ApproxRunState& s, double width);

@@ -84,14 +84,7 @@ class MomaGpUcb final : public Policy {
     Eigen::MatrixXd& ysum = ysum_[ru];
     e(x) += 1.0;
     for (int j = 0; j < k_; ++j) ysum(x, j) += y[j];
-    std::vector<int> played;
-    for (Eigen::Index i = 0; i < e.size(); ++i) {
-      if (e(i) > 0) played.push_back(static_cast<int>(i));
-    }
-    const NystromEmbedding emb = nystrom_embedding(*env_.ctx, env_.kernel, *env_.domain, played,
-                                                   st.variance, q_, st.nystrom);
-    const ApproxPosterior apx = approx_posterior(*env_.ctx, emb, e, kdiag_, env_.noise_variance);
-    st.m = static_cast<int>(emb.dictionary.size());
+    const auto [emb, apx] = detail::embed_played(env_, st, e, kdiag_, q_);
     if (st.m == 0) {
       st.mean.setZero();
     } else {
