@@ -59,6 +59,14 @@ ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb
                                                                   << " must be finite and >= 0");
     GPB_EXPECTS(std::isfinite(kdiag[a]), "approx_posterior: kdiag[" << a << "] is not finite");
   }
+  if (m == 0) {  // empty dictionary: the prior (spec §3.3), on every backend
+    ApproxPosterior prior;
+    prior.v_inv_sqrt.resize(0, 0);
+    prior.v_inv.resize(0, 0);
+    prior.g.resize(0, n);
+    prior.variance = kdiag;
+    return prior;
+  }
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda)
     return cuda::approx_posterior(ctx, emb, weights, kdiag, lambda);

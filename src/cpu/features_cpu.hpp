@@ -12,7 +12,8 @@ NystromEmbedding nystrom_embedding_cpu(const Context& ctx, const Kernel& kernel,
                                        const Domain& domain, const std::vector<int>& candidates,
                                        const Eigen::VectorXd& s2, double q, Rng& rng, double tau);
 
-/// APX on the host (see gpb::approx_posterior). Inputs already validated.
+/// APX on the host (see gpb::approx_posterior). Inputs already validated; the dictionary is not
+/// empty (gpb::approx_posterior handles m = 0 itself).
 ApproxPosterior approx_posterior_cpu(const NystromEmbedding& emb, const Eigen::VectorXd& weights,
                                      const Eigen::VectorXd& kdiag, double lambda);
 

@@ -80,13 +80,7 @@ ApproxPosterior approx_posterior_cpu(const NystromEmbedding& emb, const Eigen::V
   const Eigen::Index m = emb.phi.rows();
   const Eigen::Index n = weights.size();
   ApproxPosterior out;
-  if (m == 0) {
-    out.v_inv_sqrt.resize(0, 0);
-    out.v_inv.resize(0, 0);
-    out.g.resize(0, n);
-    out.variance = kdiag;
-    return out;
-  }
+  // m ≥ 1 here: src/features.cpp returns the prior for an empty dictionary.
   // 1. Ṽ = λI + Σ_a w_a φ̃_a φ̃_aᵀ over the candidates with w_a > 0 (ascending order).
   Eigen::Index s = 0;
   for (Eigen::Index a = 0; a < n; ++a) s += weights[a] > 0 ? 1 : 0;

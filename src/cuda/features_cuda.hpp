@@ -15,7 +15,7 @@ NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, con
                                    double q, Rng& rng, double tau);
 
 /// APX: Ṽ = λI + Φ diag(w) Φᵀ by cuBLAS DSYRK, DSYEVD, the spectral inverse root and inverse and
-/// G = Ṽ^{−1/2}Φ by cuBLAS; σ̃² on the host from Φ and G. Inputs validated.
+/// G = Ṽ^{−1/2}Φ by cuBLAS; σ̃² on the host from Φ and G. Inputs validated, dictionary not empty.
 ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb,
                                  const Eigen::VectorXd& weights, const Eigen::VectorXd& kdiag,
                                  double lambda);

@@ -125,13 +125,7 @@ ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb
   const int m = static_cast<int>(emb.phi.rows());
   const int n = static_cast<int>(weights.size());
   ApproxPosterior out;
-  if (m == 0) {
-    out.v_inv_sqrt.resize(0, 0);
-    out.v_inv.resize(0, 0);
-    out.g.resize(0, n);
-    out.variance = kdiag;
-    return out;
-  }
+  // m ≥ 1 here: src/features.cpp returns the prior for an empty dictionary.
   const std::size_t mn = static_cast<std::size_t>(m) * n, mm = static_cast<std::size_t>(m) * m;
   // 1. Ṽ = λI + Σ_a w_a φ̃_a φ̃_aᵀ: S = Φ diag(√w) (w_a = 0 columns vanish), Ṽ += S Sᵀ (DSYRK).
   Eigen::VectorXd sw(n);
