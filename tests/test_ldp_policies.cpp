@@ -33,30 +33,12 @@ gpb::PolicyEnv make_env(const gpb::Context& ctx, const gpb::Domain& domain, cons
 }
 
 /// Plays `policy` for T evaluations; rewards f[arm] + U[−1,1] from a fixed std::mt19937 stream.
-/// Returns every chosen arm (run-major per round).
-std::vector<int> drive(gpb::Policy& policy, const Eigen::VectorXd& f, int runs, int T,
-                       unsigned seed) {
+/// Returns the chosen arms of each run.
+std::vector<std::vector<int>> drive(gpb::Policy& policy, const Eigen::VectorXd& f, int runs, int T,
+                                    unsigned seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<int> chosen;
-  int done = 0;
-  for (int round = 1; done < T; ++round) {
-    gpb::Round rd;
-    rd.index = round;
-    rd.done = done;
-    rd.q = std::min(policy.batch_size(), T - done);
-    const gpb::Selection s = policy.select(rd);
-    gpb::Rewards y;
-    for (int r = 0; r < runs; ++r) {
-      for (int i = 0; i < s.q; ++i) {
-        chosen.push_back(s.at(r, i));
-        y.y.push_back(f[s.at(r, i)] + u(gen));
-      }
-    }
-    policy.observe(s, y);
-    done += rd.q;
-  }
-  return chosen;
+  return gpb::test::play(policy, runs, T, [&](int, int a) { return f[a] + u(gen); });
 }
 
 // ------------------------------------------------------------------ §4 presets
@@ -282,7 +264,7 @@ TEST(LdpReduction, LdpTgpWithoutCtlIsTheLogLevelTgp) {
   const Eigen::VectorXd f = gpb::make_rkhs_objective(kernel, 40, false)->values(ctx, domain, 5, 0);
   env.f_sup = {f.cwiseAbs().maxCoeff()};
   auto ldp = build("ldp_tgp_ucb", R"({"epsilon": 2})", env);
-  const auto got = drive(*ldp, f, 1, 150, 9);
+  const auto got = drive(*ldp, f, 1, 150, 9)[0];
   // Reference: exact GP fed y·1{|y| ≤ B + R + 𝓛 ln t}, width B√λ + b_{t−1}√(ln t) (§4 practical).
   const double B = env.f_sup[0], R = 1.0, L = 2 * (B + R) / 2.0;
   gpb::PosteriorOptions po;
@@ -341,7 +323,7 @@ TEST(MomaBatches, EpochsAreBatchesOfKAndTheLeftoverIsATruncatedEpoch) {
   auto env = make_env(ctx, domain, kernel, 1, 1000);
   auto p = build("moma_gp_ucb", "{}", env);
   ASSERT_EQ(p->batch_size(), 12);  // ⌈ln(4e·1000/0.1)⌉
-  const auto chosen = drive(*p, f, 1, 1000, 1);
+  const auto chosen = drive(*p, f, 1, 1000, 1)[0];
   ASSERT_EQ(chosen.size(), 1000u);
   for (int n = 0; n < 83; ++n)
     for (int j = 1; j < 12; ++j) EXPECT_EQ(chosen[n * 12 + j], chosen[n * 12]);

@@ -26,26 +26,8 @@ gpb::PolicyEnv make_env(const gpb::Context& ctx, const gpb::Domain& domain, cons
 // run.
 std::vector<std::vector<int>> play(gpb::Policy& policy, const std::vector<Eigen::VectorXd>& f,
                                    int T) {
-  const int runs = static_cast<int>(f.size());
-  std::vector<std::vector<int>> chosen(runs);
-  int done = 0;
-  for (int round = 1; done < T; ++round) {
-    gpb::Round rd;
-    rd.index = round;
-    rd.done = done;
-    rd.q = std::min(policy.batch_size(), T - done);
-    const gpb::Selection s = policy.select(rd);
-    gpb::Rewards y;
-    for (int r = 0; r < runs; ++r) {
-      for (int i = 0; i < s.q; ++i) {
-        chosen[r].push_back(s.at(r, i));
-        y.y.push_back(f[r][s.at(r, i)]);
-      }
-    }
-    policy.observe(s, y);
-    done += rd.q;
-  }
-  return chosen;
+  return gpb::test::play(policy, static_cast<int>(f.size()), T,
+                         [&](int r, int a) { return f[static_cast<std::size_t>(r)][a]; });
 }
 
 TEST(BetaSchedule, SrinivasMatchesFormula) {

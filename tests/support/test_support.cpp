@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,29 @@ gpb::PolicyEnv policy_env(const gpb::Context& ctx, const gpb::Domain& domain, co
   env.seed = seed;
   env.noise_variance = noise_variance;
   return env;
+}
+
+std::vector<std::vector<int>> play(gpb::Policy& policy, int runs, int T,
+                                   const std::function<double(int, int)>& reward) {
+  std::vector<std::vector<int>> chosen(static_cast<std::size_t>(runs));
+  int done = 0;
+  for (int round = 1; done < T; ++round) {
+    gpb::Round rd;
+    rd.index = round;
+    rd.done = done;
+    rd.q = std::min(policy.batch_size(), T - done);
+    const gpb::Selection s = policy.select(rd);
+    gpb::Rewards y;
+    for (int r = 0; r < runs; ++r) {
+      for (int i = 0; i < s.q; ++i) {
+        chosen[static_cast<std::size_t>(r)].push_back(s.at(r, i));
+        y.y.push_back(reward(r, s.at(r, i)));
+      }
+    }
+    policy.observe(s, y);
+    done += rd.q;
+  }
+  return chosen;
 }
 
 std::string read_file(const std::string& path) {

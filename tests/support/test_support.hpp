@@ -1,7 +1,9 @@
 // Helpers shared by the tests: temporary directories, running the CLI, reading files.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "gpbandit/policy/policy.hpp"
 
@@ -36,6 +38,11 @@ CommandResult run_command(const std::string& command);
 /// A PolicyEnv over `domain` and `k` for runs 0..runs−1 with horizon T, the given seed and λ.
 gpb::PolicyEnv policy_env(const gpb::Context& ctx, const gpb::Domain& domain, const gpb::Kernel& k,
                           int runs, int horizon, std::uint64_t seed, double noise_variance);
+
+/// Plays `policy` for T evaluations per run; reward(run, candidate) gives each reward and is asked
+/// run by run, in selection order, within each round. Returns the chosen candidates of each run.
+std::vector<std::vector<int>> play(gpb::Policy& policy, int runs, int T,
+                                   const std::function<double(int, int)>& reward);
 
 /// Whole file as a string (empty if missing).
 std::string read_file(const std::string& path);
