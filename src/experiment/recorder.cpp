@@ -84,8 +84,12 @@ namespace {
 json chunk_to_json(const Chunk& c) {
   json runs = json::array();
   for (const auto& r : c.runs) {
-    runs.push_back(
-        {{"run", r.run}, {"cumulative", r.cumulative}, {"simple", r.simple}, {"curve", r.curve}});
+    runs.push_back({{"run", r.run},
+                    {"cumulative", r.cumulative},
+                    {"simple", r.simple},
+                    {"curve", r.curve},
+                    {"f_sup", r.f_sup},
+                    {"x_star", r.x_star}});
   }
   return {{"policy", c.policy}, {"group", c.group}, {"seconds", c.seconds}, {"runs", runs}};
 }
@@ -101,6 +105,8 @@ Chunk chunk_from_json(const json& j) {
     rec.cumulative = r.at("cumulative").get<double>();
     rec.simple = r.at("simple").get<double>();
     rec.curve = r.at("curve").get<std::vector<double>>();
+    rec.f_sup = r.at("f_sup").get<double>();
+    rec.x_star = r.at("x_star").get<int>();
     c.runs.push_back(std::move(rec));
   }
   return c;

@@ -24,6 +24,8 @@ struct RunRecord {
   double cumulative = 0;      ///< R_T
   double simple = 0;          ///< simple regret after T evaluations
   std::vector<double> curve;  ///< cumulative regret at curve_evaluations(T)
+  double f_sup = 0;           ///< max |f| of the run's instance (B, specs/ldp-bo.md D12)
+  int x_star = 0;             ///< argmax f of the run's instance
 };
 
 /// Rows and records of one (policy, lockstep group) while it runs.

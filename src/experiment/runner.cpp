@@ -112,6 +112,7 @@ struct GroupInput {
   std::vector<Eigen::VectorXd> f;
   std::vector<double> fstar;
   std::vector<double> fsup;  ///< max |f| per run (B, specs/ldp-bo.md D12)
+  std::vector<int> xstar;    ///< argmax f per run
 };
 
 /// Stream of the seeded (simulation-only) privacy source; never used by the secure default.
@@ -230,6 +231,10 @@ detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, 
   chunk.policy = p;
   chunk.group = g.index;
   chunk.runs = rec.records();
+  for (std::size_t k = 0; k < chunk.runs.size(); ++k) {
+    chunk.runs[k].f_sup = g.fsup[k];
+    chunk.runs[k].x_star = g.xstar[k];
+  }
   chunk.seconds = seconds_since(t0);
   return chunk;
 }
@@ -247,7 +252,9 @@ GroupInput make_group(const ExperimentConfig& cfg, const Context& ctx, std::uint
           (f.size() != cfg.domain.size() ? "the wrong number of values" : "non-finite values") +
           " for run " + std::to_string(r));
     }
-    g.fstar.push_back(f.maxCoeff());
+    Eigen::Index best = 0;
+    g.fstar.push_back(f.maxCoeff(&best));
+    g.xstar.push_back(static_cast<int>(best));
     g.fsup.push_back(f.cwiseAbs().maxCoeff());
     g.f.push_back(std::move(f));
   }
@@ -301,7 +308,8 @@ void write_runs_csv(const ExperimentConfig& cfg, const detail::Checkpoint& cp, i
 }
 
 /// summary.json's instance constants (specs/ldp-bo.md §7: B, R, v, c, x*) and privacy block.
-nlohmann::json ldp_summary(const ExperimentConfig& cfg, const Context& ctx, std::uint64_t seed,
+/// B and x* per run come from the runs' records (the first policy's chunks cover every run).
+nlohmann::json ldp_summary(const ExperimentConfig& cfg, const std::vector<detail::Chunk>& chunks,
                            int runs, const nlohmann::json& privacy) {
   nlohmann::json j;
   const InstanceConstants ic = instance_constants(cfg);
@@ -310,20 +318,17 @@ nlohmann::json ldp_summary(const ExperimentConfig& cfg, const Context& ctx, std:
   if (std::isfinite(ic.noise_bound)) inst["R"] = ic.noise_bound;
   if (std::isfinite(ic.noise_moment)) inst["c_emp"] = ic.noise_moment;
   if (ic.reward_moment > 0 && std::isfinite(ic.reward_moment)) inst["v_emp"] = ic.reward_moment;
-  // B and x* per run (f is a pure function of (seed, run); skipped for very large instances).
-  if (static_cast<double>(cfg.domain.size()) * runs <= 2e7) {
-    nlohmann::json b = nlohmann::json::array(), xs = nlohmann::json::array();
-    for (int r = 0; r < runs; ++r) {
-      const Eigen::VectorXd f =
-          cfg.objective->values(ctx, cfg.domain, seed, static_cast<std::uint32_t>(r));
-      Eigen::Index best = 0;
-      f.maxCoeff(&best);
-      b.push_back(f.cwiseAbs().maxCoeff());
-      xs.push_back(best);
+  std::vector<double> b(static_cast<std::size_t>(runs));
+  std::vector<int> xs(static_cast<std::size_t>(runs));
+  for (const detail::Chunk& c : chunks) {
+    if (c.policy != 0) continue;
+    for (const detail::RunRecord& r : c.runs) {
+      b[r.run] = r.f_sup;
+      xs[r.run] = r.x_star;
     }
-    inst["B_per_run"] = b;
-    inst["x_star_per_run"] = xs;
   }
+  inst["B_per_run"] = b;
+  inst["x_star_per_run"] = xs;
   j["instance"] = inst;
   bool any_ldp = !privacy.empty();
   j["privacy_noise"] = !any_ldp             ? "none (no LDP policy)"
@@ -401,8 +406,9 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   write_runs_csv(config, cp, groups, res.runs_csv);
   const double total = elapsed_before + seconds_since(t0);
   detail::write_file_atomic(
-      res.summary_json, detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total,
-                                             ldp_summary(config, ctx, seed, runs, privacy).dump()));
+      res.summary_json,
+      detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total,
+                           ldp_summary(config, cp.chunks(), runs, privacy).dump()));
   std::error_code ec;
   if (options.plot) {
     const auto plot =
