@@ -395,8 +395,9 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
       std::string rows, priv;
       const detail::Chunk chunk =
           run_policy_group(config, ctx, seed, p, input, progress, &rows, &priv);
-      if (!priv.empty() && g == 0)
-        privacy[config.policies[static_cast<std::size_t>(p)].label] = nlohmann::json::parse(priv);
+      // The first group this invocation runs describes the mechanism (also after --resume).
+      const std::string& label = config.policies[static_cast<std::size_t>(p)].label;
+      if (!priv.empty() && !privacy.contains(label)) privacy[label] = nlohmann::json::parse(priv);
       cp.save(chunk, rows, elapsed_before + seconds_since(t0));
       if (++saved == stop_after) std::exit(75);
     }
