@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""gpbandit beside the GP-UCB implementations users run today, in one run on one machine.
+
+For every (N, t): writes the shared problem (bench/peers/problem.py: N candidates in [0,1]^d, an
+RKHS objective, Gaussian noise, t warm-start observations), runs each implementation on it as its
+own process (gpbandit's bench/gp_ucb_trace, numpy incremental, scikit-learn refit+predict,
+BoTorch/GPyTorch on the CPU), and prints a Markdown table: median ms per round over the timed
+rounds, peer / gpbandit ratio, peak resident memory of the process, and how many of the timed
+rounds chose the same candidate as gpbandit (same model, same β, same rewards: a difference means
+a numerical near-tie or a bug). Writes the raw results as JSON and the scaling plots (time per
+round vs N and vs t, log-log) as PNG.
+
+Usage:
+  python3 bench/peers/compare.py --build build [--n 1000 10000 100000 1000000] [--t 10 100 1000]
+      [--rounds 5] [--peers numpy sklearn botorch] [--python PY] [--timeout 600]
+      [--out bench/results]
+
+--python is the interpreter for the Python peers (one with numpy, scikit-learn, torch, gpytorch
+and botorch; see bench/README.md); a peer whose imports fail is reported as "missing".
+Cells a peer cannot hold in memory (sklearn: N·t > 10^8, the N×t cross-covariance twice; numpy and
+gpbandit: N·t > 2·10^8, V plus warm-up O(N·t^2)) are skipped and marked so in the table.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import problem as pb  # noqa: E402
+
+PEER_SCRIPTS = {"numpy": "numpy_gp_ucb.py", "sklearn": "sklearn_gp_ucb.py",
+                "botorch": "botorch_trace.py"}
+MAX_CELLS = {"gpbandit": 2e8, "numpy": 2e8, "sklearn": 1e8, "botorch": 2e8}
+
+
+def run_process(cmd, timeout):
+    """Runs cmd, returns (parsed JSON line or None, peak RSS MiB of the child, error text)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None, 0.0, f"timeout after {timeout} s"
+    if proc.returncode != 0:
+        lines = err.strip().splitlines()
+        return None, 0.0, lines[-1] if lines else f"exit {proc.returncode}"
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    if not rows:
+        return None, 0.0, "no output"
+    res = rows[-1]
+    res["wall_s"] = time.monotonic() - start
+    return res, res.get("peak_rss_mb", 0.0), ""
+
+
+def median(xs):
+    s = sorted(xs)
+    return s[len(s) // 2] if len(s) % 2 else 0.5 * (s[len(s) // 2 - 1] + s[len(s) // 2])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--n", type=int, nargs="+", default=[1000, 10000, 100000, 1000000])
+    ap.add_argument("--t", type=int, nargs="+", default=[10, 100, 1000])
+    ap.add_argument("--d", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--peers", nargs="+", default=["numpy", "sklearn", "botorch"])
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "results"))
+    args = ap.parse_args()
+    exe = os.path.join(args.build, "bench", "gp_ucb_trace")
+    if not os.path.exists(exe):
+        raise SystemExit(f"compare.py: {exe} not found; build it: cmake --build {args.build} "
+                         "--target gp_ucb_trace")
+    os.makedirs(args.out, exist_ok=True)
+    impls = ["gpbandit"] + args.peers
+    results = []
+    print("| N | t | impl | ms/round | × gpbandit | peak MiB | same choice |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.n:
+            for t in args.t:
+                pdir = os.path.join(tmp, f"p_{n}_{t}")
+                pb.write(pdir, n, args.d, args.rounds, t)
+                base = None
+                for impl in impls:
+                    row = {"N": n, "t": t, "impl": impl}
+                    if n * t > MAX_CELLS[impl]:
+                        row["skipped"] = f"N·t > {MAX_CELLS[impl]:.0e}"
+                    else:
+                        cmd = ([exe, pdir] if impl == "gpbandit" else
+                               [args.python, os.path.join(HERE, PEER_SCRIPTS[impl]), pdir])
+                        res, rss, err = run_process(cmd, args.timeout)
+                        if res is None:
+                            row["skipped"] = ("missing" if "ModuleNotFoundError" in err else err)
+                        else:
+                            row.update(ms=median(res["ms"]), peak_rss_mb=rss,
+                                       chosen=res["chosen"], wall_s=res["wall_s"])
+                    if impl == "gpbandit":
+                        base = row
+                    if "ms" in row and base and "ms" in base:
+                        row["ratio"] = row["ms"] / base["ms"]
+                        row["same"] = sum(a == b for a, b in zip(row["chosen"], base["chosen"]))
+                    results.append(row)
+                    if "ms" in row:
+                        ratio = f"{row['ratio']:.1f}" if "ratio" in row else "—"
+                        print(f"| {n} | {t} | {impl} | {row['ms']:.3f} | {ratio} | "
+                              f"{row['peak_rss_mb']:.0f} | {row.get('same', '—')}/{args.rounds} |",
+                              flush=True)
+                    else:
+                        print(f"| {n} | {t} | {impl} | skipped: {row['skipped']} | | | |",
+                              flush=True)
+    with open(os.path.join(args.out, "peers.json"), "w") as fh:
+        json.dump({"args": vars(args), "results": results}, fh, indent=1)
+    plot(results, args, os.path.join(args.out, "peers_scaling.png"))
+
+
+def plot(results, args, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("compare.py: matplotlib missing, no plot", file=sys.stderr)
+        return
+    impls = sorted({r["impl"] for r in results}, key=lambda s: (s != "gpbandit", s))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    t_fix = 100 if 100 in args.t else args.t[len(args.t) // 2]
+    n_fix = 100000 if 100000 in args.n else args.n[len(args.n) // 2]
+    for impl in impls:
+        pts = [(r["N"], r["ms"]) for r in results if r["impl"] == impl and r["t"] == t_fix and "ms" in r]
+        if pts:
+            axes[0].loglog(*zip(*pts), "o-", label=impl)
+        pts = [(r["t"], r["ms"]) for r in results if r["impl"] == impl and r["N"] == n_fix and "ms" in r]
+        if pts:
+            axes[1].loglog(*zip(*pts), "o-", label=impl)
+    axes[0].set(xlabel="N (candidates)", ylabel="ms per GP-UCB round", title=f"t = {t_fix}")
+    axes[1].set(xlabel="t (observations)", ylabel="ms per GP-UCB round", title=f"N = {n_fix}")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"compare.py: wrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

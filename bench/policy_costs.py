@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Cost growth of every finite-domain policy: time and peak memory per round as N and T grow, so
+users can size their runs. Each (policy, N, T) is one `gpbandit run` process (one run, one policy,
+an RKHS objective on a 2-d grid with U[-0.5, 0.5] noise, CPU backend); time per round is the
+policy's own time in summary.json (timings.per_policy / T, the objective and output writing
+excluded) and memory is the peak resident set of the process (os.wait4).
+
+Usage: python3 bench/policy_costs.py --build build [--n 1024 10000 102400] [--T 100 400]
+           [--policies gp_ucb ...] [--out bench/results]
+Writes a Markdown table on stdout, policy_costs.json and policy_costs.png under --out.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+
+POLICIES = {
+    "gp_ucb": {"type": "gp_ucb"},
+    "batch_gp_ucb (q=5)": {"type": "batch_gp_ucb", "q": 5},
+    "random": {"type": "random"},
+    "tgp_ucb": {"type": "tgp_ucb"},
+    "ata_gp_ucb": {"type": "ata_gp_ucb"},
+    "moma_gp_ucb": {"type": "moma_gp_ucb"},
+    "ldp_tgp_ucb": {"type": "ldp_tgp_ucb", "epsilon": 1},
+    "ldp_ata_gp_ucb": {"type": "ldp_ata_gp_ucb", "epsilon": 1},
+    "ldp_moma_gp_ucb": {"type": "ldp_moma_gp_ucb", "epsilon": 1},
+    "po_gp_ucb": {"type": "po_gp_ucb", "epsilon": 1},
+}
+
+
+def config(policy, n, horizon):
+    side = int(round(math.sqrt(n)))
+    spec = dict(POLICIES[policy])
+    spec["label"] = policy
+    return {"name": "cost", "seed": 0, "runs": 1, "T": horizon, "backend": "cpu",
+            "privacy_noise": "seeded",
+            "domain": {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [side, side]},
+            "kernel": {"type": "se", "lengthscale": 0.2, "variance": 1},
+            "objective": {"type": "rkhs", "support": 50},
+            "noise": {"type": "uniform", "R": 0.5}, "policies": [spec]}
+
+
+def run_measured(exe, cfg, tmp, timeout):
+    path = os.path.join(tmp, "cfg.json")
+    with open(path, "w") as fh:
+        json.dump(cfg, fh)
+    out = os.path.join(tmp, "out")
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.execv(exe, [exe, "run", path, "--out", out])
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return None
+    with open(os.path.join(out, "summary.json")) as fh:
+        summary = json.load(fh)
+    seconds = summary["timings"]["per_policy"][cfg["policies"][0]["label"]]
+    return {"ms_per_round": 1e3 * seconds / cfg["T"], "peak_mib": usage.ru_maxrss / 1024.0}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--n", type=int, nargs="+", default=[1024, 10000, 102400])
+    ap.add_argument("--T", type=int, nargs="+", default=[100, 400])
+    ap.add_argument("--policies", nargs="+", default=list(POLICIES))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "results"))
+    args = ap.parse_args()
+    exe = os.path.join(args.build, "gpbandit")
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    print("| policy | N | T | ms/round | peak MiB |")
+    print("|---|---|---|---|---|", flush=True)
+    for policy in args.policies:
+        for n in args.n:
+            for horizon in args.T:
+                with tempfile.TemporaryDirectory() as tmp:
+                    res = run_measured(exe, config(policy, n, horizon), tmp, None)
+                side = int(round(math.sqrt(n)))
+                row = {"policy": policy, "N": side * side, "T": horizon}
+                if res is None:
+                    row["failed"] = True
+                    print(f"| {policy} | {side * side} | {horizon} | failed | |", flush=True)
+                else:
+                    row.update(res)
+                    print(f"| {policy} | {side * side} | {horizon} | {res['ms_per_round']:.3f} | "
+                          f"{res['peak_mib']:.0f} |", flush=True)
+                rows.append(row)
+    with open(os.path.join(args.out, "policy_costs.json"), "w") as fh:
+        json.dump(rows, fh, indent=1)
+    plot(rows, args, os.path.join(args.out, "policy_costs.png"))
+
+
+def plot(rows, args, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("policy_costs.py: matplotlib missing, no plot", file=sys.stderr)
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    horizon = max(args.T)
+    for policy in args.policies:
+        pts = [r for r in rows if r["policy"] == policy and r["T"] == horizon and "ms_per_round" in r]
+        if pts:
+            axes[0].loglog([r["N"] for r in pts], [r["ms_per_round"] for r in pts], "o-", label=policy)
+            axes[1].loglog([r["N"] for r in pts], [r["peak_mib"] for r in pts], "o-", label=policy)
+    axes[0].set(xlabel="N (candidates)", ylabel="ms per round (mean over T)", title=f"T = {horizon}")
+    axes[1].set(xlabel="N (candidates)", ylabel="peak resident MiB", title=f"T = {horizon}")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"policy_costs.py: wrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
