@@ -2,7 +2,7 @@
 // written by bench/peers/problem.py and prints one JSON line with the chosen candidates, the time
 // of every round and the peak resident memory.
 //
-//   gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda]
+//   gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda] [--mixed]   (--mixed: V stored in float)
 //
 // Problem directory (all little-endian, row-major):
 //   meta.json   {"N", "d", "T", "t0", "lengthscale", "noise_var", "beta"}
@@ -48,7 +48,7 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-int run(const std::string& dir, gpb::Backend backend) {
+int run(const std::string& dir, const gpb::ContextOptions& co) {
   nlohmann::json meta;
   std::ifstream(dir + "/meta.json") >> meta;
   const int n = meta.at("N"), d = meta.at("d"), horizon = meta.at("T"), t0 = meta.at("t0");
@@ -59,7 +59,7 @@ int run(const std::string& dir, gpb::Backend backend) {
   const auto eps = read_array<double>(dir + "/eps.f64", static_cast<std::size_t>(t0 + horizon));
   const auto warm = read_array<std::int64_t>(dir + "/warm.i64", t0);
 
-  gpb::Context ctx{gpb::ContextOptions{backend}};
+  gpb::Context ctx{co};
   const Eigen::MatrixXd rows =
       Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
           x.data(), n, d);
@@ -81,12 +81,14 @@ int run(const std::string& dir, gpb::Backend backend) {
     const int a = post.ucb_argmax(&width, nullptr, nullptr)[0].index;
     const double y = f[a] + eps[t0 + r];
     post.observe(&a, &y);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
     chosen.push_back(a);
   }
-  nlohmann::json out = {{"impl", "gpbandit"}, {"chosen", chosen}, {"ms", ms},
+  const bool mixed = co.precision == gpb::Precision::Mixed;
+  nlohmann::json out = {{"impl", mixed ? "gpbandit-mixed" : "gpbandit"},
+                        {"chosen", chosen},
+                        {"ms", ms},
                         {"peak_rss_mb", peak_rss_mb()}};
   std::cout << out.dump() << std::endl;
   return 0;
@@ -95,15 +97,24 @@ int run(const std::string& dir, gpb::Backend backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpb::ContextOptions co;
+  co.backend = gpb::Backend::Cpu;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--mixed") {
+      co.precision = gpb::Precision::Mixed;
+    } else if (a == "--backend" && i + 1 < argc) {
+      co.backend = gpb::parse_backend(argv[++i]);
+    } else {
+      argc = 0;
+    }
+  }
   if (argc < 2) {
-    std::cerr << "usage: gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda]\n";
+    std::cerr << "usage: gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda|auto] [--mixed]\n";
     return 2;
   }
-  gpb::Backend backend = gpb::Backend::Cpu;
-  if (argc == 4 && std::string(argv[2]) == "--backend" && std::string(argv[3]) == "cuda")
-    backend = gpb::Backend::Cuda;
   try {
-    return run(argv[1], backend);
+    return run(argv[1], co);
   } catch (const std::exception& e) {
     std::cerr << "gp_ucb_trace: " << e.what() << "\n";
     return 2;

@@ -292,6 +292,54 @@ TEST(Posterior, IncrementalAndRecomputeBitIdentical) {
   }
 }
 
+// Precision::Mixed on the CPU: V in float, sums in double. The posterior follows the same
+// observations and pending batches as a double one within 1e-5 (relative to max |·|; float
+// rounding of V is ~6e-8 per element, accumulated over ≤ 60 rows), and really stores float (it
+// is not bit-identical to double).
+TEST(Posterior, MixedPrecisionCloseToDouble) {
+  const Domain dom = random_domain(300, 2, 41);
+  const Kernel k = Kernel::se(0.25);
+  ContextOptions cd, cm;
+  cm.precision = gpb::Precision::Mixed;
+  Context ctx_d(cd), ctx_m(cm);
+  const int runs = 2;
+  PosteriorOptions opt;
+  opt.mode = PosteriorMode::Incremental;
+  opt.capacity = 7;  // forces growth of the float buffer
+  FinitePosterior dbl(ctx_d, k, dom, runs, opt), mix(ctx_m, k, dom, runs, opt);
+  Rng noise(5, 0, 2);
+  const double width[2] = {2.0, 1.0};
+  int differing = 0;
+  for (int round = 0; round < 60; ++round) {
+    const auto c = dbl.ucb_argmax(width, nullptr, nullptr);
+    const auto cm2 = mix.ucb_argmax(width, nullptr, nullptr);
+    int idx[2];
+    double y[2];
+    for (int r = 0; r < runs; ++r) {
+      EXPECT_NEAR(cm2[r].score, c[r].score, 1e-5) << "round " << round;
+      idx[r] = c[r].index;
+      y[r] = std::sin(5.0 * dom.point(idx[r])[0]) + 0.1 * noise.normal();
+    }
+    if (round % 12 == 11) {
+      dbl.add_pending(idx);
+      mix.add_pending(idx);
+      dbl.resolve_pending(y);
+      mix.resolve_pending(y);
+    } else {
+      dbl.observe(idx, y);
+      mix.observe(idx, y);
+    }
+    for (int r = 0; r < runs; ++r) {
+      const Eigen::Map<const Eigen::VectorXd> md(dbl.mean(r), dom.size());
+      const Eigen::Map<const Eigen::VectorXd> vd(dbl.variance(r), dom.size());
+      ASSERT_LE(rel_error(mix.mean(r), md), 1e-5) << "round " << round;
+      ASSERT_LE(rel_error(mix.variance(r), vd), 1e-5) << "round " << round;
+      for (int j = 0; j < dom.size(); ++j) differing += mix.mean(r)[j] != dbl.mean(r)[j];
+    }
+  }
+  EXPECT_GT(differing, 0) << "Mixed gave bit-identical results: V is not stored in float";
+}
+
 // Large enough that the OpenMP paths run with several threads: still bit-identical.
 TEST(Posterior, ModesBitIdenticalWithThreads) {
   const Domain dom = random_domain(20000, 2, 32);

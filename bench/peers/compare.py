@@ -34,7 +34,8 @@ import problem as pb  # noqa: E402
 
 PEER_SCRIPTS = {"numpy": "numpy_gp_ucb.py", "sklearn": "sklearn_gp_ucb.py",
                 "botorch": "botorch_trace.py"}
-MAX_CELLS = {"gpbandit": 2e8, "numpy": 2e8, "sklearn": 1e8, "botorch": 2e8}
+MAX_CELLS = {"gpbandit": 2e8, "gpbandit-mixed": 2e8, "numpy": 2e8, "sklearn": 1e8,
+             "botorch": 2e8}
 
 
 def run_process(cmd, timeout):
@@ -73,6 +74,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--peers", nargs="+", default=["numpy", "sklearn", "botorch"])
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--no-mixed", action="store_true",
+                    help="leave out gpbandit with V stored in float (Precision::Mixed)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "results"))
     args = ap.parse_args()
     exe = os.path.join(args.build, "bench", "gp_ucb_trace")
@@ -80,7 +83,7 @@ def main():
         raise SystemExit(f"compare.py: {exe} not found; build it: cmake --build {args.build} "
                          "--target gp_ucb_trace")
     os.makedirs(args.out, exist_ok=True)
-    impls = ["gpbandit"] + args.peers
+    impls = ["gpbandit"] + ([] if args.no_mixed else ["gpbandit-mixed"]) + args.peers
     results = []
     print("| N | t | impl | ms/round | × gpbandit | peak MiB | same choice |")
     print("|---|---|---|---|---|---|---|", flush=True)
@@ -95,8 +98,10 @@ def main():
                     if n * t > MAX_CELLS[impl]:
                         row["skipped"] = f"N·t > {MAX_CELLS[impl]:.0e}"
                     else:
-                        cmd = ([exe, pdir] if impl == "gpbandit" else
-                               [args.python, os.path.join(HERE, PEER_SCRIPTS[impl]), pdir])
+                        if impl.startswith("gpbandit"):
+                            cmd = [exe, pdir] + (["--mixed"] if impl.endswith("mixed") else [])
+                        else:
+                            cmd = [args.python, os.path.join(HERE, PEER_SCRIPTS[impl]), pdir]
                         res, rss, err = run_process(cmd, args.timeout)
                         if res is None:
                             row["skipped"] = ("missing" if "ModuleNotFoundError" in err else err)

@@ -13,7 +13,7 @@ namespace gpb {
 /// CPU. Cuda = the CUDA ops, explicitly (throws without a build or a device).
 enum class Backend { Cpu, Cuda, Auto };
 
-/// Storage precision of the posterior's V buffer on CUDA (the Cholesky factor is always double).
+/// Storage precision of the posterior's V buffer (the Cholesky factor, μ and σ² are always double).
 enum class Precision { Double, Mixed };
 
 /// Parses "cpu" | "cuda" | "auto". @throws InvalidArgument naming the bad value.
@@ -29,8 +29,10 @@ struct ContextOptions {
   std::size_t memory_budget_bytes = std::size_t{4} << 30;
   /// CPU threads for engine ops; 0 = OpenMP default (all cores).
   int threads = 0;
-  /// Storage of the posterior's V on CUDA (Mixed: float values, double accumulation; ignored on
-  /// the CPU, which is always double).
+  /// Storage of the posterior's V in incremental mode, on the CPU and on CUDA (Mixed: float
+  /// values, every sum accumulated in double; halves the bytes a round reads, and V's memory;
+  /// μ and σ² then agree with Double to about 1e-6 relative, not bit for bit). Recompute mode is
+  /// always double.
   Precision precision = Precision::Double;
   /// CUDA device ordinal (ignored on CPU).
   int device = 0;

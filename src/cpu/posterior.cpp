@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "cpu/ops_cpu.hpp"
 #include "cpu/posterior_rows.hpp"
@@ -32,7 +33,8 @@ struct CpuState {
         runs(static_cast<std::size_t>(r)),
         lambda(options.noise_variance),
         chunk(options.chunk),
-        threads(ctx.threads()) {}
+        threads(ctx.threads()),
+        mixed(ctx.options().precision == Precision::Mixed) {}
 
   Kernel kernel;
   detail::KernelEval eval;  // reads kernel's shared matrix, which never moves
@@ -43,12 +45,14 @@ struct CpuState {
   double lambda = 0;
   int chunk = 0;
   int threads = 1;
+  bool mixed = false;  // V stored in float (Precision::Mixed), sums in double
   bool recompute = false;
   Eigen::VectorXd kdiag;
   int rows = 0;
   int pending = 0;
   int cap = 0;                     // rows V has room for (incremental)
   std::unique_ptr<double[]> v;     // R×cap×N, run-major (run, row, candidate); incremental only
+  std::unique_ptr<float[]> vf;     // the same in float when mixed (v is then empty)
   mutable std::vector<double> mu;  // R×N
   mutable std::vector<double> sigma2;  // R×N
   mutable bool stale = false;          // recompute mode: μ, σ² out of date
@@ -60,23 +64,50 @@ struct CpuState {
     const double per_thread = 1 << 17;
     return static_cast<int>(std::max(1.0, std::min<double>(threads, flops / per_thread)));
   }
-  double* vrow(int r, int q) const {
-    return v.get() + (static_cast<std::size_t>(r) * cap + q) * static_cast<std::size_t>(n);
+  template <class VT>
+  VT* vbase() const {
+    if constexpr (std::is_same_v<VT, float>) {
+      return vf.get();
+    } else {
+      return v.get();
+    }
+  }
+  template <class VT>
+  VT* vrow(int r, int q) const {
+    return vbase<VT>() + (static_cast<std::size_t>(r) * cap + q) * static_cast<std::size_t>(n);
+  }
+  /// v_q[a] of run r as a double, whatever the storage.
+  double v_at(int r, int q, int a) const {
+    return mixed ? static_cast<double>(vrow<float>(r, q)[a]) : vrow<double>(r, q)[a];
+  }
+  void allocate_v(std::size_t count) {
+    if (mixed) {
+      vf.reset(new float[count]);
+    } else {
+      v.reset(new double[count]);
+    }
   }
   double* mu_of(int r) const { return mu.data() + static_cast<std::size_t>(r) * n; }
   double* s2_of(int r) const { return sigma2.data() + static_cast<std::size_t>(r) * n; }
 
-  void grow() {
-    const int new_cap = std::max(2 * cap, 1);
-    std::unique_ptr<double[]> grown(
-        new double[static_cast<std::size_t>(num_runs()) * new_cap * static_cast<std::size_t>(n)]);
-    const int old_cap = cap;
+  template <class VT>
+  void grow_storage(std::unique_ptr<VT[]>& buf, int new_cap) {
+    std::unique_ptr<VT[]> grown(
+        new VT[static_cast<std::size_t>(num_runs()) * new_cap * static_cast<std::size_t>(n)]);
     for (int r = 0; r < num_runs(); ++r) {
-      const double* src = v.get() + static_cast<std::size_t>(r) * old_cap * n;
+      const VT* src = buf.get() + static_cast<std::size_t>(r) * cap * n;
       std::copy(src, src + static_cast<std::size_t>(rows) * n,
                 grown.get() + static_cast<std::size_t>(r) * new_cap * n);
     }
-    v.swap(grown);
+    buf.swap(grown);
+  }
+  void grow() {
+    const int new_cap = std::max(2 * cap, 1);
+    if (mixed) {
+      grow_storage(vf, new_cap);
+    } else {
+      grow_storage(v, new_cap);
+    }
     cap = new_cap;
   }
 
@@ -93,7 +124,7 @@ struct CpuState {
       s = kdiag[a];
       for (int p = 0; p < t; ++p) s = detail::var_step(s, row[static_cast<std::size_t>(p)]);
     } else {  // the same values, already stored: L[t,p] = v_p[a], σ²_{t−1}[a]
-      for (int p = 0; p < t; ++p) row[static_cast<std::size_t>(p)] = vrow(r, p)[a];
+      for (int p = 0; p < t; ++p) row[static_cast<std::size_t>(p)] = v_at(r, p, a);
       s = s2_of(r)[a];
     }
     row[static_cast<std::size_t>(t)] = std::sqrt(lambda + s);
@@ -110,30 +141,40 @@ struct CpuState {
     run.resolved[static_cast<std::size_t>(q)] = 1;
   }
 
-  /// Incremental mode: computes v_t for every run and applies σ² (and μ when observed).
+  /// Incremental mode: computes v_t for every run and applies σ² (and μ when observed) with the
+  /// unrounded v_t (identical to the stored row in double precision).
   void update_new_row(bool observed) {
+    if (mixed) {
+      update_new_row_t<float>(observed);
+    } else {
+      update_new_row_t<double>(observed);
+    }
+  }
+  template <class VT>
+  void update_new_row_t(bool observed) {
     const int t = rows;
     const int blocks = (n + kBlock - 1) / kBlock;
     const int tasks = num_runs() * blocks;
     const int nt = threads_for(static_cast<double>(tasks) * kBlock * (t + 8));
 #pragma omp parallel num_threads(nt)
     {
-      std::vector<double*> ptrs(static_cast<std::size_t>(t) + 1);
+      std::vector<VT*> ptrs(static_cast<std::size_t>(t) + 1);
       double acc[kBlock];
 #pragma omp for schedule(static)
       for (int task = 0; task < tasks; ++task) {
         const int r = task / blocks, j0 = (task % blocks) * kBlock;
         const int len = std::min(kBlock, n - j0);
         const detail::RunRows& run = runs[static_cast<std::size_t>(r)];
-        for (int p = 0; p <= t; ++p) ptrs[static_cast<std::size_t>(p)] = vrow(r, p) + j0;
+        for (int p = 0; p <= t; ++p) ptrs[static_cast<std::size_t>(p)] = vrow<VT>(r, p) + j0;
         detail::rows_over_block(eval, points.data(), d, run, t, t + 1, j0, len, ptrs.data(), acc);
-        const double* vt = ptrs[static_cast<std::size_t>(t)];
+        const double ltt = run.L[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)];
+        for (int i = 0; i < len; ++i) acc[i] /= ltt;  // v_t unrounded
         double* s2 = s2_of(r) + j0;
-        for (int i = 0; i < len; ++i) s2[i] = detail::var_step(s2[i], vt[i]);
+        for (int i = 0; i < len; ++i) s2[i] = detail::var_step(s2[i], acc[i]);
         if (observed) {
           const double alpha = run.alpha[static_cast<std::size_t>(t)];
           double* m = mu_of(r) + j0;
-          for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, vt[i]);
+          for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, acc[i]);
         }
       }
     }
@@ -141,6 +182,14 @@ struct CpuState {
 
   /// Incremental mode: adds α_q v_q to μ for the rows [begin, end), in row order.
   void add_rows_to_mean(int begin, int end) {
+    if (mixed) {
+      add_rows_to_mean_t<float>(begin, end);
+    } else {
+      add_rows_to_mean_t<double>(begin, end);
+    }
+  }
+  template <class VT>
+  void add_rows_to_mean_t(int begin, int end) {
     const int blocks = (n + kBlock - 1) / kBlock;
     const int tasks = num_runs() * blocks;
     const int nt = threads_for(static_cast<double>(tasks) * kBlock * (end - begin));
@@ -152,8 +201,8 @@ struct CpuState {
       double* m = mu_of(r) + j0;
       for (int q = begin; q < end; ++q) {
         const double alpha = run.alpha[static_cast<std::size_t>(q)];
-        const double* vq = vrow(r, q) + j0;
-        for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, vq[i]);
+        const VT* vq = vrow<VT>(r, q) + j0;
+        for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, double(vq[i]));
       }
     }
   }
@@ -218,7 +267,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
                const PosteriorOptions& options)
       : s_(ctx, kernel, domain, runs, options) {
     CpuState& s = s_;
-    const double bytes = FinitePosterior::incremental_bytes(runs, s.n, options.capacity);
+    const double bytes =
+        FinitePosterior::incremental_bytes(runs, s.n, options.capacity) * (s.mixed ? 0.5 : 1.0);
     s.recompute = options.mode == PosteriorMode::Recompute ||
                   (options.mode == PosteriorMode::Auto &&
                    bytes > static_cast<double>(ctx.memory_budget_bytes()));
@@ -229,7 +279,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
     for (int r = 0; r < runs; ++r) std::copy(s.kdiag.data(), s.kdiag.data() + s.n, s.s2_of(r));
     if (!s.recompute) {
       s.cap = options.capacity;
-      s.v.reset(new double[static_cast<std::size_t>(s.cap) * total]);
+      s.allocate_v(static_cast<std::size_t>(s.cap) * total);
     }
   }
 

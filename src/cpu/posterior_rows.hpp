@@ -48,10 +48,13 @@ inline double mean_at_row(const RunRows& run, int q) {
 }
 
 /// Computes rows v_begin..v_{end−1} over the candidates [j0, j0+len): rows[q] points at v_q[j0]
-/// (read for q < begin, written for begin ≤ q < end). `acc` has room for len doubles.
+/// (read for q < begin, written for begin ≤ q < end). `acc` has room for len doubles; on return it
+/// holds the last row before its division by L[end−1, end−1], so a caller can use the unrounded
+/// row when VT is float (Precision::Mixed: V stored in float, every sum accumulated in double).
 /// Loops over rows p inside the block of j, so it vectorises over j and streams each row once.
+template <class VT>
 inline void rows_over_block(const KernelEval& eval, const double* points, int d, const RunRows& run,
-                            int begin, int end, int j0, int len, double* const* rows, double* acc) {
+                            int begin, int end, int j0, int len, VT* const* rows, double* acc) {
   for (int q = begin; q < end; ++q) {
     const double* lq = run.L[static_cast<std::size_t>(q)].data();
     const double* xa = points + static_cast<long>(run.history[static_cast<std::size_t>(q)]) * d;
@@ -61,23 +64,24 @@ inline void rows_over_block(const KernelEval& eval, const double* points, int d,
     int p = 0;
     for (; p + 4 <= q; p += 4) {
       const double l0 = lq[p], l1 = lq[p + 1], l2 = lq[p + 2], l3 = lq[p + 3];
-      const double* v0 = rows[p];
-      const double* v1 = rows[p + 1];
-      const double* v2 = rows[p + 2];
-      const double* v3 = rows[p + 3];
+      const VT* v0 = rows[p];
+      const VT* v1 = rows[p + 1];
+      const VT* v2 = rows[p + 2];
+      const VT* v3 = rows[p + 3];
       for (int i = 0; i < len; ++i) {
-        acc[i] = row_step(row_step(row_step(row_step(acc[i], l0, v0[i]), l1, v1[i]), l2, v2[i]), l3,
-                          v3[i]);
+        acc[i] = row_step(row_step(row_step(row_step(acc[i], l0, double(v0[i])), l1, double(v1[i])),
+                                   l2, double(v2[i])),
+                          l3, double(v3[i]));
       }
     }
     for (; p < q; ++p) {
       const double l = lq[p];
-      const double* vp = rows[p];
-      for (int i = 0; i < len; ++i) acc[i] = row_step(acc[i], l, vp[i]);
+      const VT* vp = rows[p];
+      for (int i = 0; i < len; ++i) acc[i] = row_step(acc[i], l, double(vp[i]));
     }
     const double lqq = lq[q];
-    double* wq = rows[q];
-    for (int i = 0; i < len; ++i) wq[i] = acc[i] / lqq;
+    VT* wq = rows[q];
+    for (int i = 0; i < len; ++i) wq[i] = static_cast<VT>(acc[i] / lqq);
   }
 }
 
