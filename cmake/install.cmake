@@ -29,8 +29,7 @@ set_target_properties(gpbandit_cli PROPERTIES
 install(TARGETS gpbandit EXPORT gpbanditTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/gpbandit
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${CMAKE_BINARY_DIR}/include/gpbandit/build_config.hpp
@@ -59,6 +58,7 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/gpbanditConfig.cmake
 # pkg-config: `pkg-config --cflags --libs gpbandit` (Requires eigen3: the public headers use it;
 # C++17 is required).
 file(RELATIVE_PATH GPB_PC_RELATIVE_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" GPB_PC_RELATIVE_PREFIX "${GPB_PC_RELATIVE_PREFIX}")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/gpbandit.pc.in ${CMAKE_BINARY_DIR}/gpbandit.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/gpbandit.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
