@@ -1,6 +1,7 @@
 # gpbandit — the two commands of the README:
 #   make demo   install missing Debian packages, build Release, run the default experiment
 #   make test   same set-up, then the whole test suite (GPU tests skip without a GPU)
+#   make docs   API documentation (Doxygen) into $(BUILD)/docs/html
 BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
@@ -8,9 +9,10 @@ DEMO_OUT   ?= results/demo
 MAKEFLAGS  += --no-print-directory
 
 DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib
+                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib \
+                python3-dev python3-pytest pybind11-dev doxygen graphviz
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench docs clean
 
 all: build
 
@@ -31,6 +33,14 @@ test: build
 
 bench: build
 	@./$(BUILD)/bench/bench_posterior --benchmark_counters_tabular=true
+
+GPB_VERSION := $(shell awk '/^project.gpbandit VERSION/ {print $$3}' CMakeLists.txt)
+docs: deps
+	@mkdir -p $(BUILD)/docs
+	@GPB_VERSION=$(GPB_VERSION) GPB_DOCS_OUT=$(BUILD)/docs \
+	  GPB_HAVE_DOT=$$(command -v dot >/dev/null && echo YES || echo NO) doxygen docs/Doxyfile
+	@echo "docs: $(BUILD)/docs/html/index.html ($$(wc -l < $(BUILD)/docs/warnings.log) warning lines," \
+	  "$(BUILD)/docs/warnings.log)"
 
 clean:
 	@rm -rf $(BUILD)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gpbandit needs, only those missing. Used by `make demo` / `make test`.
+# Installs the Debian packages gpbandit needs, only those missing, then makes sure the python3 first
+# on PATH (the one the Python module is built for) can import numpy, pytest and pybind11.
+# Idempotent and silent when everything is present. Used by `make demo` / `make test`.
 # Usage: tools/install_deps.sh PACKAGE...
 set -euo pipefail
 
@@ -9,7 +11,28 @@ for pkg in "$@"; do
     missing+=("$pkg")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+
+# The python3 first on PATH. Debian's /usr/bin/python3 gets python3-numpy, python3-pytest and
+# pybind11-dev from the package list; any other interpreter (pyenv, a venv, ...) gets what it
+# lacks from PyPI. pybind11 comes with it then, because Debian 12's pybind11 2.10 predates NumPy 2.
+python_deps() {
+  command -v python3 >/dev/null 2>&1 || return 0
+  local exe
+  exe=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || return 0
+  case "$exe" in /usr/bin/python3*) return 0 ;; esac
+  local want=()
+  for mod in numpy pytest pybind11; do
+    python3 -c "import $mod" >/dev/null 2>&1 || want+=("$mod")
+  done
+  [ ${#want[@]} -eq 0 ] && return 0
+  echo "gpbandit: installing for $exe from PyPI: ${want[*]}" >&2
+  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q "${want[@]}" >&2
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  python_deps
+  exit 0
+fi
 
 echo "gpbandit: installing missing Debian packages: ${missing[*]}" >&2
 sudo=""
@@ -24,3 +47,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+python_deps

@@ -23,6 +23,7 @@ const char* backend_name(Backend b);
 
 /// Construction options of a Context.
 struct ContextOptions {
+  /// Requested backend.
   Backend backend = Backend::Auto;
   /// Bytes the engine may use for the posterior's V buffers (all runs together). When
   /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode.
@@ -54,15 +55,20 @@ class Context {
   /// @throws NoCudaBuildError when Backend::Cuda is requested from a CPU-only build.
   /// @throws CudaError when Backend::Cuda is requested and no device can be used.
   explicit Context(const ContextOptions& options = {});
+  /// Releases the CUDA stream, handles and workspace (CUDA backend).
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
+  /// Moves the resources; the moved-from object may only be destroyed or assigned.
   Context(Context&&) noexcept;
+  /// Move assignment (see the move constructor).
   Context& operator=(Context&&) noexcept;
 
   /// The resolved backend: Cpu or Cuda, never Auto.
   Backend backend() const { return backend_; }
+  /// The options the context was built with (backend as requested, possibly Auto).
   const ContextOptions& options() const { return options_; }
+  /// Memory budget of the posterior buffers, bytes.
   std::size_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
   /// Threads engine ops use on the CPU (resolved, ≥ 1).
   int threads() const { return threads_; }

@@ -40,6 +40,7 @@ class Domain {
   const double* point(int j) const { return points_.data() + static_cast<Eigen::Index>(j) * dim(); }
   /// Box bounds (for a grid; otherwise the bounding box of the points).
   const Eigen::VectorXd& lower() const { return lower_; }
+  /// Upper corner of the box (see lower()).
   const Eigen::VectorXd& upper() const { return upper_; }
 
  private:

@@ -20,28 +20,43 @@ namespace gpb {
 /// One policy entry of a config: its registry type, its label in outputs, and its parameters
 /// (the JSON object text, already validated against the registry).
 struct PolicySpec {
+  /// Registry name of the policy, e.g. "gp_ucb" (see `gpbandit list policies`).
   std::string type;
+  /// Unique label of the policy in runs.csv and summary.json.
   std::string label;
+  /// The policy's parameters as a JSON object text.
   std::string params_json;
 };
 
 /// A parsed and validated experiment config (see README "Config format").
 struct ExperimentConfig {
+  /// Name of the experiment; default output folder results/\<name\>.
   std::string name = "experiment";
   std::string source;  ///< file the config came from (for messages)
+  /// Master seed of every simulation stream (objective, noise, ties, policies).
   std::uint64_t seed = 0;
+  /// Independent runs R per policy (≥ 1).
   int runs = 10;
   int horizon = 100;  ///< T, evaluations per run
   int lockstep = 0;   ///< runs advanced together (0 = all); a checkpoint follows each group
+  /// Backend of the engine ops.
   Backend backend = Backend::Auto;
+  /// Memory budget of the posterior buffers, bytes (ContextOptions::memory_budget_bytes).
   std::size_t memory_budget_bytes = std::size_t{4} << 30;
+  /// CPU threads for the engine ops (0 = all cores).
   int threads = 0;
+  /// Break exact argmax ties at random (true) or by lowest index.
   bool random_ties = true;
   double noise_variance = 1e-2;  ///< λ of the surrogate GP
+  /// The finite domain (N candidates).
   Domain domain = Domain::indices(1);
+  /// Kernel of the surrogate GP (and of RKHS / GP-sample objectives).
   Kernel kernel = Kernel::se(1.0);
+  /// The unknown function f.
   std::shared_ptr<const Objective> objective;
+  /// Observation noise added to f.
   NoiseModel noise;
+  /// The policies to run, in order (labels unique).
   std::vector<PolicySpec> policies;
   /// Source of LDP (CTL) noise: false = secure (default), true = seeded Philox simulation
   /// (reproducible, NOT private; summary.json says so). Config key "privacy_noise".
@@ -65,7 +80,7 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
 
 /// Options of one invocation (the CLI's flags).
 struct RunOptions {
-  std::string out_dir;                ///< default results/<name>
+  std::string out_dir;                ///< default results/\<name\>
   bool resume = false;                ///< continue from the checkpoint in out_dir
   bool progress = true;               ///< progress line on stderr
   bool plot = true;                   ///< draw regret.png
@@ -77,15 +92,26 @@ struct RunOptions {
 
 /// Final statistics of one policy over its runs.
 struct PolicySummary {
+  /// Label of the policy.
   std::string label;
+  ///@{
   double cumulative_mean = 0, cumulative_sd = 0;  ///< R_T over runs (sample sd, n−1)
-  double simple_mean = 0, simple_sd = 0;          ///< simple regret at T
-  double seconds = 0;                             ///< wall-clock for all its runs
+  ///@}
+  ///@{
+  double simple_mean = 0, simple_sd = 0;  ///< simple regret at T
+  ///@}
+  double seconds = 0;  ///< wall-clock for all its runs
 };
 
+/// What run_experiment() produced: per-policy summaries and the paths of the outputs.
 struct ExperimentResult {
+  /// One summary per policy, in config order.
   std::vector<PolicySummary> policies;
+  ///@{
+  /// Output folder and the paths of runs.csv, summary.json and regret.png in it.
   std::string out_dir, runs_csv, summary_json, plot_png;
+  ///@}
+  /// Whether regret.png was drawn.
   bool plotted = false;
   std::string plot_message;  ///< why there is no plot, when plotted is false
   std::string backend;       ///< resolved backend description
@@ -97,12 +123,19 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
 
 /// A parameter as documented by `gpbandit list`.
 struct ParamDoc {
+  ///@{
+  /// Parameter name, JSON type, default (JSON text or a phrase), description.
   std::string name, type, default_value, doc;
+  ///@}
 };
 /// A policy, objective, kernel or noise model as documented by `gpbandit list`.
 struct RegistryEntry {
   std::string kind;  ///< "policy", "objective", "kernel", "noise", "domain"
+  ///@{
+  /// Name used in configs and its one-line description.
   std::string name, doc;
+  ///@}
+  /// Its parameters.
   std::vector<ParamDoc> params;
 };
 /// Everything a config can name.

@@ -16,6 +16,7 @@ namespace gpb {
 
 /// Φ (m×N, column a = φ̃(a)) over the dictionary D (m candidate indices, ascending).
 struct NystromEmbedding {
+  /// The m dictionary candidate indices, ascending.
   std::vector<int> dictionary;
   Eigen::MatrixXd phi;  ///< m×N column-major; empty (0×N) when the dictionary is empty
 };
@@ -38,7 +39,12 @@ struct ApproxPosterior {
   Eigen::VectorXd variance;    ///< N, σ̃²
 };
 
-/// @param weights per-candidate weights w_a ≥ 0 (length N); kdiag = k(a,a) (length N).
+/// APX(Φ, w) of the Nyström embedding `emb` (see ApproxPosterior).
+/// @param ctx backend of the computation.
+/// @param emb the embedding Φ (m×N).
+/// @param weights per-candidate weights w_a ≥ 0 (length N).
+/// @param kdiag k(a,a) for every candidate (length N).
+/// @param lambda the ridge λ > 0.
 /// With an empty embedding returns m = 0 matrices and σ̃² = kdiag. O(m²N + m³).
 ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb,
                                  const Eigen::VectorXd& weights, const Eigen::VectorXd& kdiag,

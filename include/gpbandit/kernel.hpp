@@ -15,6 +15,7 @@ namespace gpb {
 /// Parses "se" | "matern12" | "matern32" | "matern52" | "linear" | "polynomial" | "precomputed".
 /// @throws InvalidArgument naming the bad value.
 KernelType parse_kernel_type(const std::string& name);
+/// The config name of a kernel type, e.g. "matern32" (inverse of parse_kernel_type).
 const char* kernel_type_name(KernelType t);
 
 /// A positive semi-definite kernel k(x, x').
@@ -40,11 +41,17 @@ class Kernel {
   /// @throws InvalidArgument if not square, not finite, or not symmetric to 1e-10 relative.
   static Kernel precomputed(Eigen::MatrixXd matrix);
 
+  /// The kernel family.
   KernelType type() const { return type_; }
+  /// Lengthscale of stationary kernels (1 for the others).
   double lengthscale() const { return lengthscale_; }
+  /// Variance (scale factor) v.
   double variance() const { return variance_; }
+  /// Offset c of dot-product kernels.
   double offset() const { return offset_; }
+  /// Degree p of the polynomial kernel.
   int degree() const { return degree_; }
+  /// True for SE and Matérn kernels (functions of ‖x − x'‖ only).
   bool stationary() const;
   /// The precomputed matrix (nullptr unless type() == Precomputed).
   const Eigen::MatrixXd* matrix() const { return matrix_.get(); }

@@ -30,10 +30,15 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& d
 /// first·s, first·factor·s, … (s = mean diagonal when `relative`, else 1) up to max_tries times,
 /// then throw NumericalError naming the largest jitter tried.
 struct JitterPolicy {
+  /// Jitter added on the first attempt.
   double initial = 0.0;
+  /// First escalation step (times s).
   double first = 1e-10;
+  /// Growth factor between escalation steps.
   double factor = 10.0;
+  /// Escalation steps before NumericalError.
   int max_tries = 6;
+  /// Scale the steps by the mean diagonal s (else s = 1).
   bool relative = true;
 };
 

@@ -22,11 +22,13 @@ enum class PosteriorMode {
   Recompute,  ///< keep only L and α; rebuild V chunk by chunk when μ, σ² are needed; O(N·t²)
 };
 
+/// Construction options of FinitePosterior.
 struct PosteriorOptions {
   /// Gaussian noise variance λ > 0 of the surrogate model (also the ridge of K_t + λI).
   double noise_variance = 1e-2;
   /// Expected number of rows per run (observations + pending); sizes V and decides Auto mode.
   int capacity = 256;
+  /// Storage strategy (see PosteriorMode).
   PosteriorMode mode = PosteriorMode::Auto;
   /// Candidates per chunk in recompute mode.
   int chunk = 2048;
@@ -55,10 +57,14 @@ class FinitePosterior {
   /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1.
   FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
                   const PosteriorOptions& options = {});
+  /// Releases host and device buffers.
   ~FinitePosterior();
+  /// Moves the state; the moved-from object may only be destroyed or assigned.
   FinitePosterior(FinitePosterior&&) noexcept;
+  /// Move assignment (see the move constructor).
   FinitePosterior& operator=(FinitePosterior&&) noexcept;
 
+  /// R, the number of runs advanced in lockstep.
   int runs() const;
   /// N, the number of candidates.
   int size() const;
@@ -68,6 +74,7 @@ class FinitePosterior {
   int pending() const;
   /// Whether the posterior runs in recompute-and-stream mode.
   bool recompute_mode() const;
+  /// λ, the Gaussian noise variance of the model.
   double noise_variance() const;
 
   /// Observes y[r] at candidate index[r] for every run r (arrays of length R). Only allowed
@@ -96,6 +103,7 @@ class FinitePosterior {
   /// Bytes V would take in incremental mode for R runs, N candidates and `capacity` rows.
   static double incremental_bytes(int runs, int n, int capacity);
 
+  /// Backend state (CPU or CUDA); opaque to users.
   struct Impl;
 
  private:

@@ -23,6 +23,7 @@ enum class StreamId : std::uint32_t {
   Policy = 5,      ///< a policy's own randomness (random search, dictionary draws), per policy
   Projection = 6,  ///< random projection matrices
 };
+/// Stream numbers reserved per policy (policy i's streams start at i·kPolicyStride).
 constexpr std::uint32_t kPolicyStride = 1u << 16;
 
 /// Stream number of a named stream for policy `policy_index` (0 for streams shared by policies).
@@ -82,6 +83,7 @@ GPB_HD inline double u64_to_open01(std::uint64_t x) {
 /// A sequential view of one stream: the n-th call returns draw n. Copyable value type.
 class Rng {
  public:
+  /// The stream (seed, run, stream), positioned at draw `start`.
   Rng(std::uint64_t seed, std::uint32_t run, std::uint32_t stream, std::uint64_t start = 0)
       : seed_(seed), run_(run), stream_(stream), index_(start) {}
 

@@ -23,6 +23,10 @@ std::string find_plot_script() {
   if (!ec) {
     const fs::path beside = exe.parent_path() / "plot_regret.py";
     if (fs::exists(beside, ec)) return beside.string();
+    // An installed CLI: <prefix>/bin/gpbandit and <prefix>/share/gpbandit/plot_regret.py.
+    const fs::path shared =
+        exe.parent_path().parent_path() / "share" / "gpbandit" / "plot_regret.py";
+    if (fs::exists(shared, ec)) return shared.string();
   }
   return GPB_PLOT_SCRIPT_SOURCE;
 }

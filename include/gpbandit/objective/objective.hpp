@@ -19,6 +19,7 @@ namespace gpb {
 
 /// Zero-mean observation noise (except where stated) added to f(x).
 struct NoiseModel {
+  /// Noise distribution.
   enum class Kind {
     None,      ///< no noise
     Gaussian,  ///< N(0, sd²)
@@ -27,6 +28,7 @@ struct NoiseModel {
     Pareto,  ///< scale·(P − α/(α−1)), P ~ Pareto(α, 1), α > 1: centred, one-sided heavy tail
     Laplace,  ///< Laplace(0, scale)
   };
+  /// Which distribution.
   Kind kind = Kind::None;
   double scale = 0.0;  ///< sd (Gaussian), R (Uniform), scale (StudentT, Pareto, Laplace)
   double nu = 3.0;     ///< StudentT degrees of freedom
@@ -36,16 +38,21 @@ struct NoiseModel {
   void validate() const;
   /// One draw; the number of Rng draws consumed depends only on the kind.
   double sample(Rng& rng) const;
+  /// Human-readable description, e.g. "gaussian(sd=0.1)".
   std::string describe() const;
 };
+/// Parses a noise type name of the config. @throws InvalidArgument naming the bad value.
 NoiseModel::Kind parse_noise_kind(const std::string& name);
+/// The config name of a noise kind (inverse of parse_noise_kind).
 const char* noise_kind_name(NoiseModel::Kind k);
 
 /// An unknown function on a finite domain. Stateless: values() is a pure function of
 /// (domain, seed, run), so any run can be replayed alone.
 class Objective {
  public:
+  /// Virtual destructor.
   virtual ~Objective() = default;
+  /// Config name of the objective, e.g. "rkhs".
   virtual std::string name() const = 0;
   /// f at every candidate of `domain` for run `run` (length N).
   virtual Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,

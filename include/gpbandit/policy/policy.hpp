@@ -32,13 +32,17 @@ struct InstanceConstants {
 
 /// Everything a policy may know about its problem when it is built.
 struct PolicyEnv {
+  /// Backend the policy's engine ops run on (must outlive the policy).
   const Context* ctx = nullptr;
+  /// The finite domain (must outlive the policy).
   const Domain* domain = nullptr;
+  /// Kernel of the surrogate GP.
   Kernel kernel;
   /// Global run ids of the runs advanced together (RNG streams are keyed by these).
   std::vector<std::uint32_t> run_ids;
   /// Evaluations per run (T).
   int horizon = 1;
+  /// Master seed (keys the policy's random streams with run id and policy_index).
   std::uint64_t seed = 0;
   /// Position of the policy in the experiment (keys its own random streams).
   std::uint32_t policy_index = 0;
@@ -52,6 +56,7 @@ struct PolicyEnv {
   /// R, c₀, v₀ of the instance (see InstanceConstants).
   InstanceConstants instance;
 
+  /// R, the number of runs advanced together.
   int runs() const { return static_cast<int>(run_ids.size()); }
 };
 
@@ -73,20 +78,26 @@ struct Round {
 
 /// Candidates chosen for every run: chosen[r·q + i] is the i-th choice of run r.
 struct Selection {
+  /// R, runs in the selection.
   int runs = 0;
+  /// Choices per run.
   int q = 0;
+  /// R·q candidate indices, run-major.
   std::vector<int> chosen;
+  /// The i-th choice of run `run`.
   int at(int run, int i) const { return chosen[static_cast<std::size_t>(run) * q + i]; }
 };
 
 /// Rewards seen by the learner, laid out like Selection::chosen.
 struct Rewards {
+  /// R·q rewards, run-major (y[r·q + i] for the i-th choice of run r).
   std::vector<double> y;
 };
 
 /// An algorithm over R runs in lockstep. select() then observe() once per round.
 class Policy {
  public:
+  /// Virtual destructor.
   virtual ~Policy() = default;
   /// Name as it appears in runs.csv and summary.json.
   virtual std::string name() const = 0;
@@ -106,11 +117,13 @@ class Policy {
 
 /// Confidence-width schedule for UCB: score = μ + √β_t·σ.
 struct BetaSchedule {
+  /// Which formula gives β_t.
   enum class Kind {
     Srinivas,  ///< β_t = 2 ln(|D| t² π² / (6δ)) (Srinivas et al. 2010, finite domain)
     IgpUcb,    ///< √β_t = B + R·√(2(γ̂_{t−1} + 1 + ln(1/δ))) (Chowdhury & Gopalan 2017)
     Constant,  ///< β_t = value
   };
+  /// The schedule used.
   Kind kind = Kind::Srinivas;
   double delta = 0.1;        ///< failure probability δ ∈ (0, 1)
   double value = 4.0;        ///< Constant: β
@@ -121,7 +134,9 @@ struct BetaSchedule {
   /// √β_t·scale for the t-th evaluation (t ≥ 1) on a domain of n candidates, with information
   /// gain γ̂_{t−1}. @throws InvalidArgument for δ ∉ (0,1), value ≤ 0, B < 0, R < 0, scale ≤ 0.
   double width(int t, int n, double gamma) const;
+  /// Checks the parameters. @throws InvalidArgument naming the bad one (as width()).
   void validate() const;
+  /// Human-readable description, e.g. "srinivas(delta=0.1)".
   std::string describe() const;
 };
 
@@ -138,15 +153,21 @@ std::unique_ptr<Policy> make_random_search(const PolicyEnv& env);
 
 /// Settings shared by the heavy-tailed / LDP family (specs/ldp-bo.md §3.5–3.7, §4, §5).
 struct HeavyTailedOptions {
+  /// Parameter formulas (spec §4): practical constants or the theorems' ones.
   enum class Preset { Practical, Theory };
+  /// Where the LDP moment bounds v, c come from.
   enum class MomentSource { Auto, Empirical, Bound };  ///< Auto: practical→empirical, theory→bound
+  /// Which parameter formulas.
   Preset preset = Preset::Practical;
   /// LDP variant: widths/levels use 𝓛 = 2(B+R)/ε and the LDP moments, and the runner applies CTL.
   bool ldp = false;
   double epsilon = 1.0;  ///< ϵ (LDP only)
   bool clip = true;      ///< CTL clips to ±(B+R) (spec D2; `ctl_clip`)
+  ///@{
   /// Overrides of the instance constants (std::nullopt: from PolicyEnv).
   std::optional<double> B, R, v, c;
+  ///@}
+  /// Source of the LDP moment bounds.
   MomentSource moment_source = MomentSource::Auto;
   double delta = 0.1;            ///< δ
   double eps_nys = 0.1;          ///< Nyström accuracy ε (ATA, MoMA)

@@ -63,6 +63,7 @@ class CtlMechanism {
                LaplaceSampler sampler = LaplaceSampler::Snapping);
   /// 𝓛 = 2(B+R)/ε.
   double scale() const { return scale_; }
+  /// The nominal ε the mechanism was built with.
   double epsilon() const { return epsilon_; }
   /// One privatised reward (fresh noise per call). @throws InvalidArgument if y is NaN.
   double privatize(double y, NoiseSource& source) const;

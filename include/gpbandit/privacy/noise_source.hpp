@@ -12,6 +12,7 @@ namespace gpb::privacy {
 /// Uniform random bits for privacy mechanisms.
 class NoiseSource {
  public:
+  /// Destroys the source.
   virtual ~NoiseSource() = default;
   /// 64 uniformly random bits.
   virtual std::uint64_t next_u64() = 0;

@@ -56,6 +56,7 @@ struct PoCuratorOptions {
   double epsilon = 1.0;  ///< the paper's ε (sets ω; > 0)
   double delta = 1e-5;   ///< the paper's δ (sets ω; in (0, 1))
   int r = 0;             ///< projection dimension, 1 ≤ r ≤ n; 0 = auto (po_max_r, capped at n)
+  /// How ω is computed from r, ε, δ.
   OmegaForm omega_form = OmegaForm::SqrtRLog;
 };
 
@@ -66,6 +67,7 @@ struct PoRelease {
   int r = 0;             ///< the projection dimension used
   double omega = 0;      ///< ω
   double sigma_min = 0;  ///< smallest singular value of the centred X
+  /// Which branch of Algorithm 1 ran.
   CuratorBranch branch = CuratorBranch::If;
 };
 
