@@ -31,6 +31,7 @@
 //      "beta_width": 2, "lengthscale": 1, "variance": 1}
 //   ]
 // }
+// Every method also takes "eval_noise_sd" (overrides the config's σ for that method).
 // "match" takes each run's evaluation count from the named (earlier) method's same run.
 // Unknown keys are errors. "mu" may be a number > 0 or "inf".
 #include "dpgibo/config.hpp"
@@ -112,10 +113,10 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   GiboOptions o;
   const bool gd = type == "dp_gd" || type == "gd";
   if (gd) {
-    r.allow({"type", "label", "mu", "B", "T", "step", "eta", "clip"});
+    r.allow({"type", "label", "mu", "B", "T", "step", "eta", "clip", "eval_noise_sd"});
   } else {
     r.allow({"type", "label", "mu", "B", "T", "b", "eps_bias", "b_max", "acq", "n_cand", "step",
-             "eta", "lengthscale", "variance", "sigma2", "jitter", "clip"});
+             "eta", "lengthscale", "variance", "sigma2", "jitter", "clip", "eval_noise_sd"});
   }
   const bool private_type = type == "dp_gibo" || type == "dp_gd";
   if (private_type && !r.has("mu")) r.fail("mu", "required for a private method");
@@ -179,10 +180,10 @@ void parse_method(Config& c, const json& m, std::size_t i, std::set<std::string>
     s.gibo = parse_gibo(r, s.type, c.dim);
   } else if (s.type == "random_search" || s.type == "ucb_bo") {
     if (s.type == "random_search") {
-      r.allow({"type", "label", "evaluations", "match"});
+      r.allow({"type", "label", "evaluations", "match", "eval_noise_sd"});
     } else {
       r.allow({"type", "label", "evaluations", "match", "n_cand", "beta_width", "lengthscale",
-               "variance"});
+               "variance", "eval_noise_sd"});
       s.ucb.n_cand = r.integer("n_cand", 512);
       s.ucb.width = r.num("beta_width", 2.0);
       s.ucb.lengthscale = r.num("lengthscale", 1.0);
@@ -208,6 +209,10 @@ void parse_method(Config& c, const json& m, std::size_t i, std::set<std::string>
   } else {
     r.fail("type",
            "must be dp_gibo, gibo, dp_gd, gd, random_search or ucb_bo, got '" + s.type + "'");
+  }
+  s.eval_noise_sd = r.num("eval_noise_sd", -1);
+  if (r.has("eval_noise_sd") && !(s.eval_noise_sd >= 0 && std::isfinite(s.eval_noise_sd))) {
+    r.fail("eval_noise_sd", "must be >= 0");
   }
   c.methods.push_back(s);
 }

@@ -26,6 +26,7 @@ struct MethodSpec {
   UcbBoOptions ucb;     ///< ucb_bo
   int evaluations = 0;  ///< random_search, ucb_bo (0 when matched)
   int match = -1;       ///< index of the method whose evaluations are matched
+  double eval_noise_sd = -1;  ///< per-method σ override (−1: the config's)
   bool privat() const { return type == "dp_gibo" || type == "dp_gd"; }
 };
 

@@ -77,8 +77,9 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
   Rng eval(seed, r, kEvalStream + sm), acq(seed, r, kAcqStream + sm);
   RunRandomness rnd{&eval, &acq, priv};
   const Eigen::VectorXd theta0 = start_point(c, task, seed, run);
+  const double sd = m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd;
   if (m.type == "dp_gibo" || m.type == "gibo") {
-    return run_dp_gibo(ctx, task, m.gibo, theta0, c.eval_noise_sd, rnd);
+    return run_dp_gibo(ctx, task, m.gibo, theta0, sd, rnd);
   }
   if (m.type == "dp_gd" || m.type == "gd") return run_dp_gd(task, m.gibo, theta0, rnd);
   const int budget = m.match >= 0
@@ -91,7 +92,7 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
   if (m.type == "random_search") return run_random_search(task, budget, acq);
   UcbBoOptions u = m.ucb;
   u.evaluations = budget;
-  return run_ucb_bo(ctx, task, u, c.eval_noise_sd, rnd);
+  return run_ucb_bo(ctx, task, u, sd, rnd);
 }
 
 nlohmann::json ledger(const Config& c, const MethodSpec& m, int n, const std::string& source) {
@@ -256,6 +257,7 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
       mj["distance_to_optimum_sd"] = dsd;
     }
     if (s.jitter > 0) mj["largest_jitter"] = s.jitter;
+    mj["eval_noise_sd"] = m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd;
     mj["seconds"] = s.seconds;
     mj["privacy"] = ledger(c, m, task->users(), source_desc);
     methods.push_back(mj);
@@ -266,7 +268,9 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
 
   std::error_code ec;
   if (options.plot) {
-    const bool by_evals = c.methods.size() > 0;
+    // Against evaluations, unless a method has none to count (DP-GD, GD): then against t.
+    bool by_evals = true;
+    for (const MethodSpec& m : c.methods) by_evals = by_evals && m.type != "dp_gd" && m.type != "gd";
     const auto p = gpb::detail::draw_plot_with(
         "plot_dpgibo.py", {res.runs_csv, c.name, by_evals ? "evaluations" : "t"}, res.plot_png,
         options.python);
