@@ -87,3 +87,13 @@ write("E-DP7-huber", {
                  "step": "adagrad", "eta": 0.3},
                 {"type": "gd", "label": "GD (non-private)", "T": 100, "step": "adagrad",
                  "eta": 0.3}]})
+
+# E-DP5 substitute (Ex. 4.2): SVR tuning on project-generated Friedman #1 data, reduced to p = 10
+# features (d = 13, b = d + 1 = 14), 200 training points and n = 1000 users (paper: CT slice data,
+# d = 103, 1000/9000). T = 30 (the reference code's default), AdaGrad eta = 0.8, B = 1.
+write("E-DP5-svr-substitute", {
+    "seed": 8, "runs": 3, "eval_noise_sd": 0.0, "theta0": "uniform",
+    "task": {"type": "svr_friedman", "p": 10, "n_train": 200, "n": 1000},
+    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=30, b=14, eta=0.8),
+                gibo("GIBO", mu=INF, B=1, T=30, b=14, eta=0.8),
+                {"type": "random_search", "label": "random search", "match": "DP-GIBO mu=1"}]})

@@ -17,7 +17,8 @@
 //   "task": {"type": "normal_location", "d": 5, "n": 50, "centre": 1, "spread": 1,
 //            "lower": -3, "upper": 3}
 //         | {"type": "huber", "d": 4, "n": 100, "c": 1, "lower": -3, "upper": 3}
-//         | {"type": "gp_lengthscale", "d": 15, "n_train": 1000, "n": 1000},
+//         | {"type": "gp_lengthscale", "d": 15, "n_train": 1000, "n": 1000}
+//         | {"type": "svr_friedman", "p": 10, "n_train": 200, "n": 1000}   (d = p + 3; libsvm),
 //   "methods": [
 //     {"type": "dp_gibo", "label": "DP-GIBO", "mu": 1, "B": 3, "T": 25,
 //      "b": 16 (fixed) | "eps_bias": 0.5 with "b_max": 30 (adaptive; cap 2d),
@@ -158,10 +159,14 @@ void parse_task(Config& c, const Reader& top) {
     t.allow({"type", "d", "n", "c", "lower", "upper"});
   } else if (type == "gp_lengthscale") {
     t.allow({"type", "d", "n", "n_train"});
+  } else if (type == "svr_friedman") {
+    t.allow({"type", "p", "n", "n_train"});
   } else {
-    t.fail("type", "must be normal_location, huber or gp_lengthscale, got '" + type + "'");
+    t.fail("type",
+           "must be normal_location, huber, gp_lengthscale or svr_friedman, got '" + type + "'");
   }
-  c.dim = t.integer("d", 0);
+  c.dim = type == "svr_friedman" ? t.integer("p", 0) + 3 : t.integer("d", 0);
+  if (type == "svr_friedman" && c.dim < 8) t.fail("p", "must be >= 5 (Friedman #1)");
   c.users = t.integer("n", 0);
   if (c.dim < 1) t.fail("d", "must be >= 1, got " + std::to_string(c.dim));
   if (c.users < 1)
@@ -307,6 +312,9 @@ std::unique_ptr<Task> make_task(const Config& c, std::uint64_t seed) {
   if (type == "huber") {
     return make_huber(c.dim, c.users, t.num("c", 1.0), t.num("lower", -3.0), t.num("upper", 3.0),
                       seed);
+  }
+  if (type == "svr_friedman") {
+    return make_svr_friedman(c.dim - 3, t.integer("n_train", 1000), c.users, seed);
   }
   return make_gp_lengthscale(c.dim, t.integer("n_train", 1000), c.users, seed);
 }

@@ -20,12 +20,12 @@ namespace gpb::dpgibo::detail {
 
 /// One entry of "methods".
 struct MethodSpec {
-  std::string type;     ///< dp_gibo | gibo | dp_gd | gd | random_search | ucb_bo
-  std::string label;    ///< unique
-  GiboOptions gibo;     ///< dp_gibo, gibo, dp_gd, gd
-  UcbBoOptions ucb;     ///< ucb_bo
-  int evaluations = 0;  ///< random_search, ucb_bo (0 when matched)
-  int match = -1;       ///< index of the method whose evaluations are matched
+  std::string type;           ///< dp_gibo | gibo | dp_gd | gd | random_search | ucb_bo
+  std::string label;          ///< unique
+  GiboOptions gibo;           ///< dp_gibo, gibo, dp_gd, gd
+  UcbBoOptions ucb;           ///< ucb_bo
+  int evaluations = 0;        ///< random_search, ucb_bo (0 when matched)
+  int match = -1;             ///< index of the method whose evaluations are matched
   double eval_noise_sd = -1;  ///< per-method σ override (−1: the config's)
   bool privat() const { return type == "dp_gibo" || type == "dp_gd"; }
 };

@@ -270,7 +270,8 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
   if (options.plot) {
     // Against evaluations, unless a method has none to count (DP-GD, GD): then against t.
     bool by_evals = true;
-    for (const MethodSpec& m : c.methods) by_evals = by_evals && m.type != "dp_gd" && m.type != "gd";
+    for (const MethodSpec& m : c.methods)
+      by_evals = by_evals && m.type != "dp_gd" && m.type != "gd";
     const auto p = gpb::detail::draw_plot_with(
         "plot_dpgibo.py", {res.runs_csv, c.name, by_evals ? "evaluations" : "t"}, res.plot_png,
         options.python);

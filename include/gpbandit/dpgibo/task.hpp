@@ -54,4 +54,12 @@ std::unique_ptr<Task> make_huber(int d, int n, double c, double lo, double hi, s
 /// ARD lengthscales e^θ). Box [−2, 2]^d. Each evaluation factors one n_train×n_train matrix.
 std::unique_ptr<Task> make_gp_lengthscale(int d, int n_train, int n_val, std::uint64_t seed);
 
+/// SVR tuning substitute (E-DP5, specs/dp-gibo.md §8): Friedman #1 data generated here,
+/// x ∈ U[0,1]^p, y = 10 sin(πx₁x₂) + 20(x₃−½)² + 10x₄ + 5x₅ + N(0,1), standardised with training
+/// statistics; ε-SVR (libsvm, RBF exp(−γ‖u−v‖²)) on u = x ⊘ e^{θ_{1..p}}; θ = (log-lengthscales
+/// ∈ [−2,2]^p, ln ε_svr ∈ [ln 0.01, 0], ln C ∈ [ln 0.1, ln 3], ln γ ∈ [ln 0.01, ln 5]), d = p + 3;
+/// L = squared validation error (standardised units). Each evaluation trains one SVR.
+/// @throws InvalidArgument if p < 5, or when the build has no libsvm.
+std::unique_ptr<Task> make_svr_friedman(int p, int n_train, int n_val, std::uint64_t seed);
+
 }  // namespace gpb::dpgibo
