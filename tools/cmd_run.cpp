@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "gpbandit/error.hpp"
 #include "gpbandit/dpgibo/experiment.hpp"
+#include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 
 namespace gpb::cli {

@@ -132,7 +132,8 @@ PlotOutcome draw_plot_with(const std::string& script_name, const std::vector<std
   }
   std::error_code ec;
   fs::path script = fs::path(find_plot_script()).parent_path() / script_name;
-  if (!fs::exists(script, ec)) script = fs::path(GPB_PLOT_SCRIPT_SOURCE).parent_path() / script_name;
+  if (!fs::exists(script, ec))
+    script = fs::path(GPB_PLOT_SCRIPT_SOURCE).parent_path() / script_name;
   if (!fs::exists(script, ec)) {
     out.message = "no plot: plot script not found (" + script.string() + ")";
     return out;
