@@ -33,7 +33,7 @@ def table(name):
     for m in s["methods"]:
         p = m["privacy"]
         mu = p["mu"] if not isinstance(p["mu"], str) else math.inf
-        delta = p.get("delta_at_epsilon", {}).get("1.000000")
+        delta = p.get("delta_at_epsilon", {}).get("1", p.get("delta_at_epsilon", {}).get("1.000000"))
         cells = [m["label"], f"{fmt(m['final_loss_mean'])} ± {fmt(m['final_loss_sd'], 2)}",
                  fmt(m["evaluations_mean"]), fmt(mu), fmt(p.get("noise_std", 0.0)),
                  fmt(delta) if delta is not None else "–", f"{m['seconds']:.1f}"]

@@ -95,6 +95,13 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
   return run_ucb_bo(ctx, task, u, sd, rnd);
 }
 
+/// A number as a JSON key, shortest form ("1", "0.001").
+std::string key(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
 nlohmann::json ledger(const Config& c, const MethodSpec& m, int n, const std::string& source) {
   nlohmann::json j;
   if (!m.privat()) {
@@ -113,10 +120,10 @@ nlohmann::json ledger(const Config& c, const MethodSpec& m, int n, const std::st
   j["mu_spent"] = led.spent(o.T);
   if (c.budget_mu) j["budget_mu"] = *c.budget_mu;
   nlohmann::json de = nlohmann::json::object(), ed = nlohmann::json::object();
-  for (double e : c.report_eps) de[std::to_string(e)] = privacy::gdp_delta(led.spent(o.T), e);
+  for (double e : c.report_eps) de[key(e)] = privacy::gdp_delta(led.spent(o.T), e);
   std::vector<double> deltas = c.report_delta;
   if (deltas.empty()) deltas.push_back(1.0 / n);
-  for (double d : deltas) ed[std::to_string(d)] = privacy::gdp_epsilon(led.spent(o.T), d);
+  for (double d : deltas) ed[key(d)] = privacy::gdp_epsilon(led.spent(o.T), d);
   j["delta_at_epsilon"] = de;
   j["epsilon_at_delta"] = ed;
   j["noise_source"] = source;
