@@ -104,6 +104,7 @@ class Reader {
     return out;
   }
   const std::string& path() const { return path_; }
+  const std::string& source() const { return source_; }
 
  private:
   const json& obj_;
@@ -144,7 +145,7 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   o.sigma2 = r.num("sigma2", 0.0025);
   o.jitter = r.num("jitter", 1e-9);
   o.clip = r.boolean("clip", type != "gd");
-  validate(o, d, r.path() + ".");
+  validate(o, d, r.source() + ": " + r.path() + ".");
   return o;
 }
 
