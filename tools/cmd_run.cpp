@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "gpbandit/dpgibo/experiment.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 
@@ -58,6 +59,7 @@ int run_command(const CLI::App& cmd, const RunArgs& args) {
   if (!std::filesystem::is_regular_file(args.config, ec)) {
     throw InvalidArgument(args.config + ": config file not found");
   }
+  if (dpgibo::is_dpgibo_config(args.config)) return run_dpgibo_command(cmd, args);
   const ExperimentConfig config = load_experiment_config(args.config);
   RunOptions opt;
   opt.out_dir = args.out;

@@ -25,6 +25,9 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args);
 /// Executes `run`; returns the exit code. Throws gpb errors for main() to map.
 int run_command(const CLI::App& cmd, const RunArgs& args);
 
+/// Executes `run` for a config with "experiment": "dp-gibo" (tools/cmd_dpgibo.cpp).
+int run_dpgibo_command(const CLI::App& cmd, const RunArgs& args);
+
 /// Declares `list [what]`.
 CLI::App* add_list_command(CLI::App& app, std::string& what);
 /// Executes `list`; returns the exit code.

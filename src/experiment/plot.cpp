@@ -126,4 +126,38 @@ PlotOutcome draw_regret_plot(const std::string& runs_csv, const std::string& out
   return out;
 }
 
+PlotOutcome draw_plot_with(const std::string& script_name, const std::vector<std::string>& args,
+                           const std::string& out_png, const std::string& python) {
+  PlotOutcome out;
+  std::string py = python;
+  if (py.empty()) {
+    const char* env = std::getenv("GPB_PYTHON");
+    py = (env != nullptr && *env != '\0') ? env : GPB_PYTHON_DEFAULT;
+  }
+  std::error_code ec;
+  fs::path script = fs::path(find_plot_script()).parent_path() / script_name;
+  if (!fs::exists(script, ec))
+    script = fs::path(GPB_PLOT_SCRIPT_SOURCE).parent_path() / script_name;
+  if (!fs::exists(script, ec)) {
+    out.message = "no plot: plot script not found (" + script.string() + ")";
+    return out;
+  }
+  const std::string tmp = temp_sibling(out_png);
+  std::vector<std::string> argv{py, script.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back(tmp);
+  const ChildResult r = run_child(argv);
+  if (r.exit_code == 0 && fs::exists(tmp, ec) && std::rename(tmp.c_str(), out_png.c_str()) == 0) {
+    sync_directory(fs::path(out_png).parent_path().string());
+    out.plotted = true;
+    return out;
+  }
+  out.message = r.exit_code == 3     ? "no plot: matplotlib is not installed for " + py
+                : r.exit_code == 127 ? "no plot: cannot run the Python interpreter '" + py + "'"
+                                     : "no plot: plot script failed (exit " +
+                                           std::to_string(r.exit_code) + "): " + last_line(r.err);
+  fs::remove(tmp, ec);
+  return out;
+}
+
 }  // namespace gpb::detail

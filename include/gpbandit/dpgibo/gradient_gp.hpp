@@ -1,0 +1,85 @@
+/// @file gradient_gp.hpp
+/// The GP surrogate of DP-GIBO (specs/dp-gibo.md §2–3): SE kernel, evaluations at points D with
+/// noise variance σ² (+ jitter τ), and what it says about the gradient at a point θ: per-user
+/// posterior-mean gradients and the trace of the posterior gradient covariance. Built on the
+/// engine ops (kernel_matrix, se_kernel_grad, Cholesky), so it runs on either backend.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "gpbandit/context.hpp"
+#include "gpbandit/kernel.hpp"
+#include "gpbandit/ops.hpp"
+
+namespace gpb::dpgibo {
+
+/// GP with an SE kernel over points D (d×N, host), factor L = chol(k(D,D) + (σ² + τ)I) grown by
+/// appending points. Selection never reads losses (the trace does not depend on them).
+class GradientGp {
+ public:
+  /// @param kernel an SE kernel (s² = variance, ℓ = lengthscale).
+  /// @param noise_variance σ² ≥ 0 assumed by the GP. @param jitter τ > 0, always added; escalated
+  /// ×10 up to three times when an append fails (jitter_used() reports the largest).
+  /// @throws InvalidArgument if the kernel is not SE, d < 1, σ² < 0 or τ ≤ 0.
+  GradientGp(const Context& ctx, const Kernel& kernel, int dim, double noise_variance,
+             double jitter);
+
+  int dim() const { return d_; }
+  /// N, the number of points in D.
+  int size() const { return static_cast<int>(D_.cols()); }
+  const Eigen::MatrixXd& points() const { return D_; }
+  /// Largest diagonal jitter used (τ unless an append escalated).
+  double jitter_used() const;
+
+  /// Appends the columns of Z (d×b) to D: b Cholesky appends, O(N²b + N b d).
+  /// @throws NumericalError if a pivot stays non-positive after escalation.
+  void append(const Eigen::Ref<const Eigen::MatrixXd>& Z);
+
+  /// Trace of the prior gradient covariance: d·s²/ℓ².
+  double prior_trace() const;
+  /// Tr Σ_D(θ) = d·s²/ℓ² − ‖L⁻¹J(θ,D)ᵀ‖_F². O(N²d).
+  double trace(const Eigen::Ref<const Eigen::VectorXd>& theta) const;
+  /// One-point trace decrements Δ(c) = ‖r‖²/s for each column c of C (d×q) (§3.1 Schur update):
+  /// r = J(θ,c) − Wᵀ L⁻¹k(D,c), s = k(c,c) + σ² + τ − ‖L⁻¹k(D,c)‖². O(N²q + N d q).
+  Eigen::VectorXd trace_decrement(const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& C) const;
+  /// Schur-update state of a candidate pool C (d×q) against the current D (§3.1):
+  /// V = L⁻¹k(D,C) (N×q), R = J(θ,C) − WᵀV (d×q), s = k(c,c) + σ² + τ − ‖v_c‖² (q).
+  struct Candidates {
+    Eigen::MatrixXd C, V, R;
+    Eigen::VectorXd s;
+    /// One-point trace decrements Δ = ‖r_c‖²/s_c (0 where s_c ≤ 0).
+    Eigen::VectorXd decrements() const;
+  };
+  /// Builds the state of pool C. O(N²q + N d q).
+  Candidates score(const Eigen::Ref<const Eigen::VectorXd>& theta,
+                   const Eigen::Ref<const Eigen::MatrixXd>& C) const;
+  /// Appends candidate j of the pool to D and updates the pool's state by the rank-one Schur
+  /// step (O(N q + d q) plus the O(N²) Cholesky append), so a greedy batch costs one O(N²q) solve.
+  void append_candidate(Candidates& pool, int j);
+
+  /// Posterior-mean gradients at θ of n outputs observed at D: returns G = J(θ,D) K_D⁻¹ Y (d×n),
+  /// Y is N×n (column i = user i's losses at every point of D). One solve: with d right-hand
+  /// sides (A = J K⁻¹, then the GEMM A·Y, O(N²d + dNn)) when n ≥ d, else with the n columns of Y
+  /// (O(N²n + dNn)). @throws InvalidArgument if Y has the wrong number of rows.
+  Eigen::MatrixXd mean_gradients(const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& Y) const;
+
+ private:
+  const Context* ctx_;
+  Kernel kernel_;
+  int d_;
+  double noise_, jitter_;
+  Eigen::MatrixXd D_;
+  Cholesky chol_;
+  Eigen::MatrixXd whitened_grad(const Eigen::Ref<const Eigen::VectorXd>& theta) const;
+};
+
+/// Closed-form posterior trace of the axis design {θ ± h e_a}, each repeated m times, with D = ∅,
+/// isotropic SE (specs/dp-gibo.md §3.3): d·(s²/ℓ²)·[1 − 2u e^{−u}/((1 − e^{−2u}) + σ²/(m s²))],
+/// u = (h/ℓ)². @throws InvalidArgument for h ≤ 0, m < 1, σ² < 0.
+double axis_design_trace(int d, double s2, double lengthscale, double sigma2, int m, double h);
+/// h* = argmin of axis_design_trace over h ∈ [0.1ℓ, ℓ] (golden-section, 1e-8·ℓ tolerance).
+double axis_design_step(int d, double s2, double lengthscale, double sigma2, int m);
+
+}  // namespace gpb::dpgibo

@@ -1,0 +1,323 @@
+// DP-GIBO experiment configs (specs/dp-gibo.md §8). Format:
+//
+// {
+//   "experiment": "dp-gibo",           required: selects this driver in `gpbandit run`
+//   "name": "dpgibo-demo",             output folder results/<name> (default "dp-gibo")
+//   "seed": 1, "runs": 3,              runs differ in θ⁽⁰⁾ (when "uniform") and random streams;
+//                                      task data are drawn once from the seed
+//   "backend": "cpu"|"cuda"|"auto",    engine ops backend (default cpu); "threads": 0
+//   "privacy_noise": "secure"|"seeded" secure by default; seeded = reproducible simulation, NOT
+//                                      private (summary.json says so)
+//   "privacy_budget_mu": 1.0,          optional: a private method asking for mu above it refuses
+//                                      to start (exit 2)
+//   "report_eps": [1, 2],              ledger: δ(ε) of the μ-GDP release for these ε
+//   "report_delta": [0.001],           ledger: ε(δ) for these δ (default [1/n])
+//   "eval_noise_sd": 0.05,             σ: N(0, σ²) added to every (point, user) loss
+//   "theta0": "zero"|"uniform"|[...],  start θ⁽⁰⁾ (data independent)
+//   "task": {"type": "normal_location", "d": 5, "n": 50, "centre": 1, "spread": 1,
+//            "lower": -3, "upper": 3}
+//         | {"type": "huber", "d": 4, "n": 100, "c": 1, "lower": -3, "upper": 3}
+//         | {"type": "gp_lengthscale", "d": 15, "n_train": 1000, "n": 1000}
+//         | {"type": "svr_friedman", "p": 10, "n_train": 200, "n": 1000}   (d = p + 3; libsvm),
+//   "methods": [
+//     {"type": "dp_gibo", "label": "DP-GIBO", "mu": 1, "B": 3, "T": 25,
+//      "b": 16 (fixed) | "eps_bias": 0.5 with "b_max": 30 (adaptive; cap 2d),
+//      "acq": "greedy"|"axis", "n_cand": 256, "step": "adagrad"|"gd", "eta": 0.3,
+//      "lengthscale": 1, "variance": 1, "sigma2": 0.0025, "jitter": 1e-9, "clip": true},
+//     {"type": "gibo", ...}            DP-GIBO keys without mu (μ = ∞; "clip": false allowed)
+//     {"type": "dp_gd", "mu", "B", "T", "step", "eta"}   true per-user gradients (huber,
+//     {"type": "gd", "T", "step", "eta", "clip"}          normal_location)
+//     {"type": "random_search", "evaluations": 100 | "match": "DP-GIBO"}
+//     {"type": "ucb_bo", "evaluations": 100 | "match": "DP-GIBO", "n_cand": 512,
+//      "beta_width": 2, "lengthscale": 1, "variance": 1}
+//   ]
+// }
+// Every method also takes "eval_noise_sd" (overrides the config's σ for that method).
+// "match" takes each run's evaluation count from the named (earlier) method's same run.
+// Unknown keys are errors. "mu" may be a number > 0 or "inf".
+#include "dpgibo/config.hpp"
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "gpbandit/error.hpp"
+
+namespace gpb::dpgibo::detail {
+
+namespace {
+using nlohmann::json;
+
+class Reader {
+ public:
+  Reader(const json& obj, std::string path, std::string source)
+      : obj_(obj), path_(std::move(path)), source_(std::move(source)) {
+    if (!obj.is_object()) fail("", "must be an object");
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    std::string field = path_;
+    if (!key.empty()) field += (field.empty() ? "" : ".") + key;
+    throw InvalidArgument(source_ + ": " + field + ": " + what);
+  }
+  bool has(const std::string& k) const { return obj_.contains(k); }
+  const json& raw(const std::string& k) const { return obj_.at(k); }
+  void allow(std::initializer_list<const char*> keys) const {
+    std::set<std::string> ok(keys.begin(), keys.end());
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+      if (ok.count(it.key()) == 0) fail(it.key(), "unknown key");
+    }
+  }
+  double num(const std::string& k, double def) const {
+    if (!has(k)) return def;
+    const json& v = obj_.at(k);
+    if (v.is_string() && v.get<std::string>() == "inf")
+      return std::numeric_limits<double>::infinity();
+    if (!v.is_number()) fail(k, "must be a number");
+    return v.get<double>();
+  }
+  int integer(const std::string& k, int def) const {
+    if (!has(k)) return def;
+    const json& v = obj_.at(k);
+    if (!v.is_number_integer()) fail(k, "must be an integer");
+    return v.get<int>();
+  }
+  std::string str(const std::string& k, const std::string& def) const {
+    if (!has(k)) return def;
+    if (!obj_.at(k).is_string()) fail(k, "must be a string");
+    return obj_.at(k).get<std::string>();
+  }
+  bool boolean(const std::string& k, bool def) const {
+    if (!has(k)) return def;
+    if (!obj_.at(k).is_boolean()) fail(k, "must be true or false");
+    return obj_.at(k).get<bool>();
+  }
+  std::vector<double> numbers(const std::string& k, std::vector<double> def) const {
+    if (!has(k)) return def;
+    const json& v = obj_.at(k);
+    if (!v.is_array()) fail(k, "must be an array of numbers");
+    std::vector<double> out;
+    for (const json& x : v) {
+      if (!x.is_number()) fail(k, "must be an array of numbers");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  const std::string& path() const { return path_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  const json& obj_;
+  std::string path_, source_;
+};
+
+GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
+  GiboOptions o;
+  const bool gd = type == "dp_gd" || type == "gd";
+  if (gd) {
+    r.allow({"type", "label", "mu", "B", "T", "step", "eta", "clip", "eval_noise_sd"});
+  } else {
+    r.allow({"type", "label", "mu", "B", "T", "b", "eps_bias", "b_max", "acq", "n_cand", "step",
+             "eta", "lengthscale", "variance", "sigma2", "jitter", "clip", "eval_noise_sd"});
+  }
+  const bool private_type = type == "dp_gibo" || type == "dp_gd";
+  if (private_type && !r.has("mu")) r.fail("mu", "required for a private method");
+  if (!private_type && r.has("mu")) r.fail("mu", "not allowed: " + type + " is non-private");
+  o.mu = private_type ? r.num("mu", 1.0) : std::numeric_limits<double>::infinity();
+  if (private_type && std::isinf(o.mu)) r.fail("mu", "must be finite for " + type);
+  o.B = r.num("B", 1.0);
+  o.T = r.integer("T", 25);
+  o.b_fixed = r.integer("b", 0);
+  if (r.has("b") && o.b_fixed < 1) r.fail("b", "must be >= 1, got " + std::to_string(o.b_fixed));
+  o.eps_bias = r.num("eps_bias", 0.5);
+  o.b_max = r.integer("b_max", 0);
+  if (r.has("b_max") && o.b_max < 1) r.fail("b_max", "must be >= 1");
+  const std::string acq = r.str("acq", "greedy");
+  if (acq != "greedy" && acq != "axis") r.fail("acq", "must be \"greedy\" or \"axis\", got " + acq);
+  o.acq = acq == "axis" ? Acquisition::Axis : Acquisition::Greedy;
+  o.n_cand = r.integer("n_cand", 256);
+  const std::string step = r.str("step", gd ? "gd" : "adagrad");
+  if (step != "adagrad" && step != "gd") r.fail("step", "must be \"adagrad\" or \"gd\"");
+  o.step = step == "gd" ? StepRule::Gd : StepRule::AdaGrad;
+  o.eta = r.num("eta", gd ? 0.1 : 0.3);
+  o.lengthscale = r.num("lengthscale", 1.0);
+  o.variance = r.num("variance", 1.0);
+  o.sigma2 = r.num("sigma2", 0.0025);
+  o.jitter = r.num("jitter", 1e-9);
+  o.clip = r.boolean("clip", type != "gd");
+  validate(o, d, r.source() + ": " + r.path() + ".");
+  return o;
+}
+
+void parse_task(Config& c, const Reader& top) {
+  if (!top.has("task")) top.fail("task", "required");
+  c.task = top.raw("task");
+  const Reader t(c.task, "task", c.source);
+  const std::string type = t.str("type", "");
+  if (type == "normal_location") {
+    t.allow({"type", "d", "n", "centre", "spread", "lower", "upper"});
+  } else if (type == "huber") {
+    t.allow({"type", "d", "n", "c", "lower", "upper"});
+  } else if (type == "gp_lengthscale") {
+    t.allow({"type", "d", "n", "n_train"});
+  } else if (type == "svr_friedman") {
+    t.allow({"type", "p", "n", "n_train"});
+  } else {
+    t.fail("type",
+           "must be normal_location, huber, gp_lengthscale or svr_friedman, got '" + type + "'");
+  }
+  c.dim = type == "svr_friedman" ? t.integer("p", 0) + 3 : t.integer("d", 0);
+  if (type == "svr_friedman" && c.dim < 8) t.fail("p", "must be >= 5 (Friedman #1)");
+  c.users = t.integer("n", 0);
+  if (c.dim < 1) t.fail("d", "must be >= 1, got " + std::to_string(c.dim));
+  if (c.users < 1)
+    t.fail("n", "must be >= 1 (n is the number of users), got " + std::to_string(c.users));
+  if (t.num("lower", -3) >= t.num("upper", 3)) t.fail("lower", "must be below upper");
+  if (t.has("n_train") && t.integer("n_train", 1) < 1) t.fail("n_train", "must be >= 1");
+}
+
+void parse_method(Config& c, const json& m, std::size_t i, std::set<std::string>& labels) {
+  const Reader r(m, "methods[" + std::to_string(i) + "]", c.source);
+  MethodSpec s;
+  s.type = r.str("type", "");
+  s.label = r.str("label", s.type);
+  if (!labels.insert(s.label).second) r.fail("label", "duplicate label '" + s.label + "'");
+  if (s.type == "dp_gibo" || s.type == "gibo" || s.type == "dp_gd" || s.type == "gd") {
+    s.gibo = parse_gibo(r, s.type, c.dim);
+  } else if (s.type == "random_search" || s.type == "ucb_bo") {
+    if (s.type == "random_search") {
+      r.allow({"type", "label", "evaluations", "match", "eval_noise_sd"});
+    } else {
+      r.allow({"type", "label", "evaluations", "match", "n_cand", "beta_width", "lengthscale",
+               "variance", "eval_noise_sd"});
+      s.ucb.n_cand = r.integer("n_cand", 512);
+      s.ucb.width = r.num("beta_width", 2.0);
+      s.ucb.lengthscale = r.num("lengthscale", 1.0);
+      s.ucb.variance = r.num("variance", 1.0);
+      if (s.ucb.n_cand < 1) r.fail("n_cand", "must be >= 1");
+      if (!(s.ucb.width >= 0) || !std::isfinite(s.ucb.width)) r.fail("beta_width", "must be >= 0");
+      if (!(s.ucb.lengthscale > 0)) r.fail("lengthscale", "must be > 0");
+      if (!(s.ucb.variance > 0)) r.fail("variance", "must be > 0");
+    }
+    if (r.has("match") == r.has("evaluations")) {
+      r.fail("evaluations", "give exactly one of \"evaluations\" and \"match\"");
+    }
+    if (r.has("match")) {
+      const std::string target = r.str("match", "");
+      for (std::size_t j = 0; j < c.methods.size(); ++j) {
+        if (c.methods[j].label == target) s.match = static_cast<int>(j);
+      }
+      if (s.match < 0) r.fail("match", "no earlier method is labelled '" + target + "'");
+    } else {
+      s.evaluations = r.integer("evaluations", 0);
+      if (s.evaluations < 1) r.fail("evaluations", "must be >= 1");
+    }
+  } else {
+    r.fail("type",
+           "must be dp_gibo, gibo, dp_gd, gd, random_search or ucb_bo, got '" + s.type + "'");
+  }
+  s.eval_noise_sd = r.num("eval_noise_sd", -1);
+  if (r.has("eval_noise_sd") && !(s.eval_noise_sd >= 0 && std::isfinite(s.eval_noise_sd))) {
+    r.fail("eval_noise_sd", "must be >= 0");
+  }
+  c.methods.push_back(s);
+}
+
+}  // namespace
+
+Config parse_config(const std::string& text, const std::string& source) {
+  Config c;
+  c.source = source;
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InvalidArgument(source + ": not valid JSON: " + e.what());
+  }
+  c.config_json = j.dump();
+  const Reader top(j, "", source);
+  top.allow({"experiment", "name", "seed", "runs", "backend", "threads", "privacy_noise",
+             "privacy_budget_mu", "report_eps", "report_delta", "eval_noise_sd", "theta0", "task",
+             "methods"});
+  if (top.str("experiment", "") != "dp-gibo") top.fail("experiment", "must be \"dp-gibo\"");
+  c.name = top.str("name", c.name);
+  if (top.has("seed")) {
+    if (!j["seed"].is_number_unsigned()) top.fail("seed", "must be a non-negative integer");
+    c.seed = j["seed"].get<std::uint64_t>();
+  }
+  c.runs = top.integer("runs", c.runs);
+  if (c.runs < 1) top.fail("runs", "must be >= 1");
+  c.threads = top.integer("threads", 0);
+  c.backend = parse_backend(top.str("backend", "cpu"));
+  const std::string pn = top.str("privacy_noise", "secure");
+  if (pn != "secure" && pn != "seeded") top.fail("privacy_noise", "must be secure or seeded");
+  c.privacy_seeded = pn == "seeded";
+  if (top.has("privacy_budget_mu")) {
+    c.budget_mu = top.num("privacy_budget_mu", 0);
+    if (!(*c.budget_mu > 0)) top.fail("privacy_budget_mu", "must be > 0");
+  }
+  c.report_eps = top.numbers("report_eps", c.report_eps);
+  for (double e : c.report_eps) {
+    if (!(e >= 0) || !std::isfinite(e)) top.fail("report_eps", "values must be >= 0");
+  }
+  c.report_delta = top.numbers("report_delta", {});
+  for (double d : c.report_delta) {
+    if (!(d > 0 && d < 1)) top.fail("report_delta", "values must lie in (0, 1)");
+  }
+  c.eval_noise_sd = top.num("eval_noise_sd", 0.0);
+  if (!(c.eval_noise_sd >= 0) || !std::isfinite(c.eval_noise_sd)) {
+    top.fail("eval_noise_sd", "must be >= 0");
+  }
+  parse_task(c, top);
+  if (top.has("theta0")) {
+    const json& t0 = j["theta0"];
+    if (t0.is_string()) {
+      c.theta0_mode = t0.get<std::string>();
+      if (c.theta0_mode != "zero" && c.theta0_mode != "uniform") {
+        top.fail("theta0", "must be \"zero\", \"uniform\" or an array of d numbers");
+      }
+    } else {
+      const std::vector<double> v = top.numbers("theta0", {});
+      if (static_cast<int>(v.size()) != c.dim) top.fail("theta0", "must have d values");
+      c.theta0_mode = "given";
+      c.theta0 = Eigen::Map<const Eigen::VectorXd>(v.data(), c.dim);
+    }
+  }
+  if (!top.has("methods") || !j["methods"].is_array() || j["methods"].empty()) {
+    top.fail("methods", "required: a non-empty array");
+  }
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < j["methods"].size(); ++i) parse_method(c, j["methods"][i], i, labels);
+  // The budget is checked before anything runs (specs/dp-gibo.md §5).
+  if (c.budget_mu) {
+    for (std::size_t i = 0; i < c.methods.size(); ++i) {
+      const MethodSpec& m = c.methods[i];
+      if (m.privat() && m.gibo.mu > *c.budget_mu) {
+        std::ostringstream os;
+        os << source << ": methods[" << i << "].mu: " << m.gibo.mu
+           << " exceeds privacy_budget_mu = " << *c.budget_mu << "; refusing to start";
+        throw InvalidArgument(os.str());
+      }
+    }
+  }
+  return c;
+}
+
+std::unique_ptr<Task> make_task(const Config& c, std::uint64_t seed) {
+  const Reader t(c.task, "task", c.source);
+  const std::string type = t.str("type", "");
+  if (type == "normal_location") {
+    return make_normal_location(c.dim, c.users, t.num("centre", 1.0), t.num("spread", 1.0),
+                                t.num("lower", -3.0), t.num("upper", 3.0), seed);
+  }
+  if (type == "huber") {
+    return make_huber(c.dim, c.users, t.num("c", 1.0), t.num("lower", -3.0), t.num("upper", 3.0),
+                      seed);
+  }
+  if (type == "svr_friedman") {
+    return make_svr_friedman(c.dim - 3, t.integer("n_train", 1000), c.users, seed);
+  }
+  return make_gp_lengthscale(c.dim, t.integer("n_train", 1000), c.users, seed);
+}
+
+}  // namespace gpb::dpgibo::detail

@@ -1,0 +1,83 @@
+// `gpbandit run` on DP-GIBO configs: a small run writes runs.csv and summary.json with the privacy
+// ledger; bad input (μ ≤ 0, B ≤ 0, n < 1, T < 1, b above the cap 2d, a request above the privacy
+// budget) stops with one message naming the field, exit code 2, and nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace gpb {
+namespace {
+namespace fs = std::filesystem;
+
+std::string config(const std::string& method, const std::string& task_extra = "",
+                   const std::string& top_extra = "") {
+  return R"({"experiment": "dp-gibo", "name": "t", "seed": 3, "runs": 2,
+    "privacy_noise": "seeded", )" +
+         top_extra + R"(
+    "task": {"type": "normal_location", "d": 2, "n": 20)" +
+         task_extra + R"(},
+    "methods": [)" +
+         method + R"(,
+      {"type": "random_search", "label": "random", "match": "DP"}]})";
+}
+
+const std::string kGood = R"({"type": "dp_gibo", "label": "DP", "mu": 1, "B": 1, "T": 4, "b": 3,
+                              "n_cand": 16})";
+
+TEST(DpGiboCli, SmallRunWritesOutputsWithTheLedger) {
+  test::TempDir dir;
+  test::write_file(dir.file("c.json"), config(kGood, "", R"("privacy_budget_mu": 1,)"));
+  const auto r = test::run_cli("run " + dir.file("c.json") + " --out " + dir.file("out") +
+                               " --quiet --no-plot");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto sj = nlohmann::json::parse(test::read_file(dir.file("out/summary.json")));
+  EXPECT_EQ(sj["privacy_noise"], "seeded simulation — not private");
+  const auto& dp = sj["methods"][0];
+  EXPECT_EQ(dp["label"], "DP");
+  EXPECT_DOUBLE_EQ(dp["evaluations_mean"].get<double>(), 12.0);  // T·b
+  EXPECT_NEAR(dp["privacy"]["mu_spent"].get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(dp["privacy"]["noise_std"].get<double>(), 2.0 * 1 * 2 / (20 * 1.0), 1e-12);
+  EXPECT_NEAR(dp["privacy"]["delta_at_epsilon"]["1"].get<double>(), 0.126937, 1e-6);
+  EXPECT_DOUBLE_EQ(sj["methods"][1]["evaluations_mean"].get<double>(), 12.0);  // matched
+  const std::string csv = test::read_file(dir.file("out/runs.csv"));
+  EXPECT_EQ(csv.rfind("method,run,t,b,evaluations,trace,loss", 0), 0u);
+  // 2 runs × (T + 1) rows of DP + 2 runs × 12 rows of random search + header.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 5 + 2 * 12);
+}
+
+void expect_rejected(const std::string& cfg, const std::string& field) {
+  test::TempDir dir;
+  test::write_file(dir.file("c.json"), cfg);
+  const auto r = test::run_cli("run " + dir.file("c.json") + " --out " + dir.file("out") +
+                               " --quiet --no-plot");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(field), std::string::npos) << "wanted '" << field << "' in: " << r.output;
+  EXPECT_FALSE(fs::exists(dir.file("out"))) << "output written for a rejected config";
+}
+
+TEST(DpGiboCli, BadInputExitsTwoNamingTheField) {
+  auto with = [](const std::string& key, const std::string& value) {
+    std::string m = kGood;
+    const auto pos = m.find("\"" + key + "\": ");
+    const auto end = m.find_first_of(",}", pos);
+    return m.substr(0, pos) + "\"" + key + "\": " + value + m.substr(end);
+  };
+  expect_rejected(config(with("mu", "0")), "methods[0].mu");
+  expect_rejected(config(with("mu", "-1")), "methods[0].mu");
+  expect_rejected(config(with("B", "0")), "methods[0].B");
+  expect_rejected(config(with("T", "0")), "methods[0].T");
+  expect_rejected(config(with("b", "5")), "methods[0].b");  // cap 2d = 4
+  expect_rejected(config(kGood, R"(, "n": 0)").replace(config(kGood).find("\"n\": 20"), 9, ""),
+                  "task.n");
+  expect_rejected(config(kGood, "", R"("privacy_budget_mu": 0.5,)"), "exceeds privacy_budget_mu");
+  expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "oops": 1})"),
+                  "methods[0].oops");
+}
+
+}  // namespace
+}  // namespace gpb

@@ -1,0 +1,83 @@
+// Tests for the SE kernel derivative ops (gpbandit/kernel_derivative.hpp): central finite
+// differences of kernel_matrix, the value at coincident points, shapes and bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpbandit/error.hpp"
+#include "gpbandit/kernel_derivative.hpp"
+#include "gpbandit/ops.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace gpb {
+namespace {
+
+Eigen::MatrixXd random_points(int d, int n, std::uint64_t seed) {
+  Rng rng(seed, 0, 1);
+  Eigen::MatrixXd X(d, n);
+  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rng.uniform(-1.5, 1.5);
+  return X;
+}
+
+TEST(KernelDerivative, FirstDerivativeMatchesFiniteDifferences) {
+  const Context ctx;
+  const Kernel k = Kernel::se(0.8, 1.7);
+  const int d = 3;
+  const Eigen::MatrixXd X = random_points(d, 4, 1), Z = random_points(d, 5, 2);
+  const Eigen::MatrixXd G = se_kernel_grad(ctx, k, X, Z);
+  ASSERT_EQ(G.rows(), d * 4);
+  ASSERT_EQ(G.cols(), 5);
+  const double h = 1e-6;
+  for (int i = 0; i < 4; ++i) {
+    for (int a = 0; a < d; ++a) {
+      Eigen::MatrixXd Xp = X.col(i), Xm = X.col(i);
+      Xp(a, 0) += h;
+      Xm(a, 0) -= h;
+      const Eigen::MatrixXd fd =
+          (kernel_matrix(ctx, k, Xp, Z) - kernel_matrix(ctx, k, Xm, Z)) / (2 * h);
+      for (int j = 0; j < 5; ++j) EXPECT_NEAR(G(a + d * i, j), fd(0, j), 1e-8);
+    }
+  }
+}
+
+TEST(KernelDerivative, SecondDerivativeMatchesFiniteDifferencesOfFirst) {
+  const Context ctx;
+  const Kernel k = Kernel::se(1.3, 0.6);
+  const int d = 3;
+  const Eigen::MatrixXd X = random_points(d, 2, 3), Z = random_points(d, 3, 4);
+  const Eigen::MatrixXd H = se_kernel_grad_grad(ctx, k, X, Z);
+  ASSERT_EQ(H.rows(), d * 2);
+  ASSERT_EQ(H.cols(), d * 3);
+  const double h = 1e-6;
+  for (int j = 0; j < 3; ++j) {
+    for (int b = 0; b < d; ++b) {
+      Eigen::MatrixXd Zp = Z.col(j), Zm = Z.col(j);
+      Zp(b, 0) += h;
+      Zm(b, 0) -= h;
+      const Eigen::MatrixXd fd =
+          (se_kernel_grad(ctx, k, X, Zp) - se_kernel_grad(ctx, k, X, Zm)) / (2 * h);  // (d·2)×1
+      for (int r = 0; r < d * 2; ++r) EXPECT_NEAR(H(r, b + d * j), fd(r, 0), 1e-8);
+    }
+  }
+}
+
+TEST(KernelDerivative, CoincidentPointsGivePriorGradientCovariance) {
+  const Context ctx;
+  const Kernel k = Kernel::se(0.5, 2.0);
+  const Eigen::MatrixXd x = random_points(4, 1, 5);
+  const Eigen::MatrixXd H = se_kernel_grad_grad(ctx, k, x, x);
+  EXPECT_LT((H - Eigen::MatrixXd::Identity(4, 4) * (2.0 / 0.25)).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT(se_kernel_grad(ctx, k, x, x).cwiseAbs().maxCoeff(), 1e-300);
+}
+
+TEST(KernelDerivative, RejectsNonSeKernelsAndDimensionMismatch) {
+  const Context ctx;
+  const Eigen::MatrixXd X = random_points(2, 2, 6), Z3 = random_points(3, 2, 7);
+  EXPECT_THROW(se_kernel_grad(ctx, Kernel::matern(KernelType::Matern52, 1.0), X, X),
+               InvalidArgument);
+  EXPECT_THROW(se_kernel_grad(ctx, Kernel::se(1.0), X, Z3), InvalidArgument);
+  EXPECT_THROW(se_kernel_grad_grad(ctx, Kernel::se(1.0), X, Z3), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace gpb
