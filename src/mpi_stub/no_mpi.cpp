@@ -22,6 +22,10 @@ std::string serve_clients(const FedPneParams&, std::shared_ptr<const FedObjectiv
                           std::uint64_t, const std::vector<std::uint32_t>&) {
   none();
 }
+BaselineRun run_gp_ucb_mesh_sharded(const FedObjective&, const GpUcbParams&, int, long long, double,
+                                    std::uint64_t, std::uint32_t) {
+  none();
+}
 std::pair<int, int> client_block(int, int, int) { none(); }
 
 }  // namespace gpb::xarmed::mpi

@@ -159,6 +159,14 @@ int run_impl(XConfig c, const XRunOptions& opt) {
         p.noise = c.noise;
         (void)mpi::serve_clients(p, f, c.clients, c.seed, runs);
       }
+    } else if (m.type == "gp-ucb" && opt.mpi) {  // the posterior sharded over every rank
+      for (std::uint32_t r : runs) {
+        BaselineRun b = mpi::run_gp_ucb_mesh_sharded(*f, m.gp, c.clients, c.horizon, c.noise, c.seed, r);
+        RunOut o;
+        o.run = r;
+        o.regret = std::move(b.regret);
+        mo.runs.push_back(std::move(o));
+      }
     } else if (is_fed_pne(m)) {
       if (!root) continue;
       FedPneParams p = m.fed;

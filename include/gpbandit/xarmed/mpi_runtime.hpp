@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpbandit/xarmed/baselines.hpp"
 #include "gpbandit/xarmed/fed_pne.hpp"
 
 namespace gpb::xarmed::mpi {
@@ -42,6 +43,11 @@ void stop_clients(ClientPool& pool);
 /// make rank K stop answering (hang) or die (_Exit(3)) at exchange step s.
 std::string serve_clients(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
                           std::uint64_t seed, const std::vector<std::uint32_t>& runs);
+
+/// GP-UCB on the Fed1-UCB mesh with the posterior sharded over every rank (collective; every rank
+/// gets the same result). Same choices and regret as run_gp_ucb_mesh on one rank.
+BaselineRun run_gp_ucb_mesh_sharded(const FedObjective& f, const GpUcbParams& p, int M, long long T,
+                                    double noise, std::uint64_t seed, std::uint32_t run);
 
 /// The clients hosted by `rank` (≥ 1) of `size` ranks: [first, last).
 std::pair<int, int> client_block(int M, int rank, int size);
