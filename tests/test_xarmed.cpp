@@ -61,9 +61,15 @@ TEST(FedPne, TauValuesMatchSpec) {
 
 TEST(FedPne, FirstPhase) {
   FedPneParams p;
-  struct Case { int M; int offset; std::uint32_t depth; std::size_t nodes; std::uint64_t t_m; };
-  for (const Case& c : {Case{10, 0, 3, 8, 1}, Case{10, 1, 2, 4, 1}, Case{100, 0, 4, 16, 1},
-                        Case{1, 0, 2, 4, 2}}) {
+  struct Case {
+    int M;
+    int offset;
+    std::uint32_t depth;
+    std::size_t nodes;
+    std::uint64_t t_m;
+  };
+  for (const Case& c :
+       {Case{10, 0, 3, 8, 1}, Case{10, 1, 2, 4, 1}, Case{100, 0, 4, 16, 1}, Case{1, 0, 2, 4, 2}}) {
     p.depth_offset = c.offset;
     FedPneServer s(p, c.M, 1000);
     const PhaseRequest& q = s.next();
@@ -76,11 +82,17 @@ TEST(FedPne, FirstPhase) {
 TEST(FedPne, GoldenGarlandSchedules) {
   FedPneParams p;
   p.noise = 0;
-  struct Row { std::uint32_t depth; std::size_t nodes; std::uint64_t t_m; std::size_t survivors; };
+  struct Row {
+    std::uint32_t depth;
+    std::size_t nodes;
+    std::uint64_t t_m;
+    std::size_t survivors;
+  };
   // (M, T) = (10, 1000); perturbed clients shift every mean equally → same schedule.
   for (bool perturbed : {false, true}) {
     const FedPneRun r = run_once(p, "garland", perturbed, 10, 1000);
-    const std::vector<Row> want{{3, 8, 1, 4}, {4, 8, 3, 4}, {5, 8, 10, 3}, {6, 6, 38, 1}, {7, 2, 151, 2}};
+    const std::vector<Row> want{
+        {3, 8, 1, 4}, {4, 8, 3, 4}, {5, 8, 10, 3}, {6, 6, 38, 1}, {7, 2, 151, 2}};
     ASSERT_EQ(r.phases.size(), 6u);
     for (std::size_t i = 0; i < want.size(); ++i) {
       EXPECT_EQ(r.phases[i].depth, want[i].depth) << i;
@@ -311,7 +323,8 @@ TEST(Objectives, KnownValues) {
   ObjectiveSpec os{"doublesine", true, 5};
   auto f = make_objective(os);
   const double x1 = 0.3, x2 = 0.8;
-  EXPECT_NEAR(f->local(0, 2, 4, &x1) - double_sine(x1), f->local(0, 2, 4, &x2) - double_sine(x2), 1e-12);
+  EXPECT_NEAR(f->local(0, 2, 4, &x1) - double_sine(x1), f->local(0, 2, 4, &x2) - double_sine(x2),
+              1e-12);
   EXPECT_NE(f->local(0, 2, 4, &x1), f->local(0, 3, 4, &x1));
   // SEIR: vaccinating near x = √3/2 beats no vaccination (x ≤ ½ is a plateau).
   EXPECT_EQ(seir_reward(0.3, 1e6), seir_reward(0.5, 1e6));
@@ -370,7 +383,9 @@ TEST(Baselines, Fed1UcbFirstPhaseAndHct) {
   const BaselineRun r = run_fed1_ucb(*f, Fed1UcbParams{}, 10, 1000, 0.1, 1, 0);
   ASSERT_EQ(r.regret.size(), 1000u);
   for (int a = 0; a < 100; ++a) {
-    for (int s = 1; s < 6; ++s) EXPECT_EQ(r.regret[static_cast<std::size_t>(6 * a + s)], r.regret[static_cast<std::size_t>(6 * a)]);
+    for (int s = 1; s < 6; ++s)
+      EXPECT_EQ(r.regret[static_cast<std::size_t>(6 * a + s)],
+                r.regret[static_cast<std::size_t>(6 * a)]);
   }
   EXPECT_EQ(r.rounds, 1);
   // HCT on noiseless Garland: sublinear — the second half of the rounds has much less regret
@@ -399,20 +414,24 @@ namespace {
 std::string config(const std::string& extra_top, const std::string& method_extra) {
   return R"({"experiment": "fed-pne", "runs": 2, "horizon": 300, )" + extra_top +
          R"( "objective": {"type": "garland", "perturbed": true},
-             "methods": [{"type": "fed-pne")" + method_extra + R"(}, {"type": "random"}]})";
+             "methods": [{"type": "fed-pne")" +
+         method_extra + R"(}, {"type": "random"}]})";
 }
 }  // namespace
 
 TEST(XarmedCli, BadInputExitsTwoNamingTheField) {
   gpb::test::TempDir dir;
-  struct Case { std::string top, method, needle; };
+  struct Case {
+    std::string top, method, needle;
+  };
   for (const Case& c : {Case{R"("clients": 0,)", "", "clients: M must be >= 1, got 0"},
                         Case{"", R"(, "rho": 1.5)", "methods[0].rho: must lie in (0, 1), got 1.5"},
                         Case{"", R"(, "rho": 0)", "methods[0].rho: must lie in (0, 1)"},
                         Case{"", R"(, "nu": 0)", "methods[0].nu: must be > 0, got 0"},
                         Case{"", R"(, "nu": -2)", "methods[0].nu: must be > 0, got -2"}}) {
     gpb::test::write_file(dir.file("bad.json"), config(c.top, c.method));
-    const auto res = gpb::test::run_cli("run " + dir.file("bad.json") + " --out " + dir.file("out"));
+    const auto res =
+        gpb::test::run_cli("run " + dir.file("bad.json") + " --out " + dir.file("out"));
     EXPECT_EQ(res.exit_code, 2) << res.output;
     EXPECT_NE(res.output.find(c.needle), std::string::npos) << res.output;
     EXPECT_FALSE(std::filesystem::exists(dir.file("out/summary.json")));

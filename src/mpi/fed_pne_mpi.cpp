@@ -38,7 +38,8 @@ class ServerPool final : public ClientPool {
     }
     means.assign(reqs.size(), {});
     for (std::size_t j = 0; j < reqs.size(); ++j) {
-      if (reqs[j] && !reqs[j]->truncated) means[j].resize(static_cast<std::size_t>(M_) * reqs[j]->nodes.size());
+      if (reqs[j] && !reqs[j]->truncated)
+        means[j].resize(static_cast<std::size_t>(M_) * reqs[j]->nodes.size());
     }
     std::vector<MPI_Request> sends, recvs;
     std::vector<int> recv_rank;
@@ -47,14 +48,15 @@ class ServerPool final : public ClientPool {
       const auto [lo, hi] = client_block(M_, r, size_);
       if (lo >= hi) continue;
       MPI_Request s;
-      MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_UINT64_T, r, kTagRequest, MPI_COMM_WORLD, &s);
+      MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_UINT64_T, r, kTagRequest,
+                MPI_COMM_WORLD, &s);
       sends.push_back(s);
       bytes_ += msg.size() * sizeof(std::uint64_t);
       if (live > 0) {
         bufs.emplace_back(live * static_cast<std::size_t>(hi - lo));
         MPI_Request q;
-        MPI_Irecv(bufs.back().data(), static_cast<int>(bufs.back().size()), MPI_DOUBLE, r, kTagReply,
-                  MPI_COMM_WORLD, &q);
+        MPI_Irecv(bufs.back().data(), static_cast<int>(bufs.back().size()), MPI_DOUBLE, r,
+                  kTagReply, MPI_COMM_WORLD, &q);
         recvs.push_back(q);
         recv_rank.push_back(r);
       }
@@ -73,8 +75,10 @@ class ServerPool final : public ClientPool {
         if (!reqs[j] || reqs[j]->truncated) continue;
         const std::size_t K = reqs[j]->nodes.size();
         for (int m = lo; m < hi; ++m) {
-          std::copy(buf.begin() + static_cast<std::ptrdiff_t>(at), buf.begin() + static_cast<std::ptrdiff_t>(at + K),
-                    means[j].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(m) * K));
+          std::copy(
+              buf.begin() + static_cast<std::ptrdiff_t>(at),
+              buf.begin() + static_cast<std::ptrdiff_t>(at + K),
+              means[j].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(m) * K));
           at += K;
         }
       }
@@ -97,8 +101,8 @@ class ServerPool final : public ClientPool {
  private:
   /// Polls every request until done or the deadline; names the first rank still missing.
   void wait_all(std::vector<MPI_Request>& rq, const std::vector<int>* ranks, const char* what) {
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(timeout_s_);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
     std::vector<bool> done(rq.size(), false);
     std::size_t left = rq.size();
     while (left > 0) {
@@ -121,8 +125,8 @@ class ServerPool final : public ClientPool {
           }
         }
         std::ostringstream os;
-        os << "MPI: client rank " << rank << " stopped responding (no " << what
-           << " within " << timeout_s_ << " s at exchange step " << step_ << ")";
+        os << "MPI: client rank " << rank << " stopped responding (no " << what << " within "
+           << timeout_s_ << " s at exchange step " << step_ << ")";
         throw Error(os.str());
       }
       std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -139,7 +143,9 @@ World g_world;
 bool g_init = false;
 }  // namespace
 
-bool available() { return true; }
+bool available() {
+  return true;
+}
 
 World init() {
   if (!g_init) {
@@ -174,13 +180,15 @@ std::pair<int, int> client_block(int M, int rank, int size) {
 
 std::unique_ptr<ClientPool> make_server_pool(int M, double timeout_s) {
   const World w = init();
-  GPB_EXPECTS(w.size >= 2, "--mpi: needs at least 2 ranks (server + clients), got " << w.size
-                                                                                     << " (run under mpirun -np N)");
+  GPB_EXPECTS(w.size >= 2, "--mpi: needs at least 2 ranks (server + clients), got "
+                               << w.size << " (run under mpirun -np N)");
   GPB_EXPECTS(timeout_s > 0, "mpi_timeout_s: must be > 0, got " << timeout_s);
   return std::make_unique<ServerPool>(M, timeout_s, w.size);
 }
 
-void stop_clients(ClientPool& pool) { dynamic_cast<ServerPool&>(pool).stop(); }
+void stop_clients(ClientPool& pool) {
+  dynamic_cast<ServerPool&>(pool).stop();
+}
 
 std::string serve_clients(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
                           std::uint64_t seed, const std::vector<std::uint32_t>& runs) {
@@ -191,8 +199,8 @@ std::string serve_clients(const FedPneParams& p, std::shared_ptr<const FedObject
   std::vector<std::vector<std::unique_ptr<FedPneClient>>> clients(runs.size());
   for (std::size_t j = 0; j < runs.size(); ++j) {
     for (int m = lo; m < hi; ++m) {
-      clients[j].push_back(std::make_unique<FedPneClient>(p, f, part, seed, runs[j], m, M,
-                                                          make_client_privacy(p, seed, runs[j], m)));
+      clients[j].push_back(std::make_unique<FedPneClient>(
+          p, f, part, seed, runs[j], m, M, make_client_privacy(p, seed, runs[j], m)));
     }
   }
   std::string privacy = "none";
@@ -229,7 +237,8 @@ std::string serve_clients(const FedPneParams& p, std::shared_ptr<const FedObject
       q.truncated = msg.at(at + 5) != 0;
       const std::size_t K = msg.at(at + 6);
       at += 7;
-      q.nodes.assign(msg.begin() + static_cast<std::ptrdiff_t>(at), msg.begin() + static_cast<std::ptrdiff_t>(at + K));
+      q.nodes.assign(msg.begin() + static_cast<std::ptrdiff_t>(at),
+                     msg.begin() + static_cast<std::ptrdiff_t>(at + K));
       at += K;
       GPB_EXPECTS(j < clients.size(), "MPI client: bad run slot " << j);
       if (q.truncated) continue;
@@ -240,7 +249,8 @@ std::string serve_clients(const FedPneParams& p, std::shared_ptr<const FedObject
       }
     }
     if (live && lo < hi) {
-      MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_DOUBLE, 0, kTagReply, MPI_COMM_WORLD);
+      MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_DOUBLE, 0, kTagReply,
+               MPI_COMM_WORLD);
     }
   }
   return privacy;

@@ -23,7 +23,8 @@ BaselineRun run_gp_ucb_mesh_sharded(const FedObjective& f, const GpUcbParams& p,
     }
   }
   const Domain dom = Domain::from_rows(rows);
-  const Kernel kern = p.se ? Kernel::se(p.lengthscale) : Kernel::matern(KernelType::Matern12, p.lengthscale);
+  const Kernel kern =
+      p.se ? Kernel::se(p.lengthscale) : Kernel::matern(KernelType::Matern12, p.lengthscale);
   gpb::mpi::ShardedPosterior post(kern, dom, p.noise_variance);
   BetaSchedule beta;
   beta.delta = p.delta;

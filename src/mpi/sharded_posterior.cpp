@@ -36,7 +36,8 @@ struct ShardedPosterior::Impl {
     return ranks - 1;
   }
   std::vector<double> gather(const std::vector<double>& part) const {
-    std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(static_cast<std::size_t>(ranks));
+    std::vector<int> counts(static_cast<std::size_t>(ranks)),
+        displs(static_cast<std::size_t>(ranks));
     for (int q = 0; q < ranks; ++q) {
       const int a = static_cast<int>(static_cast<long long>(n) * q / ranks);
       const int b = static_cast<int>(static_cast<long long>(n) * (q + 1) / ranks);
@@ -74,7 +75,9 @@ void ShardedPosterior::observe(int a, double y) {
   std::vector<double> row(static_cast<std::size_t>(t) + 1);
   const int own = s.owner(a);
   if (s.rank == own) {
-    for (int p = 0; p < t; ++p) row[static_cast<std::size_t>(p)] = s.V[static_cast<std::size_t>(p)][static_cast<std::size_t>(a - s.lo)];
+    for (int p = 0; p < t; ++p)
+      row[static_cast<std::size_t>(p)] =
+          s.V[static_cast<std::size_t>(p)][static_cast<std::size_t>(a - s.lo)];
     row[static_cast<std::size_t>(t)] = s.s2[static_cast<std::size_t>(a - s.lo)];
   }
   MPI_Bcast(row.data(), t + 1, MPI_DOUBLE, own, MPI_COMM_WORLD);
@@ -92,14 +95,18 @@ void ShardedPosterior::observe(int a, double y) {
   const int len = s.hi - s.lo;
   s.V.emplace_back(static_cast<std::size_t>(len));
   std::vector<double*> ptrs(static_cast<std::size_t>(t) + 1);
-  for (int q = 0; q <= t; ++q) ptrs[static_cast<std::size_t>(q)] = s.V[static_cast<std::size_t>(q)].data();
+  for (int q = 0; q <= t; ++q)
+    ptrs[static_cast<std::size_t>(q)] = s.V[static_cast<std::size_t>(q)].data();
   std::vector<double> acc(static_cast<std::size_t>(len));
-  detail::rows_over_block(s.eval, s.points.data(), s.d, s.run, t, t + 1, s.lo, len, ptrs.data(), acc.data());
+  detail::rows_over_block(s.eval, s.points.data(), s.d, s.run, t, t + 1, s.lo, len, ptrs.data(),
+                          acc.data());
   const double alpha = s.run.alpha[static_cast<std::size_t>(t)];
   const std::vector<double>& vt = s.V.back();
   for (int i = 0; i < len; ++i) {
-    s.s2[static_cast<std::size_t>(i)] = detail::var_step(s.s2[static_cast<std::size_t>(i)], vt[static_cast<std::size_t>(i)]);
-    s.mu[static_cast<std::size_t>(i)] = detail::mean_step(s.mu[static_cast<std::size_t>(i)], alpha, vt[static_cast<std::size_t>(i)]);
+    s.s2[static_cast<std::size_t>(i)] =
+        detail::var_step(s.s2[static_cast<std::size_t>(i)], vt[static_cast<std::size_t>(i)]);
+    s.mu[static_cast<std::size_t>(i)] = detail::mean_step(s.mu[static_cast<std::size_t>(i)], alpha,
+                                                          vt[static_cast<std::size_t>(i)]);
   }
 }
 
@@ -110,7 +117,8 @@ UcbChoice ShardedPosterior::ucb_argmax(double width) const {
     int index;
   } local{-INFINITY, s.lo}, global{};
   for (int i = 0; i < s.hi - s.lo; ++i) {
-    const double sc = detail::ucb_score(s.mu[static_cast<std::size_t>(i)], s.s2[static_cast<std::size_t>(i)], width);
+    const double sc = detail::ucb_score(s.mu[static_cast<std::size_t>(i)],
+                                        s.s2[static_cast<std::size_t>(i)], width);
     GPB_EXPECTS(!std::isnan(sc), "sharded posterior: NaN UCB score");
     if (sc > local.score) {
       local.score = sc;
@@ -124,9 +132,17 @@ UcbChoice ShardedPosterior::ucb_argmax(double width) const {
   return c;
 }
 
-std::vector<double> ShardedPosterior::gather_mean() const { return impl_->gather(impl_->mu); }
-std::vector<double> ShardedPosterior::gather_variance() const { return impl_->gather(impl_->s2); }
-std::pair<int, int> ShardedPosterior::slice() const { return {impl_->lo, impl_->hi}; }
-int ShardedPosterior::size() const { return impl_->n; }
+std::vector<double> ShardedPosterior::gather_mean() const {
+  return impl_->gather(impl_->mu);
+}
+std::vector<double> ShardedPosterior::gather_variance() const {
+  return impl_->gather(impl_->s2);
+}
+std::pair<int, int> ShardedPosterior::slice() const {
+  return {impl_->lo, impl_->hi};
+}
+int ShardedPosterior::size() const {
+  return impl_->n;
+}
 
 }  // namespace gpb::mpi

@@ -11,8 +11,8 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/ops.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/policy/policy.hpp"
+#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 #include "gpbandit/xarmed/partition.hpp"
 
@@ -36,6 +36,7 @@ struct HctNode {
   std::uint64_t index;
   long long count = 0;
   double mean = 0, U = kInf, B = kInf;
+  double f_obs = std::numeric_limits<double>::quiet_NaN(), regret = 0;  // cached at the centre
   int parent = -1;
   std::vector<int> kids;
 };
@@ -95,13 +96,18 @@ BaselineRun run_hct(const FedObjective& f, const HctParams& p, int M, long long 
       }
       id = best;
     }
-    const std::vector<double> x = part.centre(tree[static_cast<std::size_t>(id)].depth,
-                                              tree[static_cast<std::size_t>(id)].index);
-    const double y = mean_local(f, run, M, x.data()) + noise * (2 * rng.uniform() - 1);
-    out.regret.push_back(f.fstar() - f.global(run, M, x.data()));
+    HctNode& cur = tree[static_cast<std::size_t>(id)];
+    if (std::isnan(cur.f_obs)) {  // deterministic objectives: evaluate each centre once
+      const std::vector<double> x = part.centre(cur.depth, cur.index);
+      cur.f_obs = mean_local(f, run, M, x.data());
+      cur.regret = f.fstar() - f.global(run, M, x.data());
+    }
+    const double y = cur.f_obs + noise * (2 * rng.uniform() - 1);
+    out.regret.push_back(cur.regret);
     if (static_cast<double>(t) == tplus) {
       for (auto& n : tree) n.U = u_of(n, tplus);
-      for (std::size_t q = tree.size(); q-- > 0;) tree[q].B = b_of(tree[q]);  // children after parents
+      for (std::size_t q = tree.size(); q-- > 0;)
+        tree[q].B = b_of(tree[q]);  // children after parents
     }
     HctNode& n = tree[static_cast<std::size_t>(id)];
     n.count += 1;
@@ -153,19 +159,23 @@ BaselineRun run_fed1_ucb(const FedObjective& f, const Fed1UcbParams& p, int M, l
   const int D = f.box().dim();
   const std::vector<double> pts = fed1_mesh(f.box(), p.mesh, seed, run);
   const std::size_t N = pts.size() / static_cast<std::size_t>(D);
-  const long long fp = std::max(1LL, static_cast<long long>(std::floor(p.kappa * std::log(static_cast<double>(T)))));
-  std::vector<double> reg(N), local(N * static_cast<std::size_t>(M)), sums(N * static_cast<std::size_t>(M), 0.0);
+  const long long fp =
+      std::max(1LL, static_cast<long long>(std::floor(p.kappa * std::log(static_cast<double>(T)))));
+  std::vector<double> reg(N), local(N * static_cast<std::size_t>(M)),
+      sums(N * static_cast<std::size_t>(M), 0.0);
   for (std::size_t a = 0; a < N; ++a) {
     const double* x = pts.data() + a * static_cast<std::size_t>(D);
     reg[a] = f.fstar() - f.global(run, M, x);
-    for (int m = 0; m < M; ++m) local[a * static_cast<std::size_t>(M) + static_cast<std::size_t>(m)] = f.local(run, m, M, x);
+    for (int m = 0; m < M; ++m)
+      local[a * static_cast<std::size_t>(M) + static_cast<std::size_t>(m)] = f.local(run, m, M, x);
   }
   std::vector<std::size_t> active(N);
   for (std::size_t a = 0; a < N; ++a) active[a] = a;
   BaselineRun out;
   long long n_per = 0;  // per-client pulls of every active arm
   std::vector<Rng> rngs;
-  for (int m = 0; m < M; ++m) rngs.emplace_back(seed, run, kFed1Noise + static_cast<std::uint32_t>(m));
+  for (int m = 0; m < M; ++m)
+    rngs.emplace_back(seed, run, kFed1Noise + static_cast<std::uint32_t>(m));
   const double sigma_f = 0.5;
   while (static_cast<long long>(out.regret.size()) < T) {
     if (active.size() == 1) {
@@ -195,7 +205,9 @@ BaselineRun run_fed1_ucb(const FedObjective& f, const Fed1UcbParams& p, int M, l
     double best = -kInf;
     for (std::size_t q = 0; q < active.size(); ++q) {
       double s = 0;
-      for (int m = 0; m < M; ++m) s += sums[active[q] * static_cast<std::size_t>(M) + static_cast<std::size_t>(m)] / static_cast<double>(n_per);
+      for (int m = 0; m < M; ++m)
+        s += sums[active[q] * static_cast<std::size_t>(M) + static_cast<std::size_t>(m)] /
+             static_cast<double>(n_per);
       mu[q] = s / M;
       best = std::max(best, mu[q]);
     }
@@ -227,7 +239,8 @@ BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, 
   co.backend = Backend::Cpu;
   co.threads = 1;
   const Context ctx(co);
-  const Kernel kern = p.se ? Kernel::se(p.lengthscale) : Kernel::matern(KernelType::Matern12, p.lengthscale);
+  const Kernel kern =
+      p.se ? Kernel::se(p.lengthscale) : Kernel::matern(KernelType::Matern12, p.lengthscale);
   PosteriorOptions po;
   po.noise_variance = p.noise_variance;
   po.capacity = static_cast<int>(std::min<long long>(T, 1 << 20));
@@ -264,7 +277,8 @@ BaselineRun run_random(const FedObjective& f, int M, long long T, std::uint64_t 
   for (long long t = 0; t < T; ++t) {
     double s = 0;
     for (int m = 0; m < M; ++m) {
-      for (int a = 0; a < D; ++a) x[static_cast<std::size_t>(a)] = rng.uniform(box.lo[a], box.hi[a]);
+      for (int a = 0; a < D; ++a)
+        x[static_cast<std::size_t>(a)] = rng.uniform(box.lo[a], box.hi[a]);
       s += f.fstar() - f.global(run, M, x.data());
     }
     out.regret.push_back(s / M);

@@ -69,8 +69,8 @@ MethodSpec parse_method(const json& j, const std::string& src, const std::string
   m.type = str(j, "type", "", src, w);
   m.label = str(j, "label", m.type, src, w);
   if (m.type == "fed-pne" || m.type == "dp-fed-pne") {
-    std::set<std::string> keys{"type", "label", "k", "nu", "rho", "c", "c1", "delta_conf",
-                               "depth_offset", "preset"};
+    std::set<std::string> keys{"type", "label", "k",          "nu",           "rho",
+                               "c",    "c1",    "delta_conf", "depth_offset", "preset"};
     const bool dp = m.type == "dp-fed-pne";
     if (dp) keys.insert({"dp_epsilon", "dp_delta", "dp_affine"});
     only_keys(j, keys, src, w);
@@ -139,7 +139,8 @@ MethodSpec parse_method(const json& j, const std::string& src, const std::string
     check(m.fed1.mesh >= 2, src, w + ".mesh", "must be >= 2");
     check(m.fed1.kappa > 0, src, w + ".kappa", "must be > 0");
   } else if (m.type == "gp-ucb") {
-    only_keys(j, {"type", "label", "mesh", "lengthscale", "noise_variance", "delta", "kernel"}, src, w);
+    only_keys(j, {"type", "label", "mesh", "lengthscale", "noise_variance", "delta", "kernel"}, src,
+              w);
     GpUcbParams& p = m.gp;
     p.mesh = static_cast<int>(integer(j, "mesh", 100, src, w));
     p.lengthscale = num(j, "lengthscale", 1.0, src, w);
@@ -190,9 +191,9 @@ XConfig parse_xarmed_config(const std::string& text, const std::string& src) {
     throw InvalidArgument(src + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) throw InvalidArgument(src + ": config must be a JSON object");
-  only_keys(j, {"experiment", "name", "seed", "runs", "horizon", "clients", "noise",
-                "partition_seed", "mpi_timeout_s", "privacy_noise", "objective", "methods",
-                "comment"},
+  only_keys(j,
+            {"experiment", "name", "seed", "runs", "horizon", "clients", "noise", "partition_seed",
+             "mpi_timeout_s", "privacy_noise", "objective", "methods", "comment"},
             src, "");
   XConfig c;
   c.source = src;

@@ -38,7 +38,9 @@ struct MethodOut {
   std::string privacy = "none";
 };
 
-bool is_fed_pne(const MethodSpec& m) { return m.type == "fed-pne" || m.type == "dp-fed-pne"; }
+bool is_fed_pne(const MethodSpec& m) {
+  return m.type == "fed-pne" || m.type == "dp-fed-pne";
+}
 
 std::pair<double, double> mean_sd(const std::vector<double>& v) {
   double s = 0;
@@ -102,8 +104,8 @@ std::string runs_csv(const XConfig& c, const std::vector<MethodOut>& outs) {
       for (long long t = 0; t < static_cast<long long>(r.regret.size()); ++t) {
         cum += r.regret[static_cast<std::size_t>(t)];
         if ((t + 1) % stride == 0 || t + 1 == T) {
-          s += std::to_string(r.run) + "," + c.methods[i].label + "," + std::to_string(t + 1) + "," +
-               g17(r.regret[static_cast<std::size_t>(t)]) + "," + g17(cum) + "\n";
+          s += std::to_string(r.run) + "," + c.methods[i].label + "," + std::to_string(t + 1) +
+               "," + g17(r.regret[static_cast<std::size_t>(t)]) + "," + g17(cum) + "\n";
         }
       }
     }
@@ -112,7 +114,8 @@ std::string runs_csv(const XConfig& c, const std::vector<MethodOut>& outs) {
 }
 
 std::string phases_csv(const XConfig& c, const std::vector<MethodOut>& outs) {
-  std::string s = "run,policy,phase,depth,nodes,t_m,rounds,survivors,truncated,bytes_down,bytes_up\n";
+  std::string s =
+      "run,policy,phase,depth,nodes,t_m,rounds,survivors,truncated,bytes_down,bytes_up\n";
   for (std::size_t i = 0; i < outs.size(); ++i) {
     for (const RunOut& r : outs[i].runs) {
       for (const PhaseRecord& p : r.phases) {
@@ -140,7 +143,8 @@ int run_impl(XConfig c, const XRunOptions& opt) {
   if (root) detail::ensure_writable_directory(out_dir);
   const auto f = make_objective(c.objective);
   std::vector<std::uint32_t> runs(static_cast<std::size_t>(c.runs));
-  for (int r = 0; r < c.runs; ++r) runs[static_cast<std::size_t>(r)] = static_cast<std::uint32_t>(r);
+  for (int r = 0; r < c.runs; ++r)
+    runs[static_cast<std::size_t>(r)] = static_cast<std::uint32_t>(r);
   std::vector<MethodOut> outs;
   for (const MethodSpec& m : c.methods) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -153,7 +157,9 @@ int run_impl(XConfig c, const XRunOptions& opt) {
         copy_fed(mo, run_fed_pne(p, *f, c.clients, c.horizon, runs, *pool));
         mpi::stop_clients(*pool);
         mo.mpi_bytes = pool->measured_bytes();
-        if (p.dp) mo.privacy = p.privacy_seeded ? "seeded simulation (Philox) — NOT private" : "secure (getrandom + ChaCha20)";
+        if (p.dp)
+          mo.privacy = p.privacy_seeded ? "seeded simulation (Philox) — NOT private"
+                                        : "secure (getrandom + ChaCha20)";
       } else {
         FedPneParams p = m.fed;
         p.noise = c.noise;
@@ -161,7 +167,8 @@ int run_impl(XConfig c, const XRunOptions& opt) {
       }
     } else if (m.type == "gp-ucb" && opt.mpi) {  // the posterior sharded over every rank
       for (std::uint32_t r : runs) {
-        BaselineRun b = mpi::run_gp_ucb_mesh_sharded(*f, m.gp, c.clients, c.horizon, c.noise, c.seed, r);
+        BaselineRun b =
+            mpi::run_gp_ucb_mesh_sharded(*f, m.gp, c.clients, c.horizon, c.noise, c.seed, r);
         RunOut o;
         o.run = r;
         o.regret = std::move(b.regret);
@@ -202,11 +209,15 @@ int run_impl(XConfig c, const XRunOptions& opt) {
   s["clients"] = c.clients;
   s["objective"] = f->name();
   s["fstar"] = f->fstar();
-  s["runtime"] = opt.mpi ? "mpi (" + std::to_string(world.size) + " ranks: server on rank 0)" : "in-process";
-  s["regret_kind"] = "per-client average cumulative regret for federated methods, cumulative regret on f for centralised ones (hct, gp-ucb)";
+  s["runtime"] =
+      opt.mpi ? "mpi (" + std::to_string(world.size) + " ranks: server on rank 0)" : "in-process";
+  s["regret_kind"] =
+      "per-client average cumulative regret for federated methods, cumulative regret on f for "
+      "centralised ones (hct, gp-ucb)";
   s["config"] = json::parse(c.config_json);
   json methods = json::array();
-  std::printf("%-16s  %-28s  %-16s  %9s\n", "method", "regret at T (mean ± sd)", "rounds (mean)", "seconds");
+  std::printf("%-16s  %-28s  %-16s  %9s\n", "method", "regret at T (mean ± sd)", "rounds (mean)",
+              "seconds");
   for (std::size_t i = 0; i < outs.size(); ++i) {
     const MethodOut& mo = outs[i];
     std::vector<double> fin, rounds, info, down, up;
@@ -241,11 +252,16 @@ int run_impl(XConfig c, const XRunOptions& opt) {
       }();
       if (opt.mpi) e["bytes_mpi_measured_total"] = mo.mpi_bytes;
       const FedPneParams& p = c.methods[i].fed;
-      e["params"] = {{"k", p.k}, {"nu", p.nu}, {"rho", p.rho}, {"c", p.c}, {"c1", p.c1},
+      e["params"] = {{"k", p.k},
+                     {"nu", p.nu},
+                     {"rho", p.rho},
+                     {"c", p.c},
+                     {"c1", p.c1},
                      {"delta_conf", p.delta_conf > 0 ? p.delta_conf : 1.0 / c.clients},
                      {"depth_offset", p.depth_offset}};
       if (p.dp) {
-        e["privacy"] = {{"dp_epsilon", p.dp_epsilon}, {"dp_delta", p.dp_delta},
+        e["privacy"] = {{"dp_epsilon", p.dp_epsilon},
+                        {"dp_delta", p.dp_delta},
                         {"sigma_dp", dp_sigma(p.dp_epsilon, p.dp_delta)},
                         {"noise_source", mo.privacy}};
       }

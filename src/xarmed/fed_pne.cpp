@@ -13,7 +13,8 @@ namespace gpb::xarmed {
 void FedPneParams::validate(const std::string& w) const {
   GPB_EXPECTS(k >= 2 && k <= 16, w << ".k: must lie in [2, 16], got " << k);
   GPB_EXPECTS(std::isfinite(nu) && nu > 0, w << ".nu: must be > 0, got " << nu);
-  GPB_EXPECTS(std::isfinite(rho) && rho > 0 && rho < 1, w << ".rho: must lie in (0, 1), got " << rho);
+  GPB_EXPECTS(std::isfinite(rho) && rho > 0 && rho < 1,
+              w << ".rho: must lie in (0, 1), got " << rho);
   GPB_EXPECTS(std::isfinite(c) && c > 0, w << ".c: must be > 0, got " << c);
   GPB_EXPECTS(std::isfinite(c1) && c1 > 0, w << ".c1: must be > 0, got " << c1);
   GPB_EXPECTS(delta_conf == 0 || (delta_conf > 0 && delta_conf < 1),
@@ -24,7 +25,8 @@ void FedPneParams::validate(const std::string& w) const {
   if (dp) {
     GPB_EXPECTS(std::isfinite(dp_epsilon) && dp_epsilon > 0,
                 w << ".dp_epsilon: must be > 0, got " << dp_epsilon);
-    GPB_EXPECTS(dp_delta > 0 && dp_delta < 1, w << ".dp_delta: must lie in (0, 1), got " << dp_delta);
+    GPB_EXPECTS(dp_delta > 0 && dp_delta < 1,
+                w << ".dp_delta: must lie in (0, 1), got " << dp_delta);
     GPB_EXPECTS(std::isfinite(dp_scale) && std::isfinite(dp_shift),
                 w << ".dp_affine: must be finite");
   }
@@ -37,8 +39,8 @@ double dp_sigma(double epsilon, double delta) {
 double fed_pne_tau(double c, double c1, double nu, double rho, double delta, int M, long long T,
                    int h) {
   (void)M;
-  const double v = c * c * std::log(c1 * static_cast<double>(T) / delta) / (nu * nu) *
-                   std::pow(rho, -2.0 * h);
+  const double v =
+      c * c * std::log(c1 * static_cast<double>(T) / delta) / (nu * nu) * std::pow(rho, -2.0 * h);
   return std::ceil(v);
 }
 
@@ -67,7 +69,8 @@ const PhaseRequest& FedPneServer::next() {
     std::vector<std::uint64_t> kids;
     kids.reserve(frontier_.size() * static_cast<std::size_t>(p_.k));
     for (std::uint64_t i : frontier_) {
-      for (int s = 1; s <= p_.k; ++s) kids.push_back(static_cast<std::uint64_t>(p_.k) * (i - 1) + s);
+      for (int s = 1; s <= p_.k; ++s)
+        kids.push_back(static_cast<std::uint64_t>(p_.k) * (i - 1) + s);
     }
     frontier_.swap(kids);
     ++depth_;
@@ -152,7 +155,13 @@ FedPneClient::FedPneClient(const FedPneParams& p, std::shared_ptr<const FedObjec
                            std::shared_ptr<const Partition> part, std::uint64_t seed,
                            std::uint32_t run, int m, int M,
                            std::unique_ptr<privacy::NoiseSource> privacy)
-    : p_(p), f_(std::move(f)), part_(std::move(part)), seed_(seed), run_(run), m_(m), M_(M),
+    : p_(p),
+      f_(std::move(f)),
+      part_(std::move(part)),
+      seed_(seed),
+      run_(run),
+      m_(m),
+      M_(M),
       privacy_(std::move(privacy)) {
   if (p_.dp) {
     GPB_EXPECTS(privacy_ != nullptr, "fed-pne client: DP needs a privacy noise source");
@@ -170,8 +179,8 @@ std::vector<double> FedPneClient::play(const PhaseRequest& req) {
   for (std::size_t n = 0; n < K; ++n) {
     const std::vector<double> x = part_->centre(static_cast<int>(req.depth), req.nodes[n]);
     const double fx = f_->local(run_, m_, M_, x.data());  // deterministic: evaluate once
-    const std::uint64_t base = (static_cast<std::uint64_t>(req.phase) << 56) |
-                               (static_cast<std::uint64_t>(n) << 32);
+    const std::uint64_t base =
+        (static_cast<std::uint64_t>(req.phase) << 56) | (static_cast<std::uint64_t>(n) << 32);
     double sum = 0;
     for (std::uint64_t s = 0; s < req.t_m; ++s) {
       double r = fx;
@@ -215,7 +224,8 @@ void InProcessPool::exchange(const std::vector<const PhaseRequest*>& reqs,
   const long long R = static_cast<long long>(reqs.size());
   means.assign(reqs.size(), {});
   for (std::size_t j = 0; j < reqs.size(); ++j) {
-    if (reqs[j] && !reqs[j]->truncated) means[j].resize(static_cast<std::size_t>(M_) * reqs[j]->nodes.size());
+    if (reqs[j] && !reqs[j]->truncated)
+      means[j].resize(static_cast<std::size_t>(M_) * reqs[j]->nodes.size());
   }
   // One batched call: every (run, client) of the phase in parallel.
 #pragma omp parallel for schedule(dynamic)
@@ -224,7 +234,8 @@ void InProcessPool::exchange(const std::vector<const PhaseRequest*>& reqs,
     const int m = static_cast<int>(jm % M_);
     const PhaseRequest* q = reqs[j];
     if (!q || q->truncated) continue;
-    const std::vector<double> mu = clients_[j * static_cast<std::size_t>(M_) + static_cast<std::size_t>(m)]->play(*q);
+    const std::vector<double> mu =
+        clients_[j * static_cast<std::size_t>(M_) + static_cast<std::size_t>(m)]->play(*q);
     std::copy(mu.begin(), mu.end(), means[j].begin() + static_cast<std::ptrdiff_t>(m * mu.size()));
   }
 }

@@ -19,7 +19,9 @@ double xi(std::uint64_t seed, std::uint32_t run, int m) {
 }
 }  // namespace
 
-double garland(double x) { return x * (1 - x) * (4 - std::sqrt(std::fabs(std::sin(60 * x)))); }
+double garland(double x) {
+  return x * (1 - x) * (4 - std::sqrt(std::fabs(std::sin(60 * x))));
+}
 
 double double_sine(double x) {
   const double u = 2 * std::fabs(x - 0.5);
@@ -74,7 +76,11 @@ namespace {
 class Simple final : public FedObjective {
  public:
   Simple(std::string name, Box box, double fstar, double (*g)(const double*), ObjectiveSpec spec)
-      : name_(std::move(name)), box_(std::move(box)), fstar_(fstar), g_(g), spec_(std::move(spec)) {}
+      : name_(std::move(name)),
+        box_(std::move(box)),
+        fstar_(fstar),
+        g_(g),
+        spec_(std::move(spec)) {}
   std::string name() const override { return name_; }
   const Box& box() const override { return box_; }
   double fstar() const override { return fstar_ + spec_.shift; }
@@ -120,12 +126,14 @@ class Seir final : public FedObjective {
 std::shared_ptr<const FedObjective> make_objective(const ObjectiveSpec& spec) {
   const double garland_star = 4 * (kPi / 6) * (1 - kPi / 6);
   if (spec.type == "garland") {
-    return std::make_shared<Simple>("garland", Box{{0.0}, {1.0}}, garland_star,
-                                    [](const double* x) { return garland(x[0]); }, spec);
+    return std::make_shared<Simple>(
+        "garland", Box{{0.0}, {1.0}}, garland_star, [](const double* x) { return garland(x[0]); },
+        spec);
   }
   if (spec.type == "doublesine") {
-    return std::make_shared<Simple>("doublesine", Box{{0.0}, {1.0}}, 0.0,
-                                    [](const double* x) { return double_sine(x[0]); }, spec);
+    return std::make_shared<Simple>(
+        "doublesine", Box{{0.0}, {1.0}}, 0.0, [](const double* x) { return double_sine(x[0]); },
+        spec);
   }
   if (spec.type == "himmelblau") {
     return std::make_shared<Simple>("himmelblau", Box{{-5.0, -5.0}, {5.0, 5.0}}, 0.0, &himmelblau,
@@ -134,7 +142,8 @@ std::shared_ptr<const FedObjective> make_objective(const ObjectiveSpec& spec) {
   if (spec.type == "linear") {
     GPB_EXPECTS(spec.slope > 0 && std::isfinite(spec.slope),
                 "objective.slope: must be > 0, got " << spec.slope);
-    GPB_EXPECTS(spec.peak >= 0 && spec.peak <= 1, "objective.peak: must lie in [0, 1], got " << spec.peak);
+    GPB_EXPECTS(spec.peak >= 0 && spec.peak <= 1,
+                "objective.peak: must lie in [0, 1], got " << spec.peak);
     return std::make_shared<Simple>("linear", Box{{0.0}, {1.0}}, 1.0, nullptr, spec);
   }
   if (spec.type == "seir") {

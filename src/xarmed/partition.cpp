@@ -12,7 +12,8 @@ namespace {
 constexpr std::uint32_t kSplitStream = 0x5e11u;  // stream of the split-axis draws
 }
 
-Partition::Partition(Box box, int k, std::uint64_t seed) : box_(std::move(box)), k_(k), seed_(seed) {
+Partition::Partition(Box box, int k, std::uint64_t seed)
+    : box_(std::move(box)), k_(k), seed_(seed) {
   GPB_EXPECTS(k >= 2, "partition: k must be >= 2, got " << k);
   GPB_EXPECTS(box_.dim() >= 1 && box_.lo.size() == box_.hi.size(),
               "partition: box needs matching lo/hi of length >= 1");
@@ -48,10 +49,12 @@ Box Partition::cell(int h, std::uint64_t i) const {
   for (int j = 0; j < h; ++j) {
     const std::uint64_t ij = anc[static_cast<std::size_t>(j)];
     const int a = split_dim(j, ij);
-    const std::uint64_t s = anc[static_cast<std::size_t>(j) + 1] - static_cast<std::uint64_t>(k_) * (ij - 1);
+    const std::uint64_t s =
+        anc[static_cast<std::size_t>(j) + 1] - static_cast<std::uint64_t>(k_) * (ij - 1);
     const double lo = b.lo[a], w = (b.hi[a] - lo) / k_;
     const double new_lo = lo + w * static_cast<double>(s - 1);
-    const double new_hi = (s == static_cast<std::uint64_t>(k_)) ? b.hi[a] : lo + w * static_cast<double>(s);
+    const double new_hi =
+        (s == static_cast<std::uint64_t>(k_)) ? b.hi[a] : lo + w * static_cast<double>(s);
     b.lo[a] = new_lo;
     b.hi[a] = new_hi;
   }

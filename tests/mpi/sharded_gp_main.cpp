@@ -55,8 +55,9 @@ int main() {
     xarmed::mpi::abort_all(1);
   }
   if (w.rank == 0) {
-    std::printf("sharded GP over %d ranks: %d identical UCB choices, bitwise-equal mean and variance\n",
-                w.size, T);
+    std::printf(
+        "sharded GP over %d ranks: %d identical UCB choices, bitwise-equal mean and variance\n",
+        w.size, T);
   }
   xarmed::mpi::finalize();
   return 0;

@@ -29,12 +29,12 @@ class FedObjective {
 
 /// Options of make_objective.
 struct ObjectiveSpec {
-  std::string type;        ///< garland | doublesine | himmelblau | linear | seir
-  bool perturbed = false;  ///< f_m = g + ξ_m, ξ_m ~ N(0,1) per (run, client)
-  std::uint64_t seed = 0;  ///< seed of the perturbations
-  double slope = 1.0;      ///< linear: f(x) = 1 − slope·|x − peak|
+  std::string type;                  ///< garland | doublesine | himmelblau | linear | seir
+  bool perturbed = false;            ///< f_m = g + ξ_m, ξ_m ~ N(0,1) per (run, client)
+  std::uint64_t seed = 0;            ///< seed of the perturbations
+  double slope = 1.0;                ///< linear: f(x) = 1 − slope·|x − peak|
   double peak = 0.3141592653589793;  ///< linear: location of the maximum in [0,1]
-  double shift = 0.0;      ///< added to g and f_m (e.g. 1 for Himmelblau in DP runs)
+  double shift = 0.0;                ///< added to g and f_m (e.g. 1 for Himmelblau in DP runs)
 };
 
 /// Builds an objective. @throws InvalidArgument naming the field for an unknown type or value.
