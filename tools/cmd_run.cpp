@@ -61,8 +61,11 @@ int run_command(const CLI::App& cmd, const RunArgs& args) {
     throw InvalidArgument(args.config + ": config file not found");
   }
   if (xarmed::is_xarmed_config(args.config)) {  // "experiment": "fed-pne"
-    xarmed::XRunOptions xo{args.out,      std::nullopt, std::nullopt,
-                           !args.no_plot, !args.quiet,  args.mpi};
+    xarmed::XRunOptions xo;
+    xo.out_dir = args.out;
+    xo.plot = !args.no_plot;
+    xo.progress = !args.quiet;
+    xo.mpi = args.mpi;
     if (cmd.count("--runs") > 0) xo.runs = args.runs;
     if (cmd.count("--seed") > 0) xo.seed = args.seed;
     return xarmed::run_xarmed_command(args.config, xo);
