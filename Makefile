@@ -11,7 +11,8 @@ MAKEFLAGS  += --no-print-directory
 DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib \
                 python3-dev python3-pytest pybind11-dev doxygen graphviz \
-                libsvm-dev
+                libsvm-dev \
+                openmpi-bin libopenmpi-dev
 
 .PHONY: all deps configure build demo test bench docs clean
 

@@ -9,6 +9,7 @@
 #include "gpbandit/dpgibo/experiment.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "gpbandit/xarmed/experiment.hpp"
 
 namespace gpb::cli {
 
@@ -24,6 +25,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   cmd->add_flag("--resume", args.resume, "continue from the checkpoint in the output directory");
   cmd->add_flag("--quiet", args.quiet, "no progress line on stderr");
   cmd->add_flag("--no-plot", args.no_plot, "do not draw regret.png");
+  cmd->add_flag("--mpi", args.mpi, "fed-pne configs: server on rank 0, clients on the others");
   return cmd;
 }
 
@@ -59,6 +61,19 @@ int run_command(const CLI::App& cmd, const RunArgs& args) {
   if (!std::filesystem::is_regular_file(args.config, ec)) {
     throw InvalidArgument(args.config + ": config file not found");
   }
+  if (xarmed::is_xarmed_config(args.config)) {  // "experiment": "fed-pne"
+    xarmed::XRunOptions xo;
+    xo.out_dir = args.out;
+    xo.plot = !args.no_plot;
+    xo.progress = !args.quiet;
+    xo.mpi = args.mpi;
+    if (args.resume)
+      throw InvalidArgument("--resume: fed-pne runs are not checkpointed; run again");
+    if (cmd.count("--runs") > 0) xo.runs = args.runs;
+    if (cmd.count("--seed") > 0) xo.seed = args.seed;
+    return xarmed::run_xarmed_command(args.config, xo);
+  }
+  if (args.mpi) throw InvalidArgument("--mpi: only for configs with \"experiment\": \"fed-pne\"");
   if (dpgibo::is_dpgibo_config(args.config)) return run_dpgibo_command(cmd, args);
   const ExperimentConfig config = load_experiment_config(args.config);
   RunOptions opt;

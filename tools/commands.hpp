@@ -18,6 +18,7 @@ struct RunArgs {
   bool resume = false;
   bool quiet = false;
   bool no_plot = false;
+  bool mpi = false;  ///< X-armed (fed-pne) configs: run over MPI (under mpirun)
 };
 
 /// Declares `run` on `app`; `cmd` receives the parsed flags.

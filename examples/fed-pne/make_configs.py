@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Writes the example configs of examples/fed-pne (one per figure of specs/fed-pne.md §10).
+
+Usage: make_configs.py  (writes *.json beside this script)
+"""
+import json
+import os
+
+here = os.path.dirname(os.path.abspath(__file__))
+ALL = [{"type": "fed-pne", "label": "Fed-PNE"}, {"type": "hct", "label": "HCT"},
+       {"type": "fed1-ucb", "label": "Fed1-UCB"}, {"type": "gp-ucb", "label": "GP-UCB"},
+       {"type": "random", "label": "random"}]
+
+
+def mesh(methods, k):
+    out = []
+    for m in methods:
+        m = dict(m)
+        if m["type"] in ("fed1-ucb", "gp-ucb"):
+            m["mesh"] = k
+        out.append(m)
+    return out
+
+
+def write(name, cfg):
+    cfg = {"experiment": "fed-pne", "name": name, "seed": 1, "runs": 10, **cfg}
+    with open(os.path.join(here, name + ".json"), "w") as f:
+        json.dump(cfg, f, indent=1)
+        f.write("\n")
+
+
+OBJ = {"garland": {"type": "garland", "perturbed": True},
+       "doublesine": {"type": "doublesine", "perturbed": True},
+       "seir": {"type": "seir"}}
+# X1, X2, X3, X5: every method, M = 10, T = 1000.
+write("x1-garland", {"horizon": 1000, "clients": 10, "objective": OBJ["garland"], "methods": ALL})
+write("x2-doublesine", {"horizon": 1000, "clients": 10, "objective": OBJ["doublesine"], "methods": ALL})
+write("x3-himmelblau", {"horizon": 1000, "clients": 10,
+                        "objective": {"type": "himmelblau", "perturbed": True}, "methods": mesh(ALL, 32)})
+write("x5-seir", {"horizon": 1000, "clients": 10, "noise": 0.0, "objective": OBJ["seir"],
+                  "methods": [ALL[0], ALL[2], ALL[3]]})
+# HCT and random on SEIR cost M RK4 solves per evaluation (random: M² per round); 2 runs only
+# (the shared 2-core machine). SEIR is noise-free, so HCT's runs are identical anyway.
+write("x5-seir-hct-random", {"runs": 2, "horizon": 1000, "clients": 10, "noise": 0.0,
+                             "objective": OBJ["seir"], "methods": [ALL[1], ALL[4]]})
+# X7: per-client regret vs M (Fed-PNE only).
+for obj in ("garland", "doublesine", "seir"):
+    for M in (1, 10, 50, 100):
+        write(f"x7-{obj}-M{M}", {"horizon": 1000, "clients": M, "noise": 0.0 if obj == "seir" else 0.1,
+                                 "objective": OBJ[obj], "methods": [ALL[0]]})
+# X8: communication rounds vs T (Fed-PNE only, M = 10).
+for obj in ("garland", "doublesine"):
+    for T in (1000, 10000, 100000):
+        write(f"x8-{obj}-T{T}", {"horizon": T, "clients": 10, "objective": OBJ[obj], "methods": [ALL[0]]})
+# X9: Fed1-UCB mesh size.
+for obj in ("garland", "doublesine"):
+    write(f"x9-{obj}-mesh", {"horizon": 1000, "clients": 10, "objective": OBJ[obj],
+                             "methods": [{"type": "fed1-ucb", "label": f"K={k}", "mesh": k}
+                                         for k in (10, 50, 100, 200, 500)]})
+# X10: (c, c1) grid.
+for obj in ("garland", "doublesine"):
+    write(f"x10-{obj}-c", {"horizon": 1000, "clients": 10, "objective": OBJ[obj],
+                           "methods": [{"type": "fed-pne", "label": "c=0.1,c1=1"},
+                                       {"type": "fed-pne", "label": "c=0.1,c1=(2M)^(1/8)", "c1": 20 ** 0.125},
+                                       {"type": "fed-pne", "label": "c=2,c1=1", "c": 2.0},
+                                       {"type": "fed-pne", "label": "c=2,c1=(2M)^(1/8)", "c": 2.0, "c1": 20 ** 0.125}]})
+# X11: DP-Fed-PNE on SEIR (rewards in [0,1]); secure privacy noise (the default).
+write("x11-seir-dp", {"horizon": 1000, "clients": 10, "noise": 0.0, "objective": OBJ["seir"],
+                      "methods": [{"type": "fed-pne", "label": "eps=inf (Fed-PNE)"}] +
+                                 [{"type": "dp-fed-pne", "label": f"eps={e}", "dp_epsilon": e, "dp_delta": 0.1}
+                                  for e in (1, 2, 4)]})

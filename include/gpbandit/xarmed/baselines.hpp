@@ -1,0 +1,58 @@
+/// @file baselines.hpp
+/// Baselines of specs/fed-pne.md §7: HCT (centralised), Fed1-UCB on a mesh (federated),
+/// GP-UCB on a mesh through the engine's FinitePosterior (centralised), random (federated).
+/// Each returns the per-round instant regret of one run (per-client average for federated ones).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpbandit/xarmed/objective.hpp"
+
+namespace gpb::xarmed {
+
+/// HCT parameters (paper E.1.1 / PyXAB defaults; c1 = 0 → (ρ/(3ν))^{1/8}).
+struct HctParams {
+  int k = 2;
+  double nu = 1.0, rho = 0.75, c = 0.1, delta = 0.01, c1 = 0.0;
+  std::uint64_t partition_seed = 0;
+};
+
+/// Fed1-UCB parameters: K_mesh arms per axis, f(p) = ⌊κ ln T⌋ pulls per arm per phase.
+struct Fed1UcbParams {
+  int mesh = 100;
+  double kappa = 1.0;
+};
+
+/// GP-UCB on the mesh: Laplacian (Matérn-1/2) or SE kernel on inputs scaled to [0,1]^D.
+struct GpUcbParams {
+  int mesh = 100;
+  double lengthscale = 1.0, noise_variance = 1e-3, delta = 0.1;
+  bool se = false;
+};
+
+/// Result of a federated baseline run.
+struct BaselineRun {
+  std::vector<double> regret;  ///< instant regret per round (length T)
+  int rounds = 0;              ///< communication rounds (completed phases)
+};
+
+/// Observation noise U(−a, a) on one evaluation (centralised runs use stream 0x6000000).
+/// HCT on f = (1/M) Σ f_m with U(−noise, noise) noise per evaluation.
+BaselineRun run_hct(const FedObjective& f, const HctParams& p, int M, long long T, double noise,
+                    std::uint64_t seed, std::uint32_t run);
+/// Fed1-UCB with M clients. One round per completed phase.
+BaselineRun run_fed1_ucb(const FedObjective& f, const Fed1UcbParams& p, int M, long long T,
+                         double noise, std::uint64_t seed, std::uint32_t run);
+/// GP-UCB (Srinivas β_t, finite domain) on the Fed1-UCB mesh of the same run.
+BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, long long T,
+                            double noise, std::uint64_t seed, std::uint32_t run);
+/// Every client plays an independent uniform point each round.
+BaselineRun run_random(const FedObjective& f, int M, long long T, std::uint64_t seed,
+                       std::uint32_t run);
+
+/// The Fed1-UCB mesh of a run: per axis one arm uniform in [lo, lo + w/K], K − 1 equally spaced
+/// from lo + w/K to hi; Cartesian product for D > 1 (axis 0 fastest). D×N column-major.
+std::vector<double> fed1_mesh(const Box& box, int K, std::uint64_t seed, std::uint32_t run);
+
+}  // namespace gpb::xarmed

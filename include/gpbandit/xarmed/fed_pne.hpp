@@ -1,0 +1,162 @@
+/// @file fed_pne.hpp
+/// Fed-PNE and DP-Fed-PNE (specs/fed-pne.md §3–§6): the server (Alg. 2), the client (Alg. 1) and
+/// a lockstep driver over R runs that is shared by the in-process and the MPI runtimes (only the
+/// ClientPool, the transport, differs), so both give identical traces.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpbandit/privacy/noise_source.hpp"
+#include "gpbandit/xarmed/objective.hpp"
+#include "gpbandit/xarmed/partition.hpp"
+
+namespace gpb::xarmed {
+
+/// Parameters of Fed-PNE (defaults: paper E.1.5; δ = 1/M when delta_conf = 0).
+struct FedPneParams {
+  int k = 2;
+  double nu = 1.0, rho = 0.5, c = 0.1, c1 = 1.0;
+  double delta_conf = 0.0;  ///< δ; 0 → 1/M
+  int depth_offset = 0;     ///< 1 = the literal reading of Alg. 2's depth counter
+  std::uint64_t partition_seed = 0;
+  double noise = 0.1;  ///< observation noise U(−noise, noise) per evaluation
+  // DP-Fed-PNE (App. D)
+  bool dp = false;
+  double dp_epsilon = 1.0, dp_delta = 0.01;
+  bool privacy_seeded = false;  ///< seeded Philox privacy noise (NOT private); default secure
+  double dp_scale = 1.0, dp_shift = 0.0;  ///< affine map of rewards before clamping to [0,1]
+  /// Checks ranges. @throws InvalidArgument naming `where.field`.
+  void validate(const std::string& where) const;
+};
+
+/// σ_dp = √(2 ln(1.25/δ_dp)) / ε_dp (Gaussian mechanism, sensitivity 1).
+double dp_sigma(double epsilon, double delta);
+/// τ_h = ⌈c²·ln(c₁T/δ)/ν²·ρ^{−2h}⌉ (natural log); c is the effective c (DP factor included).
+double fed_pne_tau(double c, double c1, double nu, double rho, double delta, int M, long long T,
+                   int h);
+
+/// One phase as broadcast by the server (node indices at depth `depth`, ascending).
+struct PhaseRequest {
+  std::uint32_t phase = 0, depth = 0;
+  std::uint64_t t_m = 0, rounds_left = 0;
+  bool truncated = false;  ///< last phase cut at T: no upload, no elimination
+  std::vector<std::uint64_t> nodes;
+};
+
+/// What the server records per phase (phases.csv).
+struct PhaseRecord {
+  std::uint32_t phase = 0, depth = 0;
+  std::size_t nodes = 0, survivors = 0;
+  std::uint64_t t_m = 0, rounds = 0;  ///< rounds = pulls per client in the phase
+  bool truncated = false;
+  std::uint64_t bytes_down = 0, bytes_up = 0;  ///< logical bytes, all clients together (§5)
+};
+
+/// The Fed-PNE server (Alg. 2 with the decisions of spec §8). Frontier only.
+class FedPneServer {
+ public:
+  /// @throws InvalidArgument for bad parameters, M < 1 or T < 1.
+  FedPneServer(const FedPneParams& p, int M, long long T);
+  bool done() const { return t_ >= T_; }
+  /// Builds the next phase (expansion loop of line 4). Call only when !done().
+  const PhaseRequest& next();
+  /// Finishes the current phase. `means` is M×K client-major (ignored for a truncated phase).
+  void complete(const std::vector<double>& means);
+  const std::vector<PhaseRecord>& phases() const { return phases_; }
+  /// Completed phases P.
+  int rounds() const { return rounds_; }
+  int broadcasts() const { return static_cast<int>(phases_.size()); }
+  long long info_per_client() const { return info_; }
+  /// Confidence width b of the current phase.
+  double width() const { return width_; }
+  /// Effective c (c·√(1 + 4σ_dp²) in DP mode).
+  double c_effective() const { return c_eff_; }
+  double tau(int h) const;
+
+ private:
+  FedPneParams p_;
+  int M_;
+  long long T_, t_ = 0;
+  double delta_, c_eff_, width_ = 0;
+  std::vector<std::uint64_t> frontier_{1};
+  int depth_ = 0, rounds_ = 0;
+  long long info_ = 0;
+  PhaseRequest cur_;
+  std::vector<PhaseRecord> phases_;
+};
+
+/// One client (Alg. 1; DP: Alg. 3). Noise of pull s of node position n in phase p of client m
+/// in run r is Philox draw (p·2^56 + n·2^32 + s) of stream (seed, r, 0x7000000 + m) — a pure
+/// function, so any process reproduces it (phase < 256, |K| < 2^24, t_m < 2^32 checked).
+/// Privacy noise comes from `privacy` (one source per client, drawn in pull order).
+class FedPneClient {
+ public:
+  FedPneClient(const FedPneParams& p, std::shared_ptr<const FedObjective> f,
+               std::shared_ptr<const Partition> part, std::uint64_t seed, std::uint32_t run, int m,
+               int M, std::unique_ptr<privacy::NoiseSource> privacy);
+  /// K local means in broadcast order (empty for a truncated phase).
+  std::vector<double> play(const PhaseRequest& req);
+  const privacy::NoiseSource* privacy() const { return privacy_.get(); }
+
+ private:
+  FedPneParams p_;
+  std::shared_ptr<const FedObjective> f_;
+  std::shared_ptr<const Partition> part_;
+  std::uint64_t seed_;
+  std::uint32_t run_;
+  int m_, M_;
+  double sigma_dp_ = 0;
+  std::unique_ptr<privacy::NoiseSource> privacy_;
+};
+
+/// Makes client m's privacy source: secure unless p.privacy_seeded (then Philox keyed by
+/// (seed, run, m)). Null when !p.dp.
+std::unique_ptr<privacy::NoiseSource> make_client_privacy(const FedPneParams& p, std::uint64_t seed,
+                                                          std::uint32_t run, int m);
+
+/// Transport between the server and the clients of several runs.
+class ClientPool {
+ public:
+  virtual ~ClientPool() = default;
+  /// reqs[j] is run j's phase (null once run j is done). On return means[j] holds M×K client-major
+  /// means for each non-null, non-truncated request. @throws Error when a client fails.
+  virtual void exchange(const std::vector<const PhaseRequest*>& reqs,
+                        std::vector<std::vector<double>>& means) = 0;
+  /// Bytes moved by the transport (0 in process).
+  virtual std::uint64_t measured_bytes() const { return 0; }
+};
+
+/// Every client of every run in this process; each exchange is one batched parallel call over
+/// (run, client).
+class InProcessPool final : public ClientPool {
+ public:
+  InProcessPool(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
+                std::uint64_t seed, const std::vector<std::uint32_t>& runs);
+  void exchange(const std::vector<const PhaseRequest*>& reqs,
+                std::vector<std::vector<double>>& means) override;
+  std::string privacy_description() const;
+
+ private:
+  int M_;
+  std::vector<std::unique_ptr<FedPneClient>> clients_;  // run-major
+};
+
+/// Result of one run.
+struct FedPneRun {
+  std::uint32_t run = 0;
+  std::vector<double> regret;  ///< per-client instant regret per round (length T)
+  std::vector<PhaseRecord> phases;
+  int rounds = 0, broadcasts = 0;
+  long long info_per_client = 0;
+  std::uint64_t bytes_down = 0, bytes_up = 0;
+};
+
+/// Runs Fed-PNE for `runs` in lockstep through `pool`. Regret uses f's noise-free reference at
+/// the node centres (per-client regret: every client pulls the same node in a round).
+std::vector<FedPneRun> run_fed_pne(const FedPneParams& p, const FedObjective& f, int M, long long T,
+                                   const std::vector<std::uint32_t>& runs, ClientPool& pool);
+
+}  // namespace gpb::xarmed
