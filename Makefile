@@ -8,7 +8,8 @@ DEMO_OUT   ?= results/demo
 MAKEFLAGS  += --no-print-directory
 
 DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib
+                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib \
+                liblbfgspp-dev
 
 .PHONY: all deps configure build demo test bench clean
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Writes README.md from README.template.md and the results table of the given summary.json files."""
+"""Writes README.md from README.template.md and the tables results_table.py prints.
+
+Usage: make_readme.py RESULTS_DIR (the folder holding po-*/summary.json)."""
 import contextlib
 import io
 import os
