@@ -60,7 +60,10 @@ TEST(PoPreprocess, BraninMatchesTheReferenceFitAndBracket) {
   const double smin = sigma_min_of(p.X);
   EXPECT_GE(smin, 173.7);
   EXPECT_LT(smin, 205.3);
-  EXPECT_EQ(gpb::privacy::po_max_r(smin, std::exp(2.3), 1e-3, 100), 12);  // §11 T3: 12 (±)
+  // §11 T3: integer r_max 12, 17, 24 at ε = e^2.3, e^2.5, e^2.7 (δ = 1e−3).
+  EXPECT_EQ(gpb::privacy::po_max_r(smin, std::exp(2.3), 1e-3, 100), 12);
+  EXPECT_EQ(gpb::privacy::po_max_r(smin, std::exp(2.5), 1e-3, 100), 17);
+  EXPECT_EQ(gpb::privacy::po_max_r(smin, std::exp(2.7), 1e-3, 100), 24);
 }
 
 TEST(PoPreprocess, ScaleThenCentreIsTheOtherOrder) {
