@@ -708,8 +708,9 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     }
     if (root.contains("noise")) build_noise(c, root.at("noise"));
     const RegistryEntry& oe = c.typed_entry(objective, "objective", "objective");
+    const std::string base = base_dir.empty() ? "." : base_dir;
     cfg.objective = po_data ? detail::build_po_data_objective(Checker::with_defaults(objective, oe),
-                                                              source, base_dir.empty() ? "." : base_dir)
+                                                              source, base)
                             : build_dataset(c, objective);
     const auto nv = cfg.objective->surrogate_noise_variance();
     if (nv && !root.contains("noise_variance")) cfg.noise_variance = *nv;

@@ -47,9 +47,12 @@ struct PoGpUcbOptions {
 /// with M drawn from the counter-based stream (seed, run, Projection), i.e. a fresh M per run,
 /// shared by every PO-GP-UCB policy of that run (common random numbers across ε and nested across
 /// r). The modeler runs GP-UCB with env.kernel (stationary) over the rows of Z; the chosen row
-/// index is evaluated on the original domain. O(N·d² + N·d·r) set-up per run, then GP-UCB's cost.
+/// index is evaluated on the original domain. With options.use_curator = false the same modeler
+/// runs over the rows of X (the non-private baseline). The first n_init evaluations of a run are
+/// its shared initial indices. info_json() records ε used, δ, r, ω, σ_min and the branch (these
+/// do not depend on the run). O(N·d² + N·d·r) set-up per run, then GP-UCB's cost.
 /// @throws InvalidArgument for bad curator options (see po_curate_seeded), a non-stationary
-/// kernel, or a bad beta schedule.
+/// kernel, n_init ∉ [0, N], calibrate_to < 0, or a bad beta schedule.
 std::unique_ptr<Policy> make_po_gp_ucb(const PolicyEnv& env, const PoGpUcbOptions& options);
 
 }  // namespace gpb
