@@ -144,6 +144,29 @@ def passes(data):
               f"| {PAPER_TABLES[tid][1]} |")
 
 
+def branin_basins(results):
+    """Where each run's best point of fig3-branin lies (the grid's three Branin basins)."""
+    import collections
+    import csv
+    path = os.path.join(results, "po-fig3-branin", "runs.csv")
+    if not os.path.exists(path):
+        return
+    best = {}
+    for row in csv.DictReader(open(path)):
+        key = (row["policy"], int(row["run"]))
+        score = -float(row["instant_regret"])
+        if key not in best or score > best[key][0]:
+            best[key] = (score, int(row["chosen"]))
+    by_policy = collections.defaultdict(collections.Counter)
+    for (pol, _), (_, j) in best.items():
+        by_policy[pol][(-5 + 0.5 * (j // 31), 0.5 * (j % 31))] += 1
+    print("| policy (fig3-branin) | runs whose best point is … |")
+    print("|---|---|")
+    for pol, c in by_policy.items():
+        cells = ", ".join(f"{n} at ({x:g}, {y:g})" for (x, y), n in c.most_common())
+        print(f"| {pol} | {cells} |")
+
+
 def main(argv):
     if len(argv) != 1:
         raise SystemExit(__doc__)
@@ -154,6 +177,8 @@ def main(argv):
     figures(data)
     print("\n### Which r pass σ_min ≥ ω (from the runs' policy_info)\n")
     passes(data)
+    print("\n### Branin: which basin each run ends in (from fig3-branin's runs.csv)\n")
+    branin_basins(argv[0])
     print("\nRun counts: " + ", ".join(
         f"{k} {v['runs']}" for k, v in sorted(data.items(), key=lambda kv: kv[0])))
 
