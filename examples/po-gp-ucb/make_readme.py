@@ -17,5 +17,5 @@ with contextlib.redirect_stdout(buf):
 total = sum(s["timings"]["total_seconds"] for s in results_table.load(sys.argv[1]).values())
 template = open(os.path.join(here, "README.template.md")).read()
 text = template.replace("{{TABLE}}", buf.getvalue().rstrip())
-text = text.replace("{{RUNTIME}}", f"{total / 60:.0f} minutes wall-clock in all")
+text = text.replace("{{RUNTIME}}", f"{total / 60:.0f} minutes")
 open(os.path.join(here, "README.md"), "w").write(text)
