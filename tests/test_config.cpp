@@ -355,6 +355,7 @@ TEST(Registry, EveryPolicyTypeIsAcceptedAndBuilt) {
       pol["epsilon"] = 1.0;
       pol["R"] = 1.0;
     }
+    if (e.name == "po_gp_ucb") pol["epsilon"] = 1.0;  // required (specs/po-gp-ucb.md)
     j["policies"] = json::array({pol});
     const auto cfg = parse(j);
     gpb::PolicyEnv env;

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Writes README.md from README.template.md and the results table of the given summary.json files."""
+"""Writes README.md from README.template.md and the tables results_table.py prints.
+
+Usage: make_readme.py RESULTS_DIR (the folder holding po-*/summary.json)."""
 import contextlib
 import io
 import os
@@ -12,5 +14,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
     results_table.main(sys.argv[1:])
+total = sum(s["timings"]["total_seconds"] for s in results_table.load(sys.argv[1]).values())
 template = open(os.path.join(here, "README.template.md")).read()
-open(os.path.join(here, "README.md"), "w").write(template.replace("{{TABLE}}", buf.getvalue().rstrip()))
+text = template.replace("{{TABLE}}", buf.getvalue().rstrip())
+text = text.replace("{{RUNTIME}}", f"{total / 60:.0f} minutes")
+open(os.path.join(here, "README.md"), "w").write(text)

@@ -40,6 +40,12 @@
 //          "kernel_path": "train.csv", "kernel_skip_columns": 0}   (kernel from a separate file)
 //             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
 //             must be absent, and "noise" must be absent or {"type": "none"}
+//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like" | "csv",
+//          "path": "xy.csv" (csv: header x1..xd,y), "n", "data_seed": 0, "log_output": true,
+//          "minimise", "fit": "ard" | "iso", "mle_rows": 2000, "mle_starts": 5,
+//          "preprocess_order": "centre_then_scale", "max_norm": 25}
+//             specs/po-gp-ucb.md s2/s7 (loan_like, property_like: seeded look-alikes); like
+//             "dataset" it prescribes domain, kernel and (unless given) noise_variance
 //     "noise":     default {"type": "none"}
 //         {"type": "none"} | {"type": "gaussian", "sd": 0.1 (>= 0)}
 //       | {"type": "uniform", "R": 1 (>= 0)} | {"type": "student_t", "nu": 3 (> 0), "scale": 1}
@@ -56,10 +62,13 @@
 //          "gamma": "info_gain" | "log_t" (TGP), "ata_level": "current" | "per_sample" (ATA),
 //          "k_groups": 0, "median": "lower" | "midpoint", "moma_exponent": "arxiv" | "aaai"}
 //         (specs/ldp-bo.md; T must be >= MoMA's k)
-//       | {"type": "po_gp_ucb", "epsilon": 1 (> 0), "delta": 1e-5 (in (0,1)), "r": 0 (0 = the
-//          spec's largest passing r), "omega_form": "sqrt_r_log" | "literal", "beta": BETA}
+//       | {"type": "po_gp_ucb", "epsilon": (> 0, required unless "curator": false), "delta": 1e-5
+//          (in (0,1)), "r": 0 (0 = the spec's largest passing r; <= N), "omega_form":
+//          "sqrt_r_log" | "literal", "curator": true (false = the non-private baseline over X),
+//          "n_init": 1, "exclude_queried": false, "calibrate_to": 0 (> 0: rescale epsilons to
+//          the data's sigma_min), "beta": BETA}
 //         (specs/po-gp-ucb.md: GP-UCB over a random projection of the domain; NOT a DP claim
-//          when n > d)
+//          when n > d; the domain must not be rank-deficient after centring)
 //       gp_ucb also takes "ldp": {"epsilon": > 0, "B": > 0, "R": > 0, "clip": true}
 //       BETA, default {"type": "srinivas"}:
 //         {"type": "srinivas", "delta": 0.1 (in (0,1)), "scale": 1 (> 0)}
@@ -80,6 +89,7 @@
 #include <set>
 #include <sstream>
 
+#include "experiment/po_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
@@ -452,6 +462,7 @@ void check_choice(const Checker& c, const json& o, const std::string& key, const
 struct InstanceInfo {
   int horizon = 1;
   double noise_bound = 0;  ///< R of the instance (0 or ∞: unknown for LDP)
+  const Domain* domain = nullptr;
 };
 
 /// Ranges of the heavy-tailed / LDP parameters (specs/ldp-bo.md §4–5).
@@ -544,6 +555,9 @@ std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_
     }
     if (o.contains("beta")) o["beta"] = build_beta(c, o["beta"], path + ".beta");
     if (e.name == "gp_ucb" && o.contains("ldp")) check_gp_ucb_ldp(c, o["ldp"], path + ".ldp", info);
+    if (e.name == "po_gp_ucb") {
+      detail::check_po_gp_ucb_params(arr[i], path, c.source(), *info.domain);
+    }
     if (e.name.find("tgp_ucb") != std::string::npos ||
         e.name.find("ata_gp_ucb") != std::string::npos ||
         e.name.find("moma_gp_ucb") != std::string::npos) {
@@ -672,8 +686,10 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
   read_scalars(c, root, cfg);
 
   const json& objective = root.at("objective");
-  const bool dataset =
-      objective.is_object() && objective.contains("type") && objective.at("type") == "dataset";
+  const bool po_data =
+      objective.is_object() && objective.contains("type") && objective.at("type") == "po_data";
+  const bool dataset = po_data || (objective.is_object() && objective.contains("type") &&
+                                   objective.at("type") == "dataset");
   if (!dataset && !root.contains("domain")) c.fail("domain", "required");
   if (dataset) {
     c.check_keys(objective, c.typed_entry(objective, "objective", "objective"), "objective", true);
@@ -691,7 +707,13 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
              "are resampled rows)");
     }
     if (root.contains("noise")) build_noise(c, root.at("noise"));
-    cfg.objective = build_dataset(c, objective);
+    const RegistryEntry& oe = c.typed_entry(objective, "objective", "objective");
+    const std::string base = base_dir.empty() ? "." : base_dir;
+    cfg.objective = po_data ? detail::build_po_data_objective(Checker::with_defaults(objective, oe),
+                                                              source, base)
+                            : build_dataset(c, objective);
+    const auto nv = cfg.objective->surrogate_noise_variance();
+    if (nv && !root.contains("noise_variance")) cfg.noise_variance = *nv;
     const auto dom = cfg.objective->domain();
     const auto ker = cfg.objective->kernel();
     if (!dom || !ker) throw Error("dataset objective did not prescribe its domain and kernel");
@@ -720,6 +742,7 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
   }
   InstanceInfo info;
   info.horizon = cfg.horizon;
+  info.domain = &cfg.domain;
   const auto rc = cfg.objective->reward_constants();
   info.noise_bound = rc ? rc->noise_bound : noise_instance_constants(cfg.noise).noise_bound;
   cfg.policies = build_policies(c, root.at("policies"), cfg.domain.size(), info);

@@ -9,6 +9,7 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 #include "gpbandit/policy/po_gp_ucb.hpp"
+#include "experiment/po_config.hpp"
 
 namespace gpb {
 namespace {
@@ -143,7 +144,8 @@ std::vector<RegistryEntry> build_registry() {
        "random projection of the domain (fresh M per run). NOT differentially private when "
        "N > d: a row is recoverable from Z and d+1 other rows (specs/po-gp-ucb.md s12)",
        {{"label", "string", "type", "name in outputs (unique)"},
-        {"epsilon", "number", "1", "the paper's epsilon that sets omega (> 0)"},
+        {"epsilon", "number", "(required unless curator is false)",
+         "the paper's epsilon that sets omega (> 0)"},
         {"delta", "number", "1e-05", "the paper's delta that sets omega, in (0, 1)"},
         {"r", "integer", "0",
          "projection dimension in [1, N]; 0 = largest r with sigma_min >= omega"},
@@ -151,7 +153,15 @@ std::vector<RegistryEntry> build_registry() {
          "sqrt_r_log | literal: 16 sqrt(r ln(2/delta)) ln(16r/delta)/eps or the printed "
          "16 sqrt(r) ln(2/delta) ln(16r/delta)/eps"},
         {"beta", "beta", R"({"type":"srinivas","delta":0.025})",
-         "confidence-width schedule (delta' = delta_ucb/2 = 0.025)"}}});
+         "confidence-width schedule (delta' = delta_ucb/2 = 0.025)"},
+        {"curator", "boolean", "true",
+         "false: the non-private baseline, the same modeler over X (no epsilon, delta, r)"},
+        {"n_init", "integer", "1",
+         "initial uniform indices per run, shared by every po_gp_ucb policy (spec D6)"},
+        {"exclude_queried", "boolean", "false", "never re-select a queried row (spec D8)"},
+        {"calibrate_to", "number", "0",
+         "> 0: the data set's lowest paper epsilon; epsilons are rescaled to the data's "
+         "sigma_min (spec s7 epsilon_mode = calibrated)"}}});
   r.push_back({"policy",
                "random",
                "Uniform random search over the domain",
@@ -186,6 +196,7 @@ std::vector<RegistryEntry> build_registry() {
                {{"features", "integer", "0", "random Fourier features (0 = exact, N <= 20000)"},
                 {"fixed", "boolean", "false", "same f (run 0's) for every run"}}});
   r.push_back({"objective", "branin", "-Branin on a 2-d domain (max -0.397887)", {}});
+  for (auto& e : detail::po_registry_entries()) r.push_back(e);
   r.push_back({"objective", "hartmann6", "Hartmann-6 on a 6-d domain (max 3.32237)", {}});
   r.push_back(
       {"objective",
@@ -357,19 +368,7 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
     return make_batch_gp_ucb(env, parse_beta(beta), p.value("q", 5), p.value("distinct", false));
   }
   if (spec.type == "po_gp_ucb") {
-    PoGpUcbOptions o;
-    o.curator.epsilon = p.value("epsilon", 1.0);
-    o.curator.delta = p.value("delta", o.curator.delta);
-    o.curator.r = p.value("r", 0);
-    const std::string form = p.value("omega_form", std::string("sqrt_r_log"));
-    if (form != "sqrt_r_log" && form != "literal") {
-      throw InvalidArgument("policy " + spec.label +
-                            ".omega_form: expected sqrt_r_log | literal, "
-                            "got '" +
-                            form + "'");
-    }
-    o.curator.omega_form =
-        form == "literal" ? privacy::OmegaForm::Literal : privacy::OmegaForm::SqrtRLog;
+    PoGpUcbOptions o = detail::parse_po_gp_ucb(p, spec.label);
     if (p.contains("beta")) {
       o.beta = parse_beta(beta);
     }

@@ -159,7 +159,7 @@ std::vector<RunPrivatizer> make_privatizers(const ExperimentConfig& cfg, const P
 /// Runs one policy on one group; returns its chunk and CSV rows.
 detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, std::uint64_t seed,
                                int p, const GroupInput& g, Progress& progress, std::string* rows,
-                               std::string* privacy_out) {
+                               std::string* privacy_out, std::string* info_out = nullptr) {
   const auto t0 = Clock::now();
   const PolicySpec& spec = cfg.policies[static_cast<std::size_t>(p)];
   PolicyEnv env;
@@ -175,6 +175,7 @@ detail::Chunk run_policy_group(const ExperimentConfig& cfg, const Context& ctx, 
   env.f_sup = g.fsup;
   env.instance = instance_constants(cfg);
   std::unique_ptr<Policy> policy = make_policy(spec, env);
+  if (info_out != nullptr) *info_out = policy->info_json();
   // User side: the learner only ever sees CTL-privatised rewards (DESIGN §1, §5).
   std::vector<RunPrivatizer> priv = make_privatizers(cfg, *policy, g, seed, p);
   if (!priv.empty() && privacy_out != nullptr) {
@@ -381,6 +382,7 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   Progress progress(options.progress, total_evals);
   const int stop_after = stop_after_groups();
   nlohmann::json privacy = nlohmann::json::object();
+  nlohmann::json policy_info = nlohmann::json::object();
   int saved = 0;
   const double elapsed_before = cp.elapsed_seconds();
   for (int g = 0; g < groups; ++g) {
@@ -392,12 +394,15 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
     const int first = g * lock;
     const GroupInput input = make_group(config, ctx, seed, g, first, std::min(lock, runs - first));
     for (int p : todo) {
-      std::string rows, priv;
+      std::string rows, priv, info;
       const detail::Chunk chunk =
-          run_policy_group(config, ctx, seed, p, input, progress, &rows, &priv);
+          run_policy_group(config, ctx, seed, p, input, progress, &rows, &priv, &info);
       // The first group this invocation runs describes the mechanism (also after --resume).
       const std::string& label = config.policies[static_cast<std::size_t>(p)].label;
       if (!priv.empty() && !privacy.contains(label)) privacy[label] = nlohmann::json::parse(priv);
+      if (!info.empty() && !policy_info.contains(label)) {
+        policy_info[label] = nlohmann::json::parse(info);  // run-independent (first group)
+      }
       cp.save(chunk, rows, elapsed_before + seconds_since(t0));
       if (++saved == stop_after) std::exit(75);
     }
@@ -406,10 +411,13 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   res.policies = detail::summarize(config, cp.chunks());
   write_runs_csv(config, cp, groups, res.runs_csv);
   const double total = elapsed_before + seconds_since(t0);
-  detail::write_file_atomic(
-      res.summary_json,
-      detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total,
-                           ldp_summary(config, cp.chunks(), runs, privacy).dump()));
+  nlohmann::json extra = ldp_summary(config, cp.chunks(), runs, privacy);
+  if (!policy_info.empty()) extra["policy_info"] = policy_info;
+  const std::string objective_info = config.objective->info_json();
+  if (!objective_info.empty()) extra["objective_info"] = nlohmann::json::parse(objective_info);
+  detail::write_file_atomic(res.summary_json,
+                            detail::summary_json(config, runs, seed, res.backend, cp.chunks(),
+                                                 total, extra.dump()));
   std::error_code ec;
   if (options.plot) {
     const auto plot =

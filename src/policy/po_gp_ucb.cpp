@@ -2,12 +2,16 @@
 // the rows of the curator's Z, one posterior per run because every run has its own M.
 #include "gpbandit/policy/po_gp_ucb.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
+#include <cmath>
 #include <iostream>
 #include <vector>
 
 #include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
+#include "gpbandit/projection.hpp"
 #include "gpbandit/rng.hpp"
 #include "policy/ucb_common.hpp"
 
@@ -25,36 +29,83 @@ void print_caveat_once() {
                "set the threshold omega.\n";
 }
 
+/// Stream of the initial design, shared by every po_gp_ucb policy of a run (spec D6).
+constexpr std::uint32_t kInitStream = 31;
+
 class PoGpUcb final : public Policy {
  public:
-  PoGpUcb(const PolicyEnv& env, const PoGpUcbOptions& options) {
+  PoGpUcb(const PolicyEnv& env, const PoGpUcbOptions& options)
+      : n_init_(options.n_init), exclude_(options.exclude_queried) {
     GPB_EXPECTS(env.ctx != nullptr && env.domain != nullptr,
                 "po_gp_ucb: PolicyEnv needs a context and a domain");
     GPB_EXPECTS(env.kernel.stationary(),
                 "po_gp_ucb: the kernel must be stationary, got " << env.kernel.describe());
+    const int n = env.domain->size();
+    GPB_EXPECTS(options.n_init >= 0 && options.n_init <= n,
+                "po_gp_ucb: n_init must lie in [0, N = " << n << "], got " << options.n_init);
+    GPB_EXPECTS(options.calibrate_to >= 0 && std::isfinite(options.calibrate_to),
+                "po_gp_ucb: calibrate_to must be >= 0, got " << options.calibrate_to);
     options.beta.validate();
-    print_caveat_once();
     const Eigen::MatrixXd X = env.domain->points().transpose();  // n×d, one row per candidate
+    privacy::PoCuratorOptions cur = options.curator;
+    info_["curator"] = options.use_curator;
+    info_["n_init"] = options.n_init;
+    info_["exclude_queried"] = options.exclude_queried;
+    if (options.use_curator) {
+      print_caveat_once();
+      if (options.calibrate_to > 0) {
+        const double s_min = singular_spectrum(*env.ctx, privacy::centre_rows(X)).values.minCoeff();
+        GPB_EXPECTS(s_min > 0, "po_gp_ucb: calibrate_to needs sigma_min(X) > 0");
+        const double eps_low = 1.1 * privacy::po_omega(10, 1.0, cur.delta, cur.omega_form) / s_min;
+        info_["epsilon_given"] = cur.epsilon;
+        cur.epsilon *= eps_low / options.calibrate_to;
+      }
+      info_["epsilon_used"] = cur.epsilon;
+      info_["delta"] = cur.delta;
+    }
     for (std::uint32_t run : env.run_ids) {
-      const privacy::PoRelease rel = privacy::po_curate_seeded(
-          *env.ctx, X, options.curator, env.seed, run, stream_of(StreamId::Projection));
-      releases_.push_back({rel.r, rel.omega, rel.sigma_min, rel.branch});
-      domains_.push_back(std::make_unique<Domain>(Domain::from_rows(rel.z)));
       PolicyEnv sub = env;
-      sub.domain = domains_.back().get();
       sub.run_ids = {run};
+      if (options.use_curator) {
+        const privacy::PoRelease rel = privacy::po_curate_seeded(*env.ctx, X, cur, env.seed, run,
+                                                                 stream_of(StreamId::Projection));
+        if (!info_.contains("branch")) {
+          info_["r"] = rel.r;
+          info_["omega"] = rel.omega;
+          info_["sigma_min"] = rel.sigma_min;
+          info_["branch"] = privacy::to_string(rel.branch);
+          info_["omega_form"] =
+              cur.omega_form == privacy::OmegaForm::Literal ? "literal" : "sqrt_r_log";
+        }
+        domains_.push_back(std::make_unique<Domain>(Domain::from_rows(rel.z)));
+        sub.domain = domains_.back().get();
+      }
       states_.emplace_back(sub, options.beta);
+      Rng init(env.seed, run, kInitStream);
+      std::vector<int> first;
+      for (int i = 0; i < n_init_; ++i) first.push_back(static_cast<int>(init.below(n)));
+      init_.push_back(std::move(first));
+      if (exclude_) queried_.emplace_back(static_cast<std::size_t>(n), std::uint8_t{0});
     }
   }
 
   std::string name() const override { return "po_gp_ucb"; }
+
+  std::string info_json() const override { return info_.dump(); }
 
   Selection select(const Round& round) override {
     GPB_EXPECTS(round.q == 1, "po_gp_ucb selects one point per round, asked for " << round.q);
     Selection s;
     s.runs = static_cast<int>(states_.size());
     s.q = 1;
-    for (auto& state : states_) s.chosen.push_back(state.choose(round.done + 1, nullptr)[0]);
+    for (std::size_t r = 0; r < states_.size(); ++r) {
+      if (round.done < n_init_) {
+        s.chosen.push_back(init_[r][static_cast<std::size_t>(round.done)]);
+        continue;
+      }
+      const std::uint8_t* mask = exclude_ ? queried_[r].data() : nullptr;
+      s.chosen.push_back(states_[r].choose(round.done - n_init_ + 1, mask)[0]);
+    }
     return s;
   }
 
@@ -64,18 +115,18 @@ class PoGpUcb final : public Policy {
                 "po_gp_ucb: rewards do not match the selection");
     for (std::size_t r = 0; r < states_.size(); ++r) {
       states_[r].posterior().observe(&selection.chosen[r], &rewards.y[r]);
+      if (exclude_) queried_[r][static_cast<std::size_t>(selection.chosen[r])] = 1;
     }
   }
 
  private:
-  struct ReleaseInfo {
-    int r;
-    double omega, sigma_min;
-    privacy::CuratorBranch branch;
-  };
-  std::vector<ReleaseInfo> releases_;
+  int n_init_;
+  bool exclude_;
+  nlohmann::json info_ = nlohmann::json::object();
   std::vector<std::unique_ptr<Domain>> domains_;
   std::vector<detail::UcbState> states_;
+  std::vector<std::vector<int>> init_;
+  std::vector<std::vector<std::uint8_t>> queried_;
 };
 
 }  // namespace

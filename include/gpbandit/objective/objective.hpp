@@ -71,6 +71,12 @@ class Objective {
   /// specs/ldp-bo.md §6.2: R = max|data − f|, c_emp = mean (data − f)², v_emp = mean data²);
   /// std::nullopt when the rewards are f + NoiseModel noise (see instance_constants()).
   virtual std::optional<InstanceConstants> reward_constants() const { return std::nullopt; }
+  /// Noise variance σ_n² of the surrogate GP the objective prescribes (a fitted data set,
+  /// specs/po-gp-ucb.md §2–3), used unless the config sets "noise_variance"; std::nullopt if none.
+  virtual std::optional<double> surrogate_noise_variance() const { return std::nullopt; }
+  /// A JSON object (text) describing how the instance was built, written to summary.json under
+  /// "objective_info" (e.g. fitted hyperparameters); empty for none.
+  virtual std::string info_json() const { return {}; }
 };
 
 /// R, c₀ of additive noise (v₀ left 0: B² + c₀ per run): uniform R and R²/3; Gaussian ∞ and

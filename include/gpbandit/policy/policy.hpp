@@ -113,6 +113,9 @@ class Policy {
     (void)run;
     return std::nullopt;
   }
+  /// A JSON object (text) describing what the policy derived when it was built (e.g. the PO-GP-UCB
+  /// curator's ω, σ_min and branch), written to summary.json under "policy_info"; empty for none.
+  virtual std::string info_json() const { return {}; }
 };
 
 /// Confidence-width schedule for UCB: score = μ + √β_t·σ.
