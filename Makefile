@@ -8,9 +8,10 @@ DEMO_OUT   ?= results/demo
 MAKEFLAGS  += --no-print-directory
 
 DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib
+                libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib \
+                clang libclang-rt-dev
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench clean check-sanitize
 
 all: build
 
@@ -31,6 +32,18 @@ test: build
 
 bench: build
 	@./$(BUILD)/bench/bench_posterior --benchmark_counters_tabular=true
+
+# The whole suite under AddressSanitizer (with LeakSanitizer) and UBSan, CPU only, in build-sanitize.
+SAN_BUILD ?= build-sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check-sanitize: deps
+	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" -DCMAKE_SHARED_LINKER_FLAGS="$(SAN_FLAGS)" \
+	  -DGPB_ENABLE_CUDA=OFF -DGPB_BUILD_BENCH=OFF -DGPB_FUZZ_SHORT=OFF >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS) -- --no-print-directory
+	@cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 clean:
 	@rm -rf $(BUILD)
