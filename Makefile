@@ -13,9 +13,10 @@ DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nloh
                 python3-dev python3-pytest pybind11-dev doxygen graphviz \
                 libsvm-dev \
                 openmpi-bin libopenmpi-dev \
-                liblbfgspp-dev
+                liblbfgspp-dev \
+                clang libclang-rt-dev
 
-.PHONY: all deps configure build demo test bench docs clean
+.PHONY: all deps configure build demo test bench docs clean check-sanitize
 
 all: build
 
@@ -44,6 +45,18 @@ docs: deps
 	  GPB_HAVE_DOT=$$(command -v dot >/dev/null && echo YES || echo NO) doxygen docs/Doxyfile
 	@echo "docs: $(BUILD)/docs/html/index.html ($$(wc -l < $(BUILD)/docs/warnings.log) warning lines," \
 	  "$(BUILD)/docs/warnings.log)"
+
+# The whole suite under AddressSanitizer (with LeakSanitizer) and UBSan, CPU only, in build-sanitize.
+SAN_BUILD ?= build-sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check-sanitize: deps
+	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" -DCMAKE_SHARED_LINKER_FLAGS="$(SAN_FLAGS)" \
+	  -DGPB_ENABLE_CUDA=OFF -DGPB_BUILD_BENCH=OFF -DGPB_FUZZ_SHORT=OFF >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS) -- --no-print-directory
+	@cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 clean:
 	@rm -rf $(BUILD)

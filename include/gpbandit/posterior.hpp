@@ -41,7 +41,11 @@ struct PosteriorOptions {
 /// L[q,q] = √(λ + σ²_{q−1}[a_q])), α = L⁻¹y, μ and σ² over the domain. An observation at
 /// candidate a appends v = (k(x_a, D) − Σ_p L[t,p] v_p)/L[t,t], then μ += α_t v, σ² −= v².
 /// A pending (hallucinated) point appends v and updates σ² only; resolving it later adds its
-/// α v to μ. Repeated observations of one candidate are allowed (λ > 0). Never forms an N×N
+/// α v to μ. Repeated observations of one candidate are allowed (λ > 0). Pivot floor (jitter
+/// escalation): L[q,q] = √max(λ + σ²_{q−1}[a_q], 10^{-10}·k(x_{a_q}, x_{a_q})), so that λ → 0
+/// with repeated or fully explained candidates cannot overflow μ, σ² to ±inf or NaN; the floor
+/// binds only when λ + σ² is below 10^{-10} of the prior variance (never for λ ≥ 10^{-10}·k(x,x);
+/// tests/test_numerics_adversarial.cpp). Never forms an N×N
 /// matrix. Recompute mode performs the same floating-point operations in the same order, so both
 /// modes give bit-identical μ, σ² and choices.
 ///

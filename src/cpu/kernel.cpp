@@ -61,6 +61,10 @@ Kernel Kernel::matern(KernelType type, double lengthscale, double variance) {
               "kernel.type must be se, matern12, matern32 or matern52 for a stationary kernel, got "
                   << kernel_type_name(type));
   check_positive(lengthscale, "lengthscale");
+  GPB_EXPECTS(std::isfinite(1.0 / lengthscale),
+              "kernel.lengthscale must be at least 1/DBL_MAX (~5.6e-309) so that its inverse is "
+              "finite, got "
+                  << lengthscale);
   check_positive(variance, "variance");
   Kernel k;
   k.type_ = type;

@@ -127,7 +127,7 @@ struct CpuState {
       for (int p = 0; p < t; ++p) row[static_cast<std::size_t>(p)] = v_at(r, p, a);
       s = s2_of(r)[a];
     }
-    row[static_cast<std::size_t>(t)] = std::sqrt(lambda + s);
+    row[static_cast<std::size_t>(t)] = detail::pivot(lambda, s, kdiag[a]);
     run.L.push_back(std::move(row));
     run.pivot_var.push_back(s);
     run.alpha.push_back(0.0);

@@ -272,7 +272,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
     for (std::size_t r = 0; r < R; ++r) {
       detail::RunRows& run = runs_[r];
       const double sv = lrows[r * w + t];
-      lrows[r * w + t] = std::sqrt(lambda_ + sv);
+      lrows[r * w + t] = detail::pivot(lambda_, sv, kdiag_host(index[r]));
       run.history.push_back(index[r]);
       run.L.emplace_back(lrows.begin() + static_cast<long>(r * w),
                          lrows.begin() + static_cast<long>((r + 1) * w));

@@ -66,12 +66,17 @@ struct KernelFormula {
         return variance * std::exp(-0.5 * r2);
       case KernelType::Matern12:
         return variance * std::exp(-std::sqrt(r2));
+      // Matérn 3/2 and 5/2: at an overflowing scaled distance (tiny lengthscales) the polynomial
+      // factor is +inf and exp(−a) is 0; the limit of the product is 0, not inf·0 = NaN. (Any
+      // a > 1e150 gives exactly 0 anyway: exp(−a) underflows from a ≈ 745 on.)
       case KernelType::Matern32: {
         const double a = std::sqrt(3.0 * r2);
+        if (a > 1e150) return 0.0;
         return variance * (1.0 + a) * std::exp(-a);
       }
       default: {  // Matern52
         const double a = std::sqrt(5.0 * r2);
+        if (a > 1e150) return 0.0;
         return variance * (1.0 + a + (5.0 / 3.0) * r2) * std::exp(-a);
       }
     }

@@ -18,6 +18,15 @@ GPB_HD inline double var_step(double s, double v) {
   const double x = s - v * v;
   return x < 0.0 ? 0.0 : x;
 }
+/// L[t,t] = √max(λ + σ²_{t−1}[a], 10^{-10}·k(x_a, x_a)): the posterior's jitter escalation (λ is
+/// its jitter; the floor binds only when λ + σ² < 10^{-10}·k(x_a, x_a)). Below that floor
+/// (λ → 0 with a repeated or fully explained candidate) rounding errors of size ε_mach·k(x_a, x_a)
+/// would be divided by √(λ + σ²) and overflow μ and σ² to ±inf or NaN.
+GPB_HD inline double pivot(double lambda, double s, double prior) {
+  const double p = lambda + s;
+  const double floor = 1e-10 * prior;
+  return std::sqrt(p < floor ? floor : p);
+}
 /// μ ← μ + α·v.
 GPB_HD inline double mean_step(double m, double alpha, double v) {
   return m + alpha * v;

@@ -74,12 +74,17 @@ void AtomicFile::append_file(const std::string& other) {
   if (bad) throw IoError("cannot read '" + other + "'");
 }
 
-void AtomicFile::commit() {
+void AtomicFile::finish() {
+  if (file_ == nullptr) return;
   if (std::fflush(file_) != 0) fail(errno_text());
   if (::fsync(::fileno(file_)) != 0) fail(errno_text());
   const int rc = std::fclose(file_);
   file_ = nullptr;
   if (rc != 0) fail(errno_text());
+}
+
+void AtomicFile::commit() {
+  finish();
   if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail(errno_text());
   committed_ = true;
   sync_directory(fs::path(path_).parent_path().string());

@@ -22,7 +22,11 @@ class AtomicFile {
   void write(const std::string& bytes);
   /// Appends the whole content of another file. @throws IoError.
   void append_file(const std::string& other);
-  /// Flushes, fsyncs and renames into place. @throws IoError.
+  /// Flushes, fsyncs and closes the temporary file without renaming it (idempotent): after it,
+  /// commit() only renames, so several files can be made durable first and then put in place
+  /// together. @throws IoError (disk full, ...).
+  void finish();
+  /// finish(), then renames into place. @throws IoError.
   void commit();
   /// Path of the temporary file (e.g. for a child process to write into).
   const std::string& temp_path() const { return temp_; }

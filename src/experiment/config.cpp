@@ -599,6 +599,12 @@ json parse_json_text(const std::string& text, const std::string& source) {
     if (sep != std::string::npos) what = what.substr(sep + 2);
     throw InvalidArgument(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
                           ": JSON syntax error: " + what);
+  } catch (const json::out_of_range& e) {
+    // A number literal outside the range of a double (e.g. 1e999); found by fuzzing.
+    std::string what = e.what();
+    const auto sep = what.find("] ");
+    if (sep != std::string::npos) what = what.substr(sep + 2);
+    throw InvalidArgument(source + ": JSON " + what + " (out of the range of a double)");
   }
 }
 

@@ -298,14 +298,15 @@ void remove_stale_temporaries(const std::string& out_dir) {
   }
 }
 
+/// Writes runs.csv into `out` and makes it durable (finish()); the caller renames it into place
+/// together with summary.json, so a failure (e.g. a full disk) leaves neither.
 void write_runs_csv(const ExperimentConfig& cfg, const detail::Checkpoint& cp, int groups,
-                    const std::string& path) {
-  detail::AtomicFile out(path);
+                    detail::AtomicFile& out) {
   out.write(detail::runs_csv_header());
   for (std::size_t p = 0; p < cfg.policies.size(); ++p) {
     for (int g = 0; g < groups; ++g) out.append_file(cp.rows_file(static_cast<int>(p), g));
   }
-  out.commit();
+  out.finish();
 }
 
 /// summary.json's instance constants (specs/ldp-bo.md §7: B, R, v, c, x*) and privacy block.
@@ -409,15 +410,19 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   }
 
   res.policies = detail::summarize(config, cp.chunks());
-  write_runs_csv(config, cp, groups, res.runs_csv);
+  detail::AtomicFile runs_csv(res.runs_csv);
+  write_runs_csv(config, cp, groups, runs_csv);
   const double total = elapsed_before + seconds_since(t0);
   nlohmann::json extra = ldp_summary(config, cp.chunks(), runs, privacy);
   if (!policy_info.empty()) extra["policy_info"] = policy_info;
   const std::string objective_info = config.objective->info_json();
   if (!objective_info.empty()) extra["objective_info"] = nlohmann::json::parse(objective_info);
-  detail::write_file_atomic(res.summary_json,
-                            detail::summary_json(config, runs, seed, res.backend, cp.chunks(),
-                                                 total, extra.dump()));
+  detail::AtomicFile summary(res.summary_json);
+  summary.write(detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total,
+                                     extra.dump()));
+  summary.finish();
+  runs_csv.commit();  // both complete on disk: only the renames remain
+  summary.commit();
   std::error_code ec;
   if (options.plot) {
     const auto plot =

@@ -24,6 +24,7 @@
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
+#include "io/csv.hpp"
 
 namespace gpb {
 namespace detail {
@@ -161,10 +162,16 @@ void parse_data_line(const std::string& path, std::size_t lineno,
 }  // namespace detail
 
 Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header, int skip_columns) {
-  using namespace detail;
   GPB_EXPECTS(skip_columns >= 0,
               "read_csv_matrix: skip_columns must be >= 0, got " << skip_columns);
-  const std::string all = slurp(path);
+  return detail::parse_csv_matrix(detail::slurp(path), path, had_header, skip_columns);
+}
+
+Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string& path,
+                                         bool* had_header, int skip_columns) {
+  using namespace detail;
+  GPB_EXPECTS(skip_columns >= 0,
+              "parse_csv_matrix: skip_columns must be >= 0, got " << skip_columns);
   const std::vector<std::string_view> lines = split_lines(all);
   if (lines.empty()) throw InvalidArgument(where(path, 1) + "file is empty (no data rows)");
 
