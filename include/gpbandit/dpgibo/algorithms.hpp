@@ -65,31 +65,31 @@ Eigen::VectorXd clipped_mean(const Eigen::Ref<const Eigen::MatrixXd>& G, double 
 
 /// One logged iteration. Diagnostics (loss, grad_norm, …) are evaluation-only: never fed back.
 struct Iterate {
-  int t = 0;              ///< iteration (0 = the start, before any step)
-  int b = 0;              ///< points evaluated in this iteration
-  long evaluations = 0;   ///< cumulative evaluations
-  double trace = 0;       ///< posterior gradient-covariance trace after selection (public)
-  double loss = 0;        ///< noise-free f at the iterate after the step (random search and
-                          ///< UCB-BO: best noise-free f so far)
-  double grad_norm = 0;   ///< ‖g‖ before noise
-  double noise_norm = 0;  ///< ν‖w‖
-  double clipped_fraction = 0;
-  double theta1 = 0;  ///< first coordinate of the iterate
+  int t = 0;                    ///< iteration (0 = the start, before any step)
+  int b = 0;                    ///< points evaluated in this iteration
+  long evaluations = 0;         ///< cumulative evaluations
+  double trace = 0;             ///< posterior gradient-covariance trace after selection (public)
+  double loss = 0;              ///< noise-free f at the iterate after the step (random search and
+                                ///< UCB-BO: best noise-free f so far)
+  double grad_norm = 0;         ///< ‖g‖ before noise
+  double noise_norm = 0;        ///< ν‖w‖
+  double clipped_fraction = 0;  ///< fraction of the n per-user gradients scaled down by clipping
+  double theta1 = 0;            ///< first coordinate of the iterate
 };
 
 /// What one run returns.
 struct RunTrace {
-  std::vector<Iterate> rows;
-  Eigen::VectorXd theta;   ///< final iterate θ⁽ᵀ⁾ (random search / UCB-BO: best point)
-  double jitter_used = 0;  ///< largest Cholesky jitter (GIBO, UCB-BO)
+  std::vector<Iterate> rows;  ///< one row per iteration, starting with t = 0
+  Eigen::VectorXd theta;      ///< final iterate θ⁽ᵀ⁾ (random search / UCB-BO: best point)
+  double jitter_used = 0;     ///< largest Cholesky jitter (GIBO, UCB-BO)
 };
 
 /// The randomness of one run: simulation streams (evaluation noise, acquisition) and the privacy
 /// noise source (secure unless the experiment asks for seeded simulation).
 struct RunRandomness {
-  Rng* evaluation = nullptr;
-  Rng* acquisition = nullptr;
-  privacy::NoiseSource* privacy = nullptr;
+  Rng* evaluation = nullptr;   ///< evaluation-noise stream (used when the noise sd is > 0)
+  Rng* acquisition = nullptr;  ///< stream of random candidate points
+  privacy::NoiseSource* privacy = nullptr;  ///< privacy noise; may be null for non-private runs
 };
 
 /// DP-GIBO (Algorithm 1) from θ⁽⁰⁾; μ = ∞ gives GIBO. Evaluations return the task's per-user

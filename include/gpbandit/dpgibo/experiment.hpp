@@ -18,21 +18,27 @@ bool is_dpgibo_config(const std::string& path);
 
 /// Final numbers of one method.
 struct MethodSummary {
-  std::string label, type;
-  double loss_mean = 0, loss_sd = 0;  ///< final noise-free loss over runs (sample sd)
-  double evaluations_mean = 0;        ///< evaluations per run
-  double mu = 0;                      ///< GDP level per run (+∞ when non-private)
-  double noise_std = 0;               ///< ν
-  double seconds = 0;
+  std::string label;            ///< the method's label in the config
+  std::string type;             ///< dp_gibo | gibo | dp_gd | gd | random_search | ucb_bo
+  double loss_mean = 0;         ///< mean final noise-free loss over runs
+  double loss_sd = 0;           ///< sample sd of the final noise-free loss over runs
+  double evaluations_mean = 0;  ///< evaluations per run
+  double mu = 0;                ///< GDP level per run (+∞ when non-private)
+  double noise_std = 0;         ///< ν
+  double seconds = 0;           ///< wall-clock seconds, summed over runs
 };
 
 /// What run_dpgibo_experiment wrote.
 struct DpGiboResult {
-  std::vector<MethodSummary> methods;
-  std::string out_dir, runs_csv, summary_json, plot_png;
-  bool plotted = false;
-  std::string plot_message, backend;
-  double optimum_loss = 0;  ///< f(θ*) when the task knows its optimum (NaN otherwise)
+  std::vector<MethodSummary> methods;  ///< one per method, in config order
+  std::string out_dir;                 ///< output folder (options.out_dir, else results/NAME)
+  std::string runs_csv;                ///< path of runs.csv
+  std::string summary_json;            ///< path of summary.json
+  std::string plot_png;                ///< path of loss.png (removed when not plotted)
+  bool plotted = false;                ///< whether loss.png was written
+  std::string plot_message;            ///< the plotter's message, or why no plot was drawn
+  std::string backend;                 ///< description of the engine Context the runs used
+  double optimum_loss = 0;             ///< f(θ*) when the task knows its optimum (NaN otherwise)
 };
 
 /// Loads, validates (every problem: InvalidArgument naming file and field, nothing written),

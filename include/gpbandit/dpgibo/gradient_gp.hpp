@@ -17,16 +17,20 @@ namespace gpb::dpgibo {
 /// appending points. Selection never reads losses (the trace does not depend on them).
 class GradientGp {
  public:
+  /// @param ctx engine context of the ops (kept by reference: must outlive the GP).
   /// @param kernel an SE kernel (s² = variance, ℓ = lengthscale).
+  /// @param dim d, the dimension of the points (≥ 1).
   /// @param noise_variance σ² ≥ 0 assumed by the GP. @param jitter τ > 0, always added; escalated
   /// ×10 up to three times when an append fails (jitter_used() reports the largest).
   /// @throws InvalidArgument if the kernel is not SE, d < 1, σ² < 0 or τ ≤ 0.
   GradientGp(const Context& ctx, const Kernel& kernel, int dim, double noise_variance,
              double jitter);
 
+  /// d, the dimension of the points.
   int dim() const { return d_; }
   /// N, the number of points in D.
   int size() const { return static_cast<int>(D_.cols()); }
+  /// The points D, d×N (one column per point, in append order).
   const Eigen::MatrixXd& points() const { return D_; }
   /// Largest diagonal jitter used (τ unless an append escalated).
   double jitter_used() const;
@@ -46,8 +50,10 @@ class GradientGp {
   /// Schur-update state of a candidate pool C (d×q) against the current D (§3.1):
   /// V = L⁻¹k(D,C) (N×q), R = J(θ,C) − WᵀV (d×q), s = k(c,c) + σ² + τ − ‖v_c‖² (q).
   struct Candidates {
-    Eigen::MatrixXd C, V, R;
-    Eigen::VectorXd s;
+    Eigen::MatrixXd C;  ///< candidate points, d×q
+    Eigen::MatrixXd V;  ///< L⁻¹k(D,C), N×q
+    Eigen::MatrixXd R;  ///< J(θ,C) − WᵀV, d×q
+    Eigen::VectorXd s;  ///< Schur complements k(c,c) + σ² + τ − ‖v_c‖², length q
     /// One-point trace decrements Δ = ‖r_c‖²/s_c (0 where s_c ≤ 0).
     Eigen::VectorXd decrements() const;
   };

@@ -19,11 +19,13 @@ class Task {
   virtual ~Task() = default;
   /// Short name, e.g. "normal_location(d=5, n=50)".
   virtual std::string describe() const = 0;
+  /// d, the dimension of θ.
   virtual int dim() const = 0;
   /// n, the number of users (records).
   virtual int users() const = 0;
-  /// Box bounds (length dim()).
+  /// Lower box bounds (length dim()).
   virtual const Eigen::VectorXd& lower() const = 0;
+  /// Upper box bounds (length dim()).
   virtual const Eigen::VectorXd& upper() const = 0;
   /// Noise-free per-user losses L(θ, x_i), length n.
   virtual Eigen::VectorXd losses(const Eigen::Ref<const Eigen::VectorXd>& theta) const = 0;

@@ -27,16 +27,19 @@ class ShardedPosterior {
   /// build has no MPI.
   ShardedPosterior(const Kernel& kernel, const Domain& domain, double noise_variance);
   ~ShardedPosterior();
+  /// Move constructor (not collective); the moved-from object must not be used.
   ShardedPosterior(ShardedPosterior&&) noexcept;
   /// Observes y at candidate a (global index); same a, y on every rank.
   void observe(int a, double y);
   /// Global UCB argmax of μ + width·σ (same result on every rank).
   UcbChoice ucb_argmax(double width) const;
-  /// μ and σ² over all N candidates, gathered to every rank (for tests and output).
+  /// μ over all N candidates, gathered to every rank (for tests and output).
   std::vector<double> gather_mean() const;
+  /// σ² over all N candidates, gathered to every rank (for tests and output).
   std::vector<double> gather_variance() const;
   /// This rank's slice [lo, hi).
   std::pair<int, int> slice() const;
+  /// N, the total number of candidates (all ranks).
   int size() const;
 
   struct Impl;

@@ -51,7 +51,9 @@ class GdpLedger {
  public:
   /// @throws InvalidArgument if μ ≤ 0 or NaN (μ = +∞ is the non-private case) or T < 1.
   GdpLedger(double mu, int T);
+  /// μ of the whole T-step release (+∞ when non-private).
   double mu() const { return mu_; }
+  /// T, the number of steps.
   int steps() const { return T_; }
   /// μ of one step: μ/√T.
   double per_step_mu() const;

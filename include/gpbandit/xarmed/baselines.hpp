@@ -13,22 +13,28 @@ namespace gpb::xarmed {
 
 /// HCT parameters (paper E.1.1 / PyXAB defaults; c1 = 0 → (ρ/(3ν))^{1/8}).
 struct HctParams {
-  int k = 2;
-  double nu = 1.0, rho = 0.75, c = 0.1, delta = 0.01, c1 = 0.0;
-  std::uint64_t partition_seed = 0;
+  int k = 2;                         ///< branching factor of the partition
+  double nu = 1.0;                   ///< smoothness ν₁ > 0
+  double rho = 0.75;                 ///< smoothness rate ρ ∈ (0, 1)
+  double c = 0.1;                    ///< confidence constant c > 0
+  double delta = 0.01;               ///< confidence δ ∈ (0, 1)
+  double c1 = 0.0;                   ///< constant c₁; 0 → (ρ/(3ν))^{1/8}
+  std::uint64_t partition_seed = 0;  ///< seed of the partition's split axes (see Partition)
 };
 
 /// Fed1-UCB parameters: K_mesh arms per axis, f(p) = ⌊κ ln T⌋ pulls per arm per phase.
 struct Fed1UcbParams {
-  int mesh = 100;
-  double kappa = 1.0;
+  int mesh = 100;      ///< K_mesh, arms per axis (≥ 2)
+  double kappa = 1.0;  ///< κ > 0 of the pulls per arm per phase ⌊κ ln T⌋ (at least 1)
 };
 
 /// GP-UCB on the mesh: Laplacian (Matérn-1/2) or SE kernel on inputs scaled to [0,1]^D.
 struct GpUcbParams {
-  int mesh = 100;
-  double lengthscale = 1.0, noise_variance = 1e-3, delta = 0.1;
-  bool se = false;
+  int mesh = 100;                ///< arms per axis of the Fed1-UCB mesh (≥ 2)
+  double lengthscale = 1.0;      ///< kernel lengthscale on the [0,1]^D-scaled inputs, > 0
+  double noise_variance = 1e-3;  ///< noise variance the posterior assumes, > 0
+  double delta = 0.1;            ///< δ ∈ (0, 1) of Srinivas β_t
+  bool se = false;               ///< SE kernel when true, Laplacian (Matérn-1/2) otherwise
 };
 
 /// Result of a federated baseline run.

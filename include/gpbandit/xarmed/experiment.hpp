@@ -30,23 +30,27 @@ namespace gpb::xarmed {
 
 /// One method of an X-armed config.
 struct MethodSpec {
-  std::string type, label;
-  FedPneParams fed;
-  HctParams hct;
-  Fed1UcbParams fed1;
-  GpUcbParams gp;
+  std::string type;    ///< fed-pne | dp-fed-pne | hct | fed1-ucb | gp-ucb | random
+  std::string label;   ///< unique label in the outputs (default: type)
+  FedPneParams fed;    ///< parameters when type is fed-pne or dp-fed-pne
+  HctParams hct;       ///< parameters when type is hct
+  Fed1UcbParams fed1;  ///< parameters when type is fed1-ucb
+  GpUcbParams gp;      ///< parameters when type is gp-ucb
 };
 
 /// A parsed and validated X-armed config.
 struct XConfig {
-  std::string name = "fed-pne", source;
-  std::uint64_t seed = 0;
-  int runs = 10, clients = 10;
-  long long horizon = 1000;
-  double noise = 0.1, mpi_timeout_s = 120;
-  ObjectiveSpec objective;
-  std::vector<MethodSpec> methods;
-  std::string config_json;
+  std::string name = "fed-pne";     ///< experiment name (default output folder results/NAME)
+  std::string source;               ///< the config's path (or label), used in error messages
+  std::uint64_t seed = 0;           ///< master seed (noise streams and objective perturbations)
+  int runs = 10;                    ///< independent runs R ≥ 1
+  int clients = 10;                 ///< clients M ≥ 1
+  long long horizon = 1000;         ///< rounds T per run, in [1, 1e8]
+  double noise = 0.1;               ///< observation noise U(−noise, noise) per evaluation, ≥ 0
+  double mpi_timeout_s = 120;       ///< seconds the MPI server waits for a client rank, > 0
+  ObjectiveSpec objective;          ///< the objective (its seed is `seed`)
+  std::vector<MethodSpec> methods;  ///< methods in config order (non-empty)
+  std::string config_json;          ///< the config as parsed, re-serialised for summary.json
 };
 
 /// True when the JSON file has "experiment": "fed-pne" (false for other configs or bad JSON;
@@ -54,14 +58,18 @@ struct XConfig {
 bool is_xarmed_config(const std::string& path);
 /// Reads and validates. Every problem throws InvalidArgument "file: field: message".
 XConfig load_xarmed_config(const std::string& path);
+/// Parses and validates config text; `source` names it in messages (XConfig::source).
+/// @throws InvalidArgument "source: field: message" for invalid JSON or any invalid field.
 XConfig parse_xarmed_config(const std::string& json_text, const std::string& source);
 
 /// Options of one invocation.
 struct XRunOptions {
-  std::string out_dir;  ///< default results/<name>
-  std::optional<int> runs;
-  std::optional<std::uint64_t> seed;
-  bool plot = true, progress = true, mpi = false;
+  std::string out_dir;                ///< output folder; empty → results/NAME (XConfig::name)
+  std::optional<int> runs;            ///< overrides XConfig::runs when set
+  std::optional<std::uint64_t> seed;  ///< overrides XConfig::seed (and the objective's) when set
+  bool plot = true;                   ///< draw regret.png (only when T ≤ 20000)
+  bool progress = true;               ///< print a line per finished method on stderr
+  bool mpi = false;                   ///< run through the MPI runtime (mpi_runtime.hpp)
 };
 
 /// Runs every method (Fed-PNE methods through MPI when options.mpi: rank 0 serves, the other

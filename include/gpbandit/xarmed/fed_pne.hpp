@@ -17,17 +17,22 @@ namespace gpb::xarmed {
 
 /// Parameters of Fed-PNE (defaults: paper E.1.5; δ = 1/M when delta_conf = 0).
 struct FedPneParams {
-  int k = 2;
-  double nu = 1.0, rho = 0.5, c = 0.1, c1 = 1.0;
+  int k = 2;                ///< branching factor k of the partition, in [2, 16]
+  double nu = 1.0;          ///< smoothness ν₁ > 0: diam(P_{h,i}) ≤ ν₁ρ^h
+  double rho = 0.5;         ///< smoothness rate ρ ∈ (0, 1)
+  double c = 0.1;           ///< confidence constant c > 0 of τ_h and b (before the DP factor)
+  double c1 = 1.0;          ///< constant c₁ > 0 inside ln(c₁T/δ)
   double delta_conf = 0.0;  ///< δ; 0 → 1/M
   int depth_offset = 0;     ///< 1 = the literal reading of Alg. 2's depth counter
-  std::uint64_t partition_seed = 0;
-  double noise = 0.1;  ///< observation noise U(−noise, noise) per evaluation
+  std::uint64_t partition_seed = 0;  ///< seed of the partition's split axes (see Partition)
+  double noise = 0.1;                ///< observation noise U(−noise, noise) per evaluation
   // DP-Fed-PNE (App. D)
-  bool dp = false;
-  double dp_epsilon = 1.0, dp_delta = 0.01;
+  bool dp = false;          ///< DP-Fed-PNE: clamp rewards and add Gaussian privacy noise (Alg. 3)
+  double dp_epsilon = 1.0;  ///< ε_dp > 0 of the per-reward Gaussian mechanism (when dp)
+  double dp_delta = 0.01;   ///< δ_dp ∈ (0, 1) of the per-reward Gaussian mechanism (when dp)
   bool privacy_seeded = false;  ///< seeded Philox privacy noise (NOT private); default secure
-  double dp_scale = 1.0, dp_shift = 0.0;  ///< affine map of rewards before clamping to [0,1]
+  double dp_scale = 1.0;        ///< scale a of the reward map r ↦ a·r + s, then clamped to [0,1]
+  double dp_shift = 0.0;        ///< shift s of that affine map
   /// Checks ranges. @throws InvalidArgument naming `where.field`.
   void validate(const std::string& where) const;
 };
@@ -40,19 +45,25 @@ double fed_pne_tau(double c, double c1, double nu, double rho, double delta, int
 
 /// One phase as broadcast by the server (node indices at depth `depth`, ascending).
 struct PhaseRequest {
-  std::uint32_t phase = 0, depth = 0;
-  std::uint64_t t_m = 0, rounds_left = 0;
-  bool truncated = false;  ///< last phase cut at T: no upload, no elimination
-  std::vector<std::uint64_t> nodes;
+  std::uint32_t phase = 0;           ///< phase number p, 1-based
+  std::uint32_t depth = 0;           ///< depth h of every node of the phase
+  std::uint64_t t_m = 0;             ///< pulls per node per client, ⌈τ_h / M⌉
+  std::uint64_t rounds_left = 0;     ///< rounds left before the horizon, T − t
+  bool truncated = false;            ///< last phase cut at T: no upload, no elimination
+  std::vector<std::uint64_t> nodes;  ///< node indices i ∈ [1, k^h] of the frontier K, ascending
 };
 
 /// What the server records per phase (phases.csv).
 struct PhaseRecord {
-  std::uint32_t phase = 0, depth = 0;
-  std::size_t nodes = 0, survivors = 0;
-  std::uint64_t t_m = 0, rounds = 0;  ///< rounds = pulls per client in the phase
-  bool truncated = false;
-  std::uint64_t bytes_down = 0, bytes_up = 0;  ///< logical bytes, all clients together (§5)
+  std::uint32_t phase = 0;       ///< phase number p, 1-based
+  std::uint32_t depth = 0;       ///< depth h of the phase's nodes
+  std::size_t nodes = 0;         ///< |K|, nodes played in the phase
+  std::size_t survivors = 0;     ///< nodes kept by the elimination (0 for a truncated phase)
+  std::uint64_t t_m = 0;         ///< pulls per node per client
+  std::uint64_t rounds = 0;      ///< rounds = pulls per client in the phase
+  bool truncated = false;        ///< phase cut at the horizon T (no upload, no elimination)
+  std::uint64_t bytes_down = 0;  ///< logical bytes down, all clients together (§5)
+  std::uint64_t bytes_up = 0;    ///< logical bytes up, all clients together (0 if truncated)
 };
 
 /// The Fed-PNE server (Alg. 2 with the decisions of spec §8). Frontier only.
@@ -60,20 +71,26 @@ class FedPneServer {
  public:
   /// @throws InvalidArgument for bad parameters, M < 1 or T < 1.
   FedPneServer(const FedPneParams& p, int M, long long T);
+  /// True once the horizon T is used up (no further phase).
   bool done() const { return t_ >= T_; }
   /// Builds the next phase (expansion loop of line 4). Call only when !done().
   const PhaseRequest& next();
   /// Finishes the current phase. `means` is M×K client-major (ignored for a truncated phase).
   void complete(const std::vector<double>& means);
+  /// Records of every finished phase so far, in order (a truncated last phase included).
   const std::vector<PhaseRecord>& phases() const { return phases_; }
   /// Completed phases P.
   int rounds() const { return rounds_; }
+  /// Phases broadcast: P, plus 1 if a truncated phase was played.
   int broadcasts() const { return static_cast<int>(phases_.size()); }
+  /// Node statistics uploaded per client, Σ |K^p| over the completed phases.
   long long info_per_client() const { return info_; }
   /// Confidence width b of the current phase.
   double width() const { return width_; }
   /// Effective c (c·√(1 + 4σ_dp²) in DP mode).
   double c_effective() const { return c_eff_; }
+  /// τ_h of fed_pne_tau with this server's c_effective(), c₁, ν₁, ρ and δ, at depth
+  /// h + depth_offset.
   double tau(int h) const;
 
  private:
@@ -94,11 +111,15 @@ class FedPneServer {
 /// Privacy noise comes from `privacy` (one source per client, drawn in pull order).
 class FedPneClient {
  public:
+  /// Client m of M in run `run`; evaluates f's local objective f_m at the centres of `part`'s
+  /// cells and draws observation noise from (seed, run). `privacy` is used when p.dp.
+  /// @throws InvalidArgument if p.dp and `privacy` is null.
   FedPneClient(const FedPneParams& p, std::shared_ptr<const FedObjective> f,
                std::shared_ptr<const Partition> part, std::uint64_t seed, std::uint32_t run, int m,
                int M, std::unique_ptr<privacy::NoiseSource> privacy);
   /// K local means in broadcast order (empty for a truncated phase).
   std::vector<double> play(const PhaseRequest& req);
+  /// This client's privacy noise source (null when not DP).
   const privacy::NoiseSource* privacy() const { return privacy_.get(); }
 
  private:
@@ -133,10 +154,13 @@ class ClientPool {
 /// (run, client).
 class InProcessPool final : public ClientPool {
  public:
+  /// Builds M clients for each run in `runs` (sharing one Partition from p.k and
+  /// p.partition_seed), each with its make_client_privacy() source.
   InProcessPool(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
                 std::uint64_t seed, const std::vector<std::uint32_t>& runs);
   void exchange(const std::vector<const PhaseRequest*>& reqs,
                 std::vector<std::vector<double>>& means) override;
+  /// Description of the clients' privacy noise source, or "none" without DP.
   std::string privacy_description() const;
 
  private:
@@ -146,12 +170,14 @@ class InProcessPool final : public ClientPool {
 
 /// Result of one run.
 struct FedPneRun {
-  std::uint32_t run = 0;
-  std::vector<double> regret;  ///< per-client instant regret per round (length T)
-  std::vector<PhaseRecord> phases;
-  int rounds = 0, broadcasts = 0;
-  long long info_per_client = 0;
-  std::uint64_t bytes_down = 0, bytes_up = 0;
+  std::uint32_t run = 0;            ///< run index
+  std::vector<double> regret;       ///< per-client instant regret per round (length T)
+  std::vector<PhaseRecord> phases;  ///< the server's phase records
+  int rounds = 0;                   ///< completed phases P
+  int broadcasts = 0;               ///< phases broadcast (P, plus 1 for a truncated phase)
+  long long info_per_client = 0;    ///< node statistics uploaded per client, Σ |K^p|
+  std::uint64_t bytes_down = 0;     ///< logical bytes down, summed over phases (§5)
+  std::uint64_t bytes_up = 0;       ///< logical bytes up, summed over phases (§5)
 };
 
 /// Runs Fed-PNE for `runs` in lockstep through `pool`. Regret uses f's noise-free reference at

@@ -21,7 +21,8 @@ bool available();
 
 /// MPI_COMM_WORLD rank and size after init().
 struct World {
-  int rank = 0, size = 1;
+  int rank = 0;  ///< this process's rank (0 = the server)
+  int size = 1;  ///< number of ranks
 };
 /// Initialises MPI once (later calls return the same world). @throws Error without MPI.
 World init();

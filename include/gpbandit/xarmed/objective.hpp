@@ -16,7 +16,9 @@ namespace gpb::xarmed {
 class FedObjective {
  public:
   virtual ~FedObjective() = default;
+  /// Short name of the objective (written to summary.json).
   virtual std::string name() const = 0;
+  /// The domain X, shared by every client.
   virtual const Box& box() const = 0;
   /// sup of the regret reference g (exact where known, else the value the spec assumes).
   virtual double fstar() const = 0;

@@ -9,7 +9,9 @@ namespace gpb::xarmed {
 
 /// An axis-aligned box Π_a [lo_a, hi_a] (D = lo.size()).
 struct Box {
-  std::vector<double> lo, hi;
+  std::vector<double> lo;  ///< lower bound per axis, length D
+  std::vector<double> hi;  ///< upper bound per axis, length D (hi[a] > lo[a])
+  /// D, the number of axes.
   int dim() const { return static_cast<int>(lo.size()); }
 };
 
@@ -23,8 +25,11 @@ class Partition {
  public:
   /// @throws InvalidArgument if the box is empty or inverted, or k < 2.
   Partition(Box box, int k, std::uint64_t seed);
+  /// Branching factor k.
   int k() const { return k_; }
+  /// D, the dimension of the box.
   int dim() const { return box_.dim(); }
+  /// The root cell P_{0,1}.
   const Box& box() const { return box_; }
   /// Split axis of node (h, i).
   int split_dim(int h, std::uint64_t i) const;
