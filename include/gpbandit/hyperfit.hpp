@@ -29,9 +29,12 @@ struct HyperFitOptions {
   bool ard = true;                     ///< one length-scale per input column (else one in all)
   int max_rows = 2000;                 ///< rows used: min(n, max_rows), drawn without replacement
   int random_starts = 5;  ///< log-uniform random starts besides (l = 1, σ_y² = 1, σ_n² = 1e−2)
-  double lengthscale_lower = 1e-2, lengthscale_upper = 1e2;
-  double signal_lower = 1e-2, signal_upper = 1e2;
-  double noise_lower = 1e-8, noise_upper = 1.0;
+  double lengthscale_lower = 1e-2;   ///< box bound on each length-scale (standardised inputs)
+  double lengthscale_upper = 1e2;    ///< box bound on each length-scale (standardised inputs)
+  double signal_lower = 1e-2;        ///< box bound on σ_y²
+  double signal_upper = 1e2;         ///< box bound on σ_y²
+  double noise_lower = 1e-8;         ///< box bound on σ_n²
+  double noise_upper = 1.0;          ///< box bound on σ_n²
   int max_iterations = 500;          ///< L-BFGS iterations per start
   double relative_tolerance = 1e-8;  ///< stop when the objective changes by less (relative)
   std::uint64_t seed = 0;            ///< keys the row subsample and the random starts (Philox)
@@ -39,7 +42,7 @@ struct HyperFitOptions {
 
 /// The fit's result, in the caller's input units.
 struct HyperFit {
-  GpHyperparameters theta;
+  GpHyperparameters theta;    ///< the best fit over all starts (length-scales in input units)
   double log_likelihood = 0;  ///< log p(y | X_used, θ) on the rows used (standardised inputs)
   int rows_used = 0;          ///< m
   int starts_converged = 0;   ///< starts that ended without an optimiser error

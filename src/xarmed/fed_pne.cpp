@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "gpbandit/error.hpp"
+#include "gpbandit/privacy/gdp.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::xarmed {
@@ -34,6 +35,12 @@ void FedPneParams::validate(const std::string& w) const {
 
 double dp_sigma(double epsilon, double delta) {
   return std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+}
+
+double dp_fed_pne_release(double reward, const FedPneParams& p, double sigma,
+                          privacy::NoiseSource& source) {
+  return std::clamp(p.dp_scale * reward + p.dp_shift, 0.0, 1.0) +
+         privacy::gaussian_noise(sigma, source);
 }
 
 double fed_pne_tau(double c, double c1, double nu, double rho, double delta, int M, long long T,
@@ -188,11 +195,7 @@ std::vector<double> FedPneClient::play(const PhaseRequest& req) {
         const double u = detail::u64_to_open01(detail::philox_u64(seed_, run_, stream, base + s));
         r += p_.noise * (2 * u - 1);
       }
-      if (p_.dp) {
-        r = std::clamp(p_.dp_scale * r + p_.dp_shift, 0.0, 1.0);
-        const double u1 = privacy_->uniform(), u2 = privacy_->uniform();
-        r += sigma_dp_ * std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-      }
+      if (p_.dp) r = dp_fed_pne_release(r, p_, sigma_dp_, *privacy_);
       sum += r;
     }
     out[n] = sum / static_cast<double>(req.t_m);

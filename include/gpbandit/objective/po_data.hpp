@@ -65,7 +65,8 @@ struct PoPreprocessed {
   double lengthscale = 1.0;      ///< SE length-scale on X (= the scale factor c)
   double signal_variance = 1.0;  ///< σ_y² (standardised units)
   double noise_variance = 1e-2;  ///< σ_n² (standardised units)
-  double y_mean = 0, y_sd = 1;   ///< of the (logged, signed) outputs before standardising
+  double y_mean = 0;             ///< mean of the (logged, signed) outputs before standardising
+  double y_sd = 1;               ///< sd of the (logged, signed) outputs before standardising
   double scale = 1.0;            ///< c of step 6
   HyperFit fit;                  ///< the raw fit (length-scales in the raw input units)
 };

@@ -39,6 +39,12 @@ struct FedPneParams {
 
 /// σ_dp = √(2 ln(1.25/δ_dp)) / ε_dp (Gaussian mechanism, sensitivity 1).
 double dp_sigma(double epsilon, double delta);
+/// DP-Fed-PNE's release of one reward (App. D): clamp(dp_scale·r + dp_shift, 0, 1) + N(0, σ²)
+/// drawn from `source` (privacy::gaussian_noise). With σ = dp_sigma(ε, δ) each released reward is
+/// (ε, δ)-DP for ε < 1 (the classical Gaussian mechanism on sensitivity 1; the clamp bounds the
+/// sensitivity); audited in tests/test_privacy_audit.cpp. @throws InvalidArgument if σ < 0.
+double dp_fed_pne_release(double reward, const FedPneParams& p, double sigma,
+                          privacy::NoiseSource& source);
 /// τ_h = ⌈c²·ln(c₁T/δ)/ν²·ρ^{−2h}⌉ (natural log); c is the effective c (DP factor included).
 double fed_pne_tau(double c, double c1, double nu, double rho, double delta, int M, long long T,
                    int h);
