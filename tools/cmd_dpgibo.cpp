@@ -11,14 +11,7 @@
 namespace gpb::cli {
 
 int run_dpgibo_command(const CLI::App& cmd, const RunArgs& args) {
-  RunOptions opt;
-  opt.out_dir = args.out;
-  opt.resume = args.resume;
-  opt.progress = !args.quiet;
-  opt.plot = !args.no_plot;
-  if (cmd.count("--backend") > 0) opt.backend = parse_backend(args.backend);
-  if (cmd.count("--runs") > 0) opt.runs = args.runs;
-  if (cmd.count("--seed") > 0) opt.seed = args.seed;
+  const RunOptions opt = run_options(cmd, args);
   const dpgibo::DpGiboResult res = dpgibo::run_dpgibo_experiment(args.config, opt);
   std::size_t w = 6;
   for (const auto& m : res.methods) w = std::max(w, m.label.size());

@@ -56,6 +56,18 @@ void print_table(const ExperimentResult& res) {
 
 }  // namespace
 
+RunOptions run_options(const CLI::App& cmd, const RunArgs& args) {
+  RunOptions opt;
+  opt.out_dir = args.out;
+  opt.resume = args.resume;
+  opt.progress = !args.quiet;
+  opt.plot = !args.no_plot;
+  if (cmd.count("--backend") > 0) opt.backend = parse_backend(args.backend);
+  if (cmd.count("--runs") > 0) opt.runs = args.runs;
+  if (cmd.count("--seed") > 0) opt.seed = args.seed;
+  return opt;
+}
+
 int run_command(const CLI::App& cmd, const RunArgs& args) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(args.config, ec)) {
@@ -76,14 +88,7 @@ int run_command(const CLI::App& cmd, const RunArgs& args) {
   if (args.mpi) throw InvalidArgument("--mpi: only for configs with \"experiment\": \"fed-pne\"");
   if (dpgibo::is_dpgibo_config(args.config)) return run_dpgibo_command(cmd, args);
   const ExperimentConfig config = load_experiment_config(args.config);
-  RunOptions opt;
-  opt.out_dir = args.out;
-  opt.resume = args.resume;
-  opt.progress = !args.quiet;
-  opt.plot = !args.no_plot;
-  if (cmd.count("--backend") > 0) opt.backend = parse_backend(args.backend);
-  if (cmd.count("--runs") > 0) opt.runs = args.runs;
-  if (cmd.count("--seed") > 0) opt.seed = args.seed;
+  const RunOptions opt = run_options(cmd, args);
   const ExperimentResult res = run_experiment(config, opt);
   print_table(res);
   return 0;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "gpbandit/experiment.hpp"
+
 namespace gpb::cli {
 
 /// Flags of `gpbandit run`.
@@ -28,6 +30,8 @@ int run_command(const CLI::App& cmd, const RunArgs& args);
 
 /// Executes `run` for a config with "experiment": "dp-gibo" (tools/cmd_dpgibo.cpp).
 int run_dpgibo_command(const CLI::App& cmd, const RunArgs& args);
+/// The RunOptions the flags of `gpbandit run` ask for (unset flags keep the config's values).
+RunOptions run_options(const CLI::App& cmd, const RunArgs& args);
 
 /// Declares `list [what]`.
 CLI::App* add_list_command(CLI::App& app, std::string& what);

@@ -16,13 +16,7 @@ BaselineRun run_gp_ucb_mesh_sharded(const FedObjective& f, const GpUcbParams& p,
   const int D = box.dim();
   const std::vector<double> pts = fed1_mesh(box, p.mesh, seed, run);
   const int N = static_cast<int>(pts.size() / static_cast<std::size_t>(D));
-  Eigen::MatrixXd rows(N, D);
-  for (int n = 0; n < N; ++n) {
-    for (int a = 0; a < D; ++a) {
-      rows(n, a) = (pts[static_cast<std::size_t>(n) * D + a] - box.lo[a]) / (box.hi[a] - box.lo[a]);
-    }
-  }
-  const Domain dom = Domain::from_rows(rows);
+  const Domain dom = gp_mesh_domain(box, p, seed, run);
   const Kernel kern =
       p.se ? Kernel::se(p.lengthscale) : Kernel::matern(KernelType::Matern12, p.lengthscale);
   gpb::mpi::ShardedPosterior post(kern, dom, p.noise_variance);

@@ -222,9 +222,7 @@ BaselineRun run_fed1_ucb(const FedObjective& f, const Fed1UcbParams& p, int M, l
   return out;
 }
 
-BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, long long T,
-                            double noise, std::uint64_t seed, std::uint32_t run) {
-  const Box& box = f.box();
+Domain gp_mesh_domain(const Box& box, const GpUcbParams& p, std::uint64_t seed, std::uint32_t run) {
   const int D = box.dim();
   const std::vector<double> pts = fed1_mesh(box, p.mesh, seed, run);
   const int N = static_cast<int>(pts.size() / static_cast<std::size_t>(D));
@@ -234,7 +232,16 @@ BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, 
       rows(n, a) = (pts[static_cast<std::size_t>(n) * D + a] - box.lo[a]) / (box.hi[a] - box.lo[a]);
     }
   }
-  const Domain dom = Domain::from_rows(rows);
+  return Domain::from_rows(rows);
+}
+
+BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, long long T,
+                            double noise, std::uint64_t seed, std::uint32_t run) {
+  const Box& box = f.box();
+  const int D = box.dim();
+  const std::vector<double> pts = fed1_mesh(box, p.mesh, seed, run);
+  const int N = static_cast<int>(pts.size() / static_cast<std::size_t>(D));
+  const Domain dom = gp_mesh_domain(box, p, seed, run);
   ContextOptions co;
   co.backend = Backend::Cpu;
   co.threads = 1;

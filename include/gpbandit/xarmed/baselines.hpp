@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpbandit/domain.hpp"
+
 #include "gpbandit/xarmed/objective.hpp"
 
 namespace gpb::xarmed {
@@ -60,5 +62,8 @@ BaselineRun run_random(const FedObjective& f, int M, long long T, std::uint64_t 
 /// The Fed1-UCB mesh of a run: per axis one arm uniform in [lo, lo + w/K], K − 1 equally spaced
 /// from lo + w/K to hi; Cartesian product for D > 1 (axis 0 fastest). D×N column-major.
 std::vector<double> fed1_mesh(const Box& box, int K, std::uint64_t seed, std::uint32_t run);
+/// The mesh of fed1_mesh(box, p.mesh, seed, run) as a Domain rescaled to [0,1]^D (the GP-UCB
+/// baselines' candidates, one row per mesh point in fed1_mesh's order).
+Domain gp_mesh_domain(const Box& box, const GpUcbParams& p, std::uint64_t seed, std::uint32_t run);
 
 }  // namespace gpb::xarmed
