@@ -286,7 +286,7 @@ namespace {
 class CachedSubstitute : public FedObjective {
  public:
   CachedSubstitute(std::string name, Box box, std::uint64_t seed)
-      : name_(std::move(name)), box_(std::move(box)), seed_(seed) {}
+      : seed_(seed), name_(std::move(name)), box_(std::move(box)) {}
   std::string name() const override { return name_; }
   const Box& box() const override { return box_; }
   double fstar() const override { return 1.0; }
