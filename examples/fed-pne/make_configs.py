@@ -43,6 +43,13 @@ write("x5-seir", {"horizon": 1000, "clients": 10, "noise": 0.0, "objective": OBJ
 # (the shared 2-core machine). SEIR is noise-free, so HCT's runs are identical anyway.
 write("x5-seir-hct-random", {"runs": 2, "horizon": 1000, "clients": 10, "noise": 0.0,
                              "objective": OBJ["seir"], "methods": [ALL[1], ALL[4]]})
+# X4, X6: the generated substitutes (specs/fed-pne.md §9), noise-free and cached per (client, x).
+# Reduced (shared 2-core machine): 3 runs (Fed-PNE and HCT are deterministic on these noise-free
+# objectives anyway). X4: T = 1000 and a 32×32 mesh as X1/X3; X6: T = 200, 5×5×5 mesh (spec §10).
+write("x4-landmine-like", {"runs": 3, "horizon": 1000, "clients": 10, "noise": 0.0,
+                           "objective": {"type": "landmine_svm"}, "methods": mesh(ALL, 32)})
+write("x6-digits-like", {"runs": 3, "horizon": 200, "clients": 10, "noise": 0.0,
+                         "objective": {"type": "digits_classifier"}, "methods": mesh(ALL, 5)})
 # X7: per-client regret vs M (Fed-PNE only).
 for obj in ("garland", "doublesine", "seir"):
     for M in (1, 10, 50, 100):

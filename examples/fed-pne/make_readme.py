@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes README.md (from README.template.md) and plots/ from the summary.json files of a run of
-run_all.sh.  Usage: make_readme.py RESULTS_DIR   (default results/fed-pne)"""
+run_all.sh.  Usage: make_readme.py RESULTS_DIR   (default results/fed-pne)
+       make_readme.py RESULTS_DIR --section SUBST   (prints one table only, e.g. after a partial run)"""
 import filecmp
 import json
 import math
@@ -62,7 +63,7 @@ def t_table():
 
 def plots(mdata, tdata):
     os.makedirs(os.path.join(here, "plots"), exist_ok=True)
-    for n in ("x1-garland", "x2-doublesine", "x3-himmelblau", "x5-seir"):
+    for n in ("x1-garland", "x2-doublesine", "x3-himmelblau", "x5-seir", "x4-landmine-like", "x6-digits-like"):
         src = os.path.join(res, n, "regret.png")
         if os.path.exists(src):
             shutil.copyfile(src, os.path.join(here, "plots", n + ".png"))
@@ -104,11 +105,20 @@ def mpi_block():
             f"(all 10 clients); measured MPI payload for all 10 runs {m['bytes_mpi_measured_total']} bytes.")
 
 
+if len(sys.argv) > 3 and sys.argv[2] == "--section" and sys.argv[3] == "SUBST":
+    print(method_table(["x4-landmine-like", "x6-digits-like"]))
+    for n in ("x4-landmine-like", "x6-digits-like"):
+        src = os.path.join(res, n, "regret.png")
+        if os.path.exists(src):
+            os.makedirs(os.path.join(here, "plots"), exist_ok=True)
+            shutil.copyfile(src, os.path.join(here, "plots", n + ".png"))
+    sys.exit(0)
 mt, mdata = m_table()
 tt, tdata = t_table()
 plots(mdata, tdata)
 text = open(os.path.join(here, "README.template.md")).read()
 for key, val in {"MAIN": method_table(["x1-garland", "x2-doublesine", "x3-himmelblau", "x5-seir", "x5-seir-hct-random"]),
+                 "SUBST": method_table(["x4-landmine-like", "x6-digits-like"]),
                  "M": mt, "T": tt,
                  "MESH": method_table(["x9-garland-mesh", "x9-doublesine-mesh"]),
                  "C": method_table(["x10-garland-c", "x10-doublesine-c"]),

@@ -6,6 +6,7 @@
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
+#include "gpbandit/xarmed/substitutes.hpp"
 
 namespace gpb::xarmed {
 
@@ -150,8 +151,10 @@ std::shared_ptr<const FedObjective> make_objective(const ObjectiveSpec& spec) {
     GPB_EXPECTS(!spec.perturbed, "objective.perturbed: not available for seir");
     return std::make_shared<Seir>();
   }
+  if (spec.type == "landmine_svm" || spec.type == "digits_classifier") return make_substitute(spec);
   throw InvalidArgument("objective.type: unknown '" + spec.type +
-                        "' (garland, doublesine, himmelblau, linear, seir)");
+                        "' (garland, doublesine, himmelblau, linear, seir, landmine_svm, "
+                        "digits_classifier)");
 }
 
 }  // namespace gpb::xarmed

@@ -31,7 +31,8 @@ class FedObjective {
 
 /// Options of make_objective.
 struct ObjectiveSpec {
-  std::string type;                  ///< garland | doublesine | himmelblau | linear | seir
+  std::string type;                  ///< garland | doublesine | himmelblau | linear | seir |
+                                     ///< landmine_svm | digits_classifier
   bool perturbed = false;            ///< f_m = g + ξ_m, ξ_m ~ N(0,1) per (run, client)
   std::uint64_t seed = 0;            ///< seed of the perturbations
   double slope = 1.0;                ///< linear: f(x) = 1 − slope·|x − peak|
