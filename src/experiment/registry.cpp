@@ -5,11 +5,11 @@
 // (or detail::kRequired); the validator parses them to fill omitted keys.
 #include <nlohmann/json.hpp>
 
+#include "experiment/po_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 #include "gpbandit/policy/po_gp_ucb.hpp"
-#include "experiment/po_config.hpp"
 
 namespace gpb {
 namespace {

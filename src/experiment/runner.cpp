@@ -418,8 +418,8 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   const std::string objective_info = config.objective->info_json();
   if (!objective_info.empty()) extra["objective_info"] = nlohmann::json::parse(objective_info);
   detail::AtomicFile summary(res.summary_json);
-  summary.write(detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total,
-                                     extra.dump()));
+  summary.write(
+      detail::summary_json(config, runs, seed, res.backend, cp.chunks(), total, extra.dump()));
   summary.finish();
   runs_csv.commit();  // both complete on disk: only the renames remain
   summary.commit();
