@@ -167,9 +167,7 @@ struct CpuState {
         const detail::RunRows& run = runs[static_cast<std::size_t>(r)];
         for (int p = 0; p <= t; ++p) ptrs[static_cast<std::size_t>(p)] = vrow<VT>(r, p) + j0;
         detail::rows_over_block(eval, points.data(), d, run, t, t + 1, j0, len, ptrs.data(), acc);
-        const double ltt = run.L[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)];
-        for (int i = 0; i < len; ++i) acc[i] /= ltt;  // v_t unrounded
-        double* s2 = s2_of(r) + j0;
+        double* s2 = s2_of(r) + j0;  // acc holds v_t (unrounded in Mixed)
         for (int i = 0; i < len; ++i) s2[i] = detail::var_step(s2[i], acc[i]);
         if (observed) {
           const double alpha = run.alpha[static_cast<std::size_t>(t)];

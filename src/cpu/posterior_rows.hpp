@@ -49,8 +49,8 @@ inline double mean_at_row(const RunRows& run, int q) {
 
 /// Computes rows v_begin..v_{end−1} over the candidates [j0, j0+len): rows[q] points at v_q[j0]
 /// (read for q < begin, written for begin ≤ q < end). `acc` has room for len doubles; on return it
-/// holds the last row before its division by L[end−1, end−1], so a caller can use the unrounded
-/// row when VT is float (Precision::Mixed: V stored in float, every sum accumulated in double).
+/// holds the last row v_{end−1} in double, as stored when VT is double and unrounded when VT is
+/// float (Precision::Mixed: V stored in float, every sum accumulated in double).
 /// Loops over rows p inside the block of j, so it vectorises over j and streams each row once.
 template <class VT>
 inline void rows_over_block(const KernelEval& eval, const double* points, int d, const RunRows& run,
@@ -81,7 +81,10 @@ inline void rows_over_block(const KernelEval& eval, const double* points, int d,
     }
     const double lqq = lq[q];
     VT* wq = rows[q];
-    for (int i = 0; i < len; ++i) wq[i] = static_cast<VT>(acc[i] / lqq);
+    for (int i = 0; i < len; ++i) {
+      acc[i] /= lqq;
+      wq[i] = static_cast<VT>(acc[i]);
+    }
   }
 }
 
