@@ -44,7 +44,8 @@ def config(policy, n, horizon):
             "noise": {"type": "uniform", "R": 0.5}, "policies": [spec]}
 
 
-def run_measured(exe, cfg, tmp, timeout):
+def run_measured(exe, cfg, tmp):
+    """Runs one config as its own process; returns ms/round and the process's peak RSS (wait4)."""
     path = os.path.join(tmp, "cfg.json")
     with open(path, "w") as fh:
         json.dump(cfg, fh)
@@ -54,7 +55,10 @@ def run_measured(exe, cfg, tmp, timeout):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        os.execv(exe, [exe, "run", path, "--out", out])
+        try:
+            os.execv(exe, [exe, "run", path, "--out", out])
+        finally:
+            os._exit(127)  # exec failed: never return into the parent's loop
     _, status, usage = os.wait4(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         return None
@@ -92,7 +96,7 @@ def main():
                     rows.append(row)
                     continue
                 with tempfile.TemporaryDirectory() as tmp:
-                    res = run_measured(exe, config(policy, n, horizon), tmp, None)
+                    res = run_measured(exe, config(policy, n, horizon), tmp)
                 if res is None:
                     row["failed"] = True
                     print(f"| {policy} | {side * side} | {horizon} | failed | |", flush=True)
