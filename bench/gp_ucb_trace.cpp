@@ -2,14 +2,17 @@
 // written by bench/peers/problem.py and prints one JSON line with the chosen candidates, the time
 // of every round and the peak resident memory.
 //
-//   gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda] [--mixed]   (--mixed: V stored in float)
+//   gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda] [--mixed] [--eager]
+//     --mixed: V stored in float; --eager: PosteriorOptions::lazy = false (every row applied to
+//     every candidate at once; the default defers rows of blocks that cannot win the argmax)
 //
 // Problem directory (all little-endian, row-major):
 //   meta.json   {"N", "d", "T", "t0", "lengthscale", "noise_var", "beta"}
 //   X.f64       N×d candidates        f.f64   N objective values
 //   eps.f64     t0+T noise draws      warm.i64  t0 warm-start candidate indices
 // Model: GP(0, SE(lengthscale, variance 1)), Gaussian likelihood noise_var. Warm start: observe
-// y = f[w_i] + eps[i] for i < t0 (not timed). Round r (timed): a = argmax μ + √β σ (lowest index
+// y = f[w_i] + eps[i] for i < t0, then bring every candidate up to date (not timed, as the peers
+// build their state untimed). Round r (timed): a = argmax μ + √β σ (lowest index
 // on ties), observe y = f[a] + eps[t0 + r].
 #include <sys/resource.h>
 
@@ -48,7 +51,7 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-int run(const std::string& dir, const gpb::ContextOptions& co) {
+int run(const std::string& dir, const gpb::ContextOptions& co, bool lazy) {
   nlohmann::json meta;
   std::ifstream(dir + "/meta.json") >> meta;
   const int n = meta.at("N"), d = meta.at("d"), horizon = meta.at("T"), t0 = meta.at("t0");
@@ -68,12 +71,14 @@ int run(const std::string& dir, const gpb::ContextOptions& co) {
   opt.noise_variance = noise_var;
   opt.capacity = t0 + horizon;
   opt.mode = gpb::PosteriorMode::Incremental;
+  opt.lazy = lazy;
   gpb::FinitePosterior post(ctx, gpb::Kernel::se(lengthscale, 1.0), domain, 1, opt);
   for (int i = 0; i < t0; ++i) {
     const int a = static_cast<int>(warm[i]);
     const double y = f[a] + eps[i];
     post.observe(&a, &y);
   }
+  (void)post.mean(0);  // every block up to date (lazy mode), like the peers' warm state
   std::vector<int> chosen;
   std::vector<double> ms;
   for (int r = 0; r < horizon; ++r) {
@@ -86,10 +91,10 @@ int run(const std::string& dir, const gpb::ContextOptions& co) {
     chosen.push_back(a);
   }
   const bool mixed = co.precision == gpb::Precision::Mixed;
-  nlohmann::json out = {{"impl", mixed ? "gpbandit-mixed" : "gpbandit"},
-                        {"chosen", chosen},
-                        {"ms", ms},
-                        {"peak_rss_mb", peak_rss_mb()}};
+  const std::string impl =
+      std::string(mixed ? "gpbandit-mixed" : "gpbandit") + (lazy ? "" : "-eager");
+  nlohmann::json out = {
+      {"impl", impl}, {"chosen", chosen}, {"ms", ms}, {"peak_rss_mb", peak_rss_mb()}};
   std::cout << out.dump() << std::endl;
   return 0;
 }
@@ -99,10 +104,13 @@ int run(const std::string& dir, const gpb::ContextOptions& co) {
 int main(int argc, char** argv) {
   gpb::ContextOptions co;
   co.backend = gpb::Backend::Cpu;
+  bool lazy = true;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--mixed") {
       co.precision = gpb::Precision::Mixed;
+    } else if (a == "--eager") {
+      lazy = false;
     } else if (a == "--backend" && i + 1 < argc) {
       co.backend = gpb::parse_backend(argv[++i]);
     } else {
@@ -110,11 +118,11 @@ int main(int argc, char** argv) {
     }
   }
   if (argc < 2) {
-    std::cerr << "usage: gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda|auto] [--mixed]\n";
+    std::cerr << "usage: gp_ucb_trace PROBLEM_DIR [--backend cpu|cuda|auto] [--mixed] [--eager]\n";
     return 2;
   }
   try {
-    return run(argv[1], co);
+    return run(argv[1], co, lazy);
   } catch (const std::exception& e) {
     std::cerr << "gp_ucb_trace: " << e.what() << "\n";
     return 2;

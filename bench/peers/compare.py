@@ -4,17 +4,23 @@
 For every (N, t): writes the shared problem (bench/peers/problem.py: N candidates in [0,1]^d, an
 RKHS objective, Gaussian noise, t warm-start observations), runs each implementation on it as its
 own process (gpbandit's bench/gp_ucb_trace, numpy incremental, scikit-learn refit+predict,
-BoTorch/GPyTorch on the CPU), and prints a Markdown table: median ms per round over the timed
-rounds, peer / gpbandit ratio, peak resident memory of the process, and how many of the timed
-rounds chose the same candidate as gpbandit (same model, same β, same rewards: a difference means
-a numerical near-tie or a bug). Writes the raw results as JSON and the scaling plots (time per
+BoTorch/GPyTorch on the CPU), and prints a Markdown table: mean ms per round over the timed rounds
+after the first (the first is dropped as warm-up for every implementation; the mean, not the
+median, so that gpbandit's lazy blocks pay for their catch-up rounds), peer / gpbandit ratio, peak
+resident memory of the process, and how many of the timed rounds chose the same candidate as
+gpbandit (same model, same β, same rewards: a difference means a numerical near-tie or a bug).
+gpbandit runs three ways: the default (lazy blocks), `gpbandit-eager` (PosteriorOptions::lazy =
+false: every row applied to every candidate) and `gpbandit-mixed` (lazy, V stored in float). Writes the raw results as JSON and the scaling plots (time per
 round vs N and vs t, log-log) as PNG.
 
 Usage:
   python3 bench/peers/compare.py --build build [--n 1000 10000 100000 1000000] [--t 10 100 1000]
-      [--rounds 5] [--peers numpy sklearn botorch] [--python PY] [--timeout 600]
+      [--rounds 50] [--slow-rounds 5] [--peers numpy sklearn botorch] [--python PY]
+      [--timeout 600]
       [--out bench/results]
 
+--rounds timed rounds for gpbandit and numpy; --slow-rounds for scikit-learn and BoTorch (they
+refit or recondition every round, so their cost per round is flat and a few rounds measure it).
 --python is the interpreter for the Python peers (one with numpy, scikit-learn, torch, gpytorch
 and botorch; see bench/README.md); a peer whose imports fail is reported as "missing".
 Cells a peer cannot hold in memory (sklearn: N·t > 10^8, the N×t cross-covariance twice; numpy and
@@ -34,14 +40,21 @@ import problem as pb  # noqa: E402
 
 PEER_SCRIPTS = {"numpy": "numpy_gp_ucb.py", "sklearn": "sklearn_gp_ucb.py",
                 "botorch": "botorch_trace.py"}
-MAX_CELLS = {"gpbandit": 2e8, "gpbandit-mixed": 2e8, "numpy": 2e8, "sklearn": 1e8,
-             "botorch": 2e8}
+MAX_CELLS = {"gpbandit": 2e8, "gpbandit-eager": 2e8, "gpbandit-mixed": 2e8, "numpy": 2e8,
+             "sklearn": 1e8, "botorch": 2e8}
+SLOW = {"sklearn", "botorch"}
+GPBANDIT_FLAGS = {"gpbandit": [], "gpbandit-eager": ["--eager"], "gpbandit-mixed": ["--mixed"]}
 
 
-def run_process(cmd, timeout):
-    """Runs cmd, returns (parsed JSON line or None, peak RSS MiB of the child, error text)."""
+def run_process(cmd, timeout, rounds=None):
+    """Runs cmd, returns (parsed JSON line or None, peak RSS MiB of the child, error text).
+    `rounds` caps the timed rounds of a Python peer (GPB_PEER_ROUNDS)."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ)
+    if rounds is not None:
+        env["GPB_PEER_ROUNDS"] = str(rounds)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -59,9 +72,10 @@ def run_process(cmd, timeout):
     return res, res.get("peak_rss_mb", 0.0), ""
 
 
-def median(xs):
-    s = sorted(xs)
-    return s[len(s) // 2] if len(s) % 2 else 0.5 * (s[len(s) // 2 - 1] + s[len(s) // 2])
+def mean_after_first(xs):
+    """Mean ms per round without the first round (warm-up), or the only round there is."""
+    xs = xs[1:] if len(xs) > 1 else xs
+    return sum(xs) / len(xs)
 
 
 def main():
@@ -71,7 +85,8 @@ def main():
     ap.add_argument("--n", type=int, nargs="+", default=[1000, 10000, 100000, 1000000])
     ap.add_argument("--t", type=int, nargs="+", default=[10, 100, 1000])
     ap.add_argument("--d", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=50)
+    ap.add_argument("--slow-rounds", type=int, default=5)
     ap.add_argument("--peers", nargs="+", default=["numpy", "sklearn", "botorch"])
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-mixed", action="store_true",
@@ -83,7 +98,8 @@ def main():
         raise SystemExit(f"compare.py: {exe} not found; build it: cmake --build {args.build} "
                          "--target gp_ucb_trace")
     os.makedirs(args.out, exist_ok=True)
-    impls = ["gpbandit"] + ([] if args.no_mixed else ["gpbandit-mixed"]) + args.peers
+    impls = (["gpbandit", "gpbandit-eager"] + ([] if args.no_mixed else ["gpbandit-mixed"]) +
+             args.peers)
     results = []
     print("| N | t | impl | ms/round | × gpbandit | peak MiB | same choice |")
     print("|---|---|---|---|---|---|---|", flush=True)
@@ -98,26 +114,29 @@ def main():
                     if n * t > MAX_CELLS[impl]:
                         row["skipped"] = f"N·t > {MAX_CELLS[impl]:.0e}"
                     else:
-                        if impl.startswith("gpbandit"):
-                            cmd = [exe, pdir] + (["--mixed"] if impl.endswith("mixed") else [])
+                        if impl in GPBANDIT_FLAGS:
+                            cmd = [exe, pdir] + GPBANDIT_FLAGS[impl]
                         else:
                             cmd = [args.python, os.path.join(HERE, PEER_SCRIPTS[impl]), pdir]
-                        res, rss, err = run_process(cmd, args.timeout)
+                        res, rss, err = run_process(
+                            cmd, args.timeout, args.slow_rounds if impl in SLOW else None)
                         if res is None:
                             row["skipped"] = ("missing" if "ModuleNotFoundError" in err else err)
                         else:
-                            row.update(ms=median(res["ms"]), peak_rss_mb=rss,
+                            row.update(ms=mean_after_first(res["ms"]), peak_rss_mb=rss,
                                        chosen=res["chosen"], wall_s=res["wall_s"])
                     if impl == "gpbandit":
                         base = row
                     if "ms" in row and base and "ms" in base:
                         row["ratio"] = row["ms"] / base["ms"]
                         row["same"] = sum(a == b for a, b in zip(row["chosen"], base["chosen"]))
+                        row["compared"] = min(len(row["chosen"]), len(base["chosen"]))
                     results.append(row)
                     if "ms" in row:
                         ratio = f"{row['ratio']:.1f}" if "ratio" in row else "—"
                         print(f"| {n} | {t} | {impl} | {row['ms']:.3f} | {ratio} | "
-                              f"{row['peak_rss_mb']:.0f} | {row.get('same', '—')}/{args.rounds} |",
+                              f"{row['peak_rss_mb']:.0f} | {row.get('same', '—')}/"
+                              f"{row.get('compared', len(row['chosen']))} |",
                               flush=True)
                     else:
                         print(f"| {n} | {t} | {impl} | skipped: {row['skipped']} | | | |",

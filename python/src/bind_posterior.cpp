@@ -40,17 +40,19 @@ void bind_posterior(py::module_& m) {
   py::class_<FinitePosterior>(m, "FinitePosterior",
                               "Exact GP posterior over a finite domain for R runs in lockstep")
       .def(py::init([](const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
-                       double noise_variance, int capacity, const std::string& mode, int chunk) {
+                       double noise_variance, int capacity, const std::string& mode, int chunk,
+                       bool lazy) {
              PosteriorOptions o;
              o.noise_variance = noise_variance;
              o.capacity = capacity;
              o.mode = parse_mode(mode);
              o.chunk = chunk;
+             o.lazy = lazy;
              return new FinitePosterior(ctx, kernel, domain, runs, o);
            }),
            py::arg("context"), py::arg("kernel"), py::arg("domain"), py::arg("runs") = 1,
            py::arg("noise_variance") = 1e-2, py::arg("capacity") = 256, py::arg("mode") = "auto",
-           py::arg("chunk") = 2048, py::keep_alive<1, 2>())
+           py::arg("chunk") = 2048, py::arg("lazy") = true, py::keep_alive<1, 2>())
       .def_property_readonly("runs", &FinitePosterior::runs)
       .def_property_readonly("size", &FinitePosterior::size)
       .def_property_readonly("rows", &FinitePosterior::rows)

@@ -66,17 +66,7 @@ Eigen::VectorXd kernel_diag_cpu(const Kernel& k, const Eigen::Ref<const Eigen::M
   return diag;
 }
 
-namespace {
-/// Best score of a range: the lowest index reaching it and how many candidates tie exactly.
-struct Best {
-  double score = -std::numeric_limits<double>::infinity();
-  int index = -1;
-  int ties = 0;
-  bool nan = false;
-  int nan_index = -1;
-};
-
-void merge(Best& into, const Best& b) {  // `b` covers higher indices than `into`
+void merge_best(UcbBest& into, const UcbBest& b) {
   if (b.nan && !into.nan) {
     into.nan = true;
     into.nan_index = b.nan_index;
@@ -91,9 +81,9 @@ void merge(Best& into, const Best& b) {  // `b` covers higher indices than `into
   }
 }
 
-Best scan(const double* mean, const double* variance, int begin, int end, double width,
-          const std::uint8_t* excluded) {
-  Best best;
+UcbBest scan_ucb(const double* mean, const double* variance, int begin, int end, double width,
+                 const std::uint8_t* excluded) {
+  UcbBest best;
   for (int j = begin; j < end; ++j) {
     if (excluded != nullptr && excluded[j] != 0) continue;
     const double s = ucb_score(mean[j], variance[j], width);
@@ -112,42 +102,52 @@ Best scan(const double* mean, const double* variance, int begin, int end, double
   }
   return best;
 }
-}  // namespace
+
+void check_ucb_best(const UcbBest& best, const double* mean, const double* variance, int n,
+                    double width, const int* order) {
+  GPB_EXPECTS(!best.nan, "ucb_argmax: the UCB score of candidate "
+                             << (order != nullptr ? order[best.nan_index] : best.nan_index)
+                             << " is NaN (mean " << mean[best.nan_index] << ", variance "
+                             << variance[best.nan_index] << ", width " << width << ")");
+  GPB_EXPECTS(best.index >= 0, "ucb_argmax: every one of the " << n << " candidates is excluded");
+}
+
+int tie_rank(const UcbBest& best, Rng* tiebreak) {
+  if (best.ties <= 1 || tiebreak == nullptr) return 0;
+  int k = static_cast<int>(std::floor(tiebreak->uniform() * best.ties));
+  return k >= best.ties ? best.ties - 1 : k;
+}
+
+int find_tie(const double* mean, const double* variance, int begin, int end, double width,
+             const std::uint8_t* excluded, double score, int& k) {
+  for (int j = begin; j < end; ++j) {
+    if (excluded != nullptr && excluded[j] != 0) continue;
+    if (ucb_score(mean[j], variance[j], width) == score && k-- == 0) return j;
+  }
+  return -1;
+}
 
 UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
                          const std::uint8_t* excluded, Rng* tiebreak, int threads) {
   // One pass: each thread scans a contiguous slice; slices are merged in index order, so the
   // result (including the tie count) does not depend on the number of threads.
   const int nt = std::max(1, std::min(threads, n / 4096 + 1));
-  std::vector<Best> part(static_cast<std::size_t>(nt));
+  std::vector<UcbBest> part(static_cast<std::size_t>(nt));
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num(), count = omp_get_num_threads();
     const long begin = static_cast<long>(n) * t / count,
                end = static_cast<long>(n) * (t + 1) / count;
     part[static_cast<std::size_t>(t)] =
-        scan(mean, variance, static_cast<int>(begin), static_cast<int>(end), width, excluded);
+        scan_ucb(mean, variance, static_cast<int>(begin), static_cast<int>(end), width, excluded);
   }
-  Best best;
-  for (const Best& b : part) merge(best, b);
-  GPB_EXPECTS(!best.nan, "ucb_argmax: the UCB score of candidate "
-                             << best.nan_index << " is NaN (mean " << mean[best.nan_index]
-                             << ", variance " << variance[best.nan_index] << ", width " << width
-                             << ")");
-  GPB_EXPECTS(best.index >= 0, "ucb_argmax: every one of the " << n << " candidates is excluded");
+  UcbBest best;
+  for (const UcbBest& b : part) merge_best(best, b);
+  check_ucb_best(best, mean, variance, n, width);
   UcbChoice choice{best.index, best.score, best.ties};
-  if (best.ties > 1 && tiebreak != nullptr) {
-    // Pick the k-th tie (k uniform in [0, ties)) in index order with a second pass.
-    int k = static_cast<int>(std::floor(tiebreak->uniform() * best.ties));
-    if (k >= best.ties) k = best.ties - 1;
-    for (int j = best.index; j < n; ++j) {
-      if (excluded != nullptr && excluded[j] != 0) continue;
-      if (ucb_score(mean[j], variance[j], width) == best.score && k-- == 0) {
-        choice.index = j;
-        break;
-      }
-    }
-  }
+  // Pick the k-th tie (k uniform in [0, ties)) in index order with a second pass.
+  int k = tie_rank(best, tiebreak);
+  if (k > 0) choice.index = find_tie(mean, variance, best.index, n, width, excluded, best.score, k);
   return choice;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "detail/scalar_steps.hpp"
 #include "gpbandit/kernel.hpp"
@@ -29,6 +30,32 @@ Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen:
 /// k(x_j, x_j) for every column of `points`. Inputs already validated.
 Eigen::VectorXd kernel_diag_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
                                 int threads);
+
+/// Best UCB score of a range of candidates: the lowest index reaching it and how many candidates
+/// tie with it exactly; `nan` when some score was NaN (nan_index = the first such candidate).
+struct UcbBest {
+  double score = -std::numeric_limits<double>::infinity();  ///< best score (−∞ when none)
+  int index = -1;                                           ///< lowest index with that score
+  int ties = 0;                                             ///< candidates with exactly that score
+  bool nan = false;                                         ///< some score was NaN
+  int nan_index = -1;                                       ///< the first NaN candidate
+};
+/// Merges `b` into `into`; `b` must cover higher indices than everything merged so far.
+void merge_best(UcbBest& into, const UcbBest& b);
+/// Scans candidates [begin, end) (excluded ones skipped) with the fused score ucb_score.
+UcbBest scan_ucb(const double* mean, const double* variance, int begin, int end, double width,
+                 const std::uint8_t* excluded);
+/// @throws InvalidArgument when `best` saw a NaN score or found no candidate (all excluded).
+/// `order` (may be null) maps array positions to the candidate indices named in the message.
+void check_ucb_best(const UcbBest& best, const double* mean, const double* variance, int n,
+                    double width, const int* order = nullptr);
+/// The rank k ∈ [0, ties) of the tie to choose: uniform from `tiebreak` when there are several
+/// ties and a generator is given (one draw), else 0 (the lowest index).
+int tie_rank(const UcbBest& best, Rng* tiebreak);
+/// Counts down k over the candidates of [begin, end) whose score equals `score` exactly, in index
+/// order; returns the candidate where k passes 0, or −1 (k then holds what is left).
+int find_tie(const double* mean, const double* variance, int begin, int end, double width,
+             const std::uint8_t* excluded, double score, int& k);
 
 /// UCB argmax over n candidates (see gpb::ucb_argmax for the contract).
 UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <type_traits>
 
+#include "cpu/block_order.hpp"
 #include "cpu/ops_cpu.hpp"
 #include "cpu/posterior_rows.hpp"
 #include "gpbandit/error.hpp"
@@ -34,7 +36,10 @@ struct CpuState {
         lambda(options.noise_variance),
         chunk(options.chunk),
         threads(ctx.threads()),
-        mixed(ctx.options().precision == Precision::Mixed) {}
+        mixed(ctx.options().precision == Precision::Mixed),
+        blocks((n + kBlock - 1) / kBlock),
+        alpha2(runs.size(), std::vector<double>(1, 0.0)),
+        history_ext(runs.size()) {}
 
   Kernel kernel;
   detail::KernelEval eval;  // reads kernel's shared matrix, which never moves
@@ -54,8 +59,43 @@ struct CpuState {
   std::unique_ptr<double[]> v;     // R×cap×N, run-major (run, row, candidate); incremental only
   std::unique_ptr<float[]> vf;     // the same in float when mixed (v is then empty)
   mutable std::vector<double> mu;  // R×N
-  mutable std::vector<double> sigma2;  // R×N
-  mutable bool stale = false;          // recompute mode: μ, σ² out of date
+  mutable std::vector<double> sigma2;       // R×N
+  mutable bool stale = false;               // recompute mode: μ, σ² out of date
+  bool lazy = false;                        // incremental mode with lazy blocks
+  int blocks = 0;                           // ⌈N / kBlock⌉
+  mutable std::vector<int> block_rows;      // R×blocks: rows applied to each block's V, μ, σ²
+  std::vector<std::vector<double>> alpha2;  // per run: Σ_{q<i} α_q² for i = 0..rows
+  // Lazy mode with a spatial order (block_order.hpp): internal position i holds candidate
+  // order[i]; position[a] is where candidate a sits. Empty: identity. Everything inside CpuState
+  // (points, kdiag, μ, σ², V, RunRows::history) is in internal positions; the facade sees
+  // candidate indices.
+  std::vector<int> order, position;
+  std::vector<std::vector<int>> history_ext;   // per run: candidate indices, in row order
+  mutable std::vector<double> mu_ext, s2_ext;  // per run: μ, σ² in candidate order (on request)
+  mutable std::vector<std::uint8_t> excluded_int;  // one run's mask in internal positions
+
+  int internal(int a) const { return order.empty() ? a : position[static_cast<std::size_t>(a)]; }
+  int external(int i) const { return order.empty() ? i : order[static_cast<std::size_t>(i)]; }
+  /// Puts the candidates in spatial block order (constructor only, before kdiag is computed).
+  void reorder() {
+    order = detail::spatial_block_order(points, kBlock);
+    position.resize(order.size());
+    Eigen::MatrixXd moved(points.rows(), points.cols());
+    for (int i = 0; i < n; ++i) {
+      position[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = i;
+      moved.col(i) = points.col(order[static_cast<std::size_t>(i)]);
+    }
+    points.swap(moved);
+  }
+  /// Run r's array `in` (internal positions) in candidate order, in `out` (R×N).
+  const double* to_candidate_order(const std::vector<double>& in, std::vector<double>& out,
+                                   int r) const {
+    const std::size_t base = static_cast<std::size_t>(r) * n;
+    if (order.empty()) return in.data() + base;
+    out.resize(in.size());
+    for (int i = 0; i < n; ++i) out[base + order[static_cast<std::size_t>(i)]] = in[base + i];
+    return out.data() + base;
+  }
 
   int num_runs() const { return static_cast<int>(runs.size()); }
   /// Threads worth starting for about `flops` operations (small updates run serially: waking a
@@ -141,41 +181,69 @@ struct CpuState {
     run.resolved[static_cast<std::size_t>(q)] = 1;
   }
 
-  /// Incremental mode: computes v_t for every run and applies σ² (and μ when observed) with the
-  /// unrounded v_t (identical to the stored row in double precision).
-  void update_new_row(bool observed) {
+  int& rows_of_block(int r, int b) const {
+    return block_rows[static_cast<std::size_t>(r) * blocks + b];
+  }
+
+  /// Incremental mode: brings block b of run r up to `upto` rows: computes v_q over the block for
+  /// every row q it has not applied, in row order, and applies σ² and (resolved rows) μ with the
+  /// unrounded v_q, exactly as the eager update of each row would. `ptrs` has room for `upto`
+  /// pointers, `acc` for kBlock doubles.
+  template <class VT>
+  void catch_up_block(int r, int b, int upto, VT** ptrs, double* acc) const {
+    int& done = rows_of_block(r, b);
+    if (done >= upto) return;
+    const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
+    const detail::RunRows& run = runs[static_cast<std::size_t>(r)];
+    for (int p = 0; p < upto; ++p) ptrs[p] = vrow<VT>(r, p) + j0;
+    double* s2 = s2_of(r) + j0;
+    double* m = mu_of(r) + j0;
+    for (int q = done; q < upto; ++q) {
+      detail::rows_over_block(eval, points.data(), d, run, q, q + 1, j0, len, ptrs, acc);
+      for (int i = 0; i < len; ++i) s2[i] = detail::var_step(s2[i], acc[i]);
+      if (run.resolved[static_cast<std::size_t>(q)] == 0) continue;
+      const double alpha = run.alpha[static_cast<std::size_t>(q)];
+      for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, acc[i]);
+    }
+    done = upto;
+  }
+
+  /// Brings the listed (run, block) tasks (run·blocks + block) up to `upto` rows, in parallel.
+  void catch_up(const std::vector<int>& tasks, int upto) const {
     if (mixed) {
-      update_new_row_t<float>(observed);
+      catch_up_t<float>(tasks, upto);
     } else {
-      update_new_row_t<double>(observed);
+      catch_up_t<double>(tasks, upto);
     }
   }
   template <class VT>
-  void update_new_row_t(bool observed) {
-    const int t = rows;
-    const int blocks = (n + kBlock - 1) / kBlock;
-    const int tasks = num_runs() * blocks;
-    const int nt = threads_for(static_cast<double>(tasks) * kBlock * (t + 8));
+  void catch_up_t(const std::vector<int>& tasks, int upto) const {
+    double work = 0;
+    for (const int task : tasks) {
+      const int behind = upto - block_rows[static_cast<std::size_t>(task)];
+      work += static_cast<double>(kBlock) * behind * (upto + 8);
+    }
+    const int count = static_cast<int>(tasks.size());
+    const int nt = std::min(threads_for(work), std::max(count, 1));
 #pragma omp parallel num_threads(nt)
     {
-      std::vector<VT*> ptrs(static_cast<std::size_t>(t) + 1);
+      std::vector<VT*> ptrs(static_cast<std::size_t>(upto));
       double acc[kBlock];
-#pragma omp for schedule(static)
-      for (int task = 0; task < tasks; ++task) {
-        const int r = task / blocks, j0 = (task % blocks) * kBlock;
-        const int len = std::min(kBlock, n - j0);
-        const detail::RunRows& run = runs[static_cast<std::size_t>(r)];
-        for (int p = 0; p <= t; ++p) ptrs[static_cast<std::size_t>(p)] = vrow<VT>(r, p) + j0;
-        detail::rows_over_block(eval, points.data(), d, run, t, t + 1, j0, len, ptrs.data(), acc);
-        double* s2 = s2_of(r) + j0;  // acc holds v_t (unrounded in Mixed)
-        for (int i = 0; i < len; ++i) s2[i] = detail::var_step(s2[i], acc[i]);
-        if (observed) {
-          const double alpha = run.alpha[static_cast<std::size_t>(t)];
-          double* m = mu_of(r) + j0;
-          for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, acc[i]);
-        }
+#pragma omp for schedule(dynamic)
+      for (int i = 0; i < count; ++i) {
+        const int task = tasks[static_cast<std::size_t>(i)];
+        catch_up_block<VT>(task / blocks, task % blocks, upto, ptrs.data(), acc);
       }
     }
+  }
+
+  /// Brings every block of every run up to `upto` rows (the eager update when upto = rows + 1).
+  void catch_up_all(int upto) const {
+    std::vector<int> tasks;
+    for (int task = 0; task < num_runs() * blocks; ++task) {
+      if (block_rows[static_cast<std::size_t>(task)] < upto) tasks.push_back(task);
+    }
+    if (!tasks.empty()) catch_up(tasks, upto);
   }
 
   /// Incremental mode: adds α_q v_q to μ for the rows [begin, end), in row order.
@@ -245,17 +313,58 @@ struct CpuState {
   }
 
   /// Appends one row per run (observed when y is non-null, pending otherwise).
-  void append(const int* index, const double* y) {
-    if (!recompute && rows == cap) grow();
+  void append(const int* candidate, const double* y) {
+    std::vector<int> index(static_cast<std::size_t>(num_runs()));
+    for (int r = 0; r < num_runs(); ++r) {
+      index[static_cast<std::size_t>(r)] = internal(candidate[r]);
+      history_ext[static_cast<std::size_t>(r)].push_back(candidate[r]);
+    }
+    if (!recompute && rows == cap) {
+      catch_up_all(rows);  // grow() copies the rows of every block
+      grow();
+    }
+    if (!recompute && lazy) {  // the observed candidate's block must know v_p[a] and σ²[a]
+      std::vector<int> tasks;
+      for (int r = 0; r < num_runs(); ++r) tasks.push_back(r * blocks + index[r] / kBlock);
+      catch_up(tasks, rows);
+    }
     const int nt = recompute ? threads_for(0.5 * rows * rows * num_runs()) : 1;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int r = 0; r < num_runs(); ++r) append_factor_row(r, index[r], y);
+    for (int r = 0; r < num_runs(); ++r) {
+      const double a = runs[static_cast<std::size_t>(r)].alpha.back();
+      alpha2[static_cast<std::size_t>(r)].push_back(alpha2[static_cast<std::size_t>(r)].back() +
+                                                    a * a);
+    }
     if (recompute) {
       stale = true;
-    } else {
-      update_new_row(y != nullptr);
+    } else if (!lazy || y == nullptr) {  // pending rows reach every block at once
+      catch_up_all(rows + 1);
     }
     ++rows;
+  }
+
+  /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
+  /// excluded) reaches once brought up to `t` rows (see the header's "Lazy blocks"); NaN when a
+  /// stored value is NaN (the block is then brought up to date and the NaN reported).
+  double block_bound(int r, int b, int t, double width, const std::uint8_t* excluded) const {
+    const std::vector<double>& a2 = alpha2[static_cast<std::size_t>(r)];
+    const int done = rows_of_block(r, b);
+    const double gap = a2[static_cast<std::size_t>(t)] - a2[static_cast<std::size_t>(done)];
+    const double c = std::max(width, 0.0) +
+                     std::sqrt(std::max(gap, 0.0) + 1e-10 * a2[static_cast<std::size_t>(t)]);
+    const int j0 = b * kBlock, end = std::min(n, j0 + kBlock);
+    const double* m = mu_of(r);
+    const double* s2 = s2_of(r);
+    double ub = -std::numeric_limits<double>::infinity();
+    for (int j = j0; j < end; ++j) {
+      if (excluded != nullptr && excluded[j] != 0) continue;
+      const double sd = std::sqrt(std::max(s2[j], 0.0) + 1e-9 * kdiag[j]);
+      const double u = m[j] + c * sd + 1e-9 * (std::abs(m[j]) + c * sd);
+      if (std::isnan(u) || std::isnan(s2[j])) return std::numeric_limits<double>::quiet_NaN();
+      ub = std::max(ub, u);
+    }
+    return ub;
   }
 };
 
@@ -270,6 +379,10 @@ class CpuPosterior final : public detail::PosteriorBackend {
     s.recompute = options.mode == PosteriorMode::Recompute ||
                   (options.mode == PosteriorMode::Auto &&
                    bytes > static_cast<double>(ctx.memory_budget_bytes()));
+    if (!s.recompute && options.lazy && s.kernel.type() != KernelType::Precomputed &&
+        s.blocks > 2) {
+      s.reorder();
+    }
     s.kdiag = detail::kernel_diag_cpu(s.kernel, s.points, s.threads);
     const std::size_t total = static_cast<std::size_t>(runs) * static_cast<std::size_t>(s.n);
     s.mu.assign(total, 0.0);
@@ -278,6 +391,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
     if (!s.recompute) {
       s.cap = options.capacity;
       s.allocate_v(static_cast<std::size_t>(s.cap) * total);
+      s.lazy = options.lazy;
+      s.block_rows.assign(static_cast<std::size_t>(runs) * s.blocks, 0);
     }
   }
 
@@ -314,12 +429,12 @@ class CpuPosterior final : public detail::PosteriorBackend {
   }
 
   const double* mean(int run) const override {
-    s_.refresh();
-    return s_.mu_of(run);
+    bring_up_to_date();
+    return s_.to_candidate_order(s_.mu, s_.mu_ext, run);
   }
   const double* variance(int run) const override {
-    s_.refresh();
-    return s_.s2_of(run);
+    bring_up_to_date();
+    return s_.to_candidate_order(s_.sigma2, s_.s2_ext, run);
   }
 
   std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
@@ -332,7 +447,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
           excluded != nullptr ? excluded + static_cast<std::size_t>(r) * s.n : nullptr;
       Rng* tb = tiebreak != nullptr ? &(*tiebreak)[static_cast<std::size_t>(r)] : nullptr;
       out[static_cast<std::size_t>(r)] =
-          detail::ucb_argmax_cpu(s.mu_of(r), s.s2_of(r), s.n, width[r], ex, tb, s.threads);
+          s.lazy ? lazy_ucb_argmax(r, width[r], ex, tb)
+                 : detail::ucb_argmax_cpu(s.mu_of(r), s.s2_of(r), s.n, width[r], ex, tb, s.threads);
     }
     return out;
   }
@@ -345,10 +461,103 @@ class CpuPosterior final : public detail::PosteriorBackend {
   }
 
   const std::vector<int>& history(int run) const override {
-    return s_.runs[static_cast<std::size_t>(run)].history;
+    return s_.history_ext[static_cast<std::size_t>(run)];
   }
 
  private:
+  void bring_up_to_date() const {
+    s_.refresh();
+    if (s_.lazy) s_.catch_up_all(s_.rows);
+  }
+
+  /// The UCB argmax of run r over lazy blocks (see the header's "Lazy blocks"): exact scores of
+  /// the blocks already up to date, bounds for the others; stale blocks are brought up to date in
+  /// decreasing order of their bound, in batches that double, until no bound reaches the best
+  /// exact score. The choice and its tie count are those of ucb_argmax_cpu over the whole domain.
+  UcbChoice lazy_ucb_argmax(int r, double width, const std::uint8_t* excluded,
+                            Rng* tiebreak) const {
+    const CpuState& s = s_;
+    const int t = s.rows, nb = s.blocks;
+    const std::uint8_t* ex = excluded;
+    if (excluded != nullptr && !s.order.empty()) {  // the mask in internal positions
+      s.excluded_int.resize(static_cast<std::size_t>(s.n));
+      for (int i = 0; i < s.n; ++i)
+        s.excluded_int[static_cast<std::size_t>(i)] = excluded[s.external(i)];
+      ex = s.excluded_int.data();
+    }
+    const double* m = s.mu_of(r);
+    const double* s2 = s.s2_of(r);
+    std::vector<detail::UcbBest> part(static_cast<std::size_t>(nb));
+    std::vector<double> bound(static_cast<std::size_t>(nb));
+    const auto scan_block = [&](int b) {
+      part[static_cast<std::size_t>(b)] =
+          detail::scan_ucb(m, s2, b * kBlock, std::min(s.n, (b + 1) * kBlock), width, ex);
+    };
+    const int nt = s.threads_for(static_cast<double>(s.n) * 8.0);
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int b = 0; b < nb; ++b) {
+      if (s.rows_of_block(r, b) == t) {
+        scan_block(b);
+      } else {
+        bound[static_cast<std::size_t>(b)] = s.block_bound(r, b, t, width, ex);
+      }
+    }
+    double best = -std::numeric_limits<double>::infinity();
+    std::vector<int> stale;
+    for (int b = 0; b < nb; ++b) {
+      if (s.rows_of_block(r, b) == t) {
+        if (part[static_cast<std::size_t>(b)].index >= 0)
+          best = std::max(best, part[static_cast<std::size_t>(b)].score);
+      } else {
+        stale.push_back(b);
+      }
+    }
+    const auto key = [&](int b) {  // NaN bounds first: they must be brought up to date
+      const double u = bound[static_cast<std::size_t>(b)];
+      return std::isnan(u) ? std::numeric_limits<double>::infinity() : u;
+    };
+    std::sort(stale.begin(), stale.end(), [&](int a, int b) { return key(a) > key(b); });
+    std::size_t next = 0;
+    std::size_t batch = static_cast<std::size_t>(std::max(2 * s.threads, 4));
+    std::vector<int> tasks;
+    while (next < stale.size() && !(key(stale[next]) < best)) {
+      tasks.clear();
+      for (; next < stale.size() && tasks.size() < batch && !(key(stale[next]) < best); ++next) {
+        tasks.push_back(r * nb + stale[next]);
+      }
+      s.catch_up(tasks, t);
+#pragma omp parallel for schedule(static) num_threads(std::min <int>(nt, tasks.size()))
+      for (std::size_t i = 0; i < tasks.size(); ++i) scan_block(tasks[i] % nb);
+      for (const int task : tasks) {
+        const detail::UcbBest& p = part[static_cast<std::size_t>(task % nb)];
+        if (p.index >= 0) best = std::max(best, p.score);
+      }
+      batch *= 2;
+    }
+    // Every block that can reach `best` is now up to date; the others score strictly below it.
+    detail::UcbBest all;
+    for (int b = 0; b < nb; ++b) {
+      if (s.rows_of_block(r, b) == t) detail::merge_best(all, part[static_cast<std::size_t>(b)]);
+    }
+    detail::check_ucb_best(all, m, s2, s.n, width, s.order.empty() ? nullptr : s.order.data());
+    // The ties in candidate order (they all sit in up-to-date blocks); the choice is the k-th.
+    std::vector<int> ties;
+    if (all.ties > 1) {
+      for (int b = all.index / kBlock; b < nb; ++b) {
+        if (s.rows_of_block(r, b) != t) continue;
+        for (int j = std::max(b * kBlock, all.index); j < std::min(s.n, (b + 1) * kBlock); ++j) {
+          if ((ex == nullptr || ex[j] == 0) && detail::ucb_score(m[j], s2[j], width) == all.score)
+            ties.push_back(s.external(j));
+        }
+      }
+      std::sort(ties.begin(), ties.end());
+    }
+    const int k = detail::tie_rank(all, tiebreak);
+    UcbChoice choice{ties.empty() ? s.external(all.index) : ties[static_cast<std::size_t>(k)],
+                     all.score, all.ties};
+    return choice;
+  }
+
   CpuState s_;
 };
 
