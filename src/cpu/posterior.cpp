@@ -346,8 +346,10 @@ struct CpuState {
 
   /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
   /// excluded) reaches once brought up to `t` rows (see the header's "Lazy blocks"); NaN when a
-  /// stored value is NaN (the block is then brought up to date and the NaN reported).
-  double block_bound(int r, int b, int t, double width, const std::uint8_t* excluded) const {
+  /// stored value is NaN (the block is then brought up to date and the NaN reported). `lower`
+  /// receives a lower bound of the best such score (μ_t ≥ μ_s − A·σ_s; −∞ when all excluded).
+  double block_bound(int r, int b, int t, double width, const std::uint8_t* excluded,
+                     double& lower) const {
     const std::vector<double>& a2 = alpha2[static_cast<std::size_t>(r)];
     const int done = rows_of_block(r, b);
     const double gap = a2[static_cast<std::size_t>(t)] - a2[static_cast<std::size_t>(done)];
@@ -356,14 +358,18 @@ struct CpuState {
     const int j0 = b * kBlock, end = std::min(n, j0 + kBlock);
     const double* m = mu_of(r);
     const double* s2 = s2_of(r);
-    double ub = -std::numeric_limits<double>::infinity();
+    const double c_low = c - std::max(width, 0.0) + std::max(-width, 0.0);
+    double ub = -std::numeric_limits<double>::infinity(), lb = ub;
     for (int j = j0; j < end; ++j) {
       if (excluded != nullptr && excluded[j] != 0) continue;
       const double sd = std::sqrt(std::max(s2[j], 0.0) + 1e-9 * kdiag[j]);
       const double u = m[j] + c * sd + 1e-9 * (std::abs(m[j]) + c * sd);
+      const double l = m[j] - c_low * sd - 1e-9 * (std::abs(m[j]) + c_low * sd);
       if (std::isnan(u) || std::isnan(s2[j])) return std::numeric_limits<double>::quiet_NaN();
       ub = std::max(ub, u);
+      lb = std::max(lb, l);
     }
+    lower = lb;
     return ub;
   }
 };
@@ -477,6 +483,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
   UcbChoice lazy_ucb_argmax(int r, double width, const std::uint8_t* excluded,
                             Rng* tiebreak) const {
     const CpuState& s = s_;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
     const int t = s.rows, nb = s.blocks;
     const std::uint8_t* ex = excluded;
     if (excluded != nullptr && !s.order.empty()) {  // the mask in internal positions
@@ -489,6 +496,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
     const double* s2 = s.s2_of(r);
     std::vector<detail::UcbBest> part(static_cast<std::size_t>(nb));
     std::vector<double> bound(static_cast<std::size_t>(nb));
+    std::vector<double> lower(static_cast<std::size_t>(nb), -kInf);
     const auto scan_block = [&](int b) {
       part[static_cast<std::size_t>(b)] =
           detail::scan_ucb(m, s2, b * kBlock, std::min(s.n, (b + 1) * kBlock), width, ex);
@@ -499,7 +507,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
       if (s.rows_of_block(r, b) == t) {
         scan_block(b);
       } else {
-        bound[static_cast<std::size_t>(b)] = s.block_bound(r, b, t, width, ex);
+        bound[static_cast<std::size_t>(b)] =
+            s.block_bound(r, b, t, width, ex, lower[static_cast<std::size_t>(b)]);
       }
     }
     double best = -std::numeric_limits<double>::infinity();
@@ -517,14 +526,17 @@ class CpuPosterior final : public detail::PosteriorBackend {
       return std::isnan(u) ? std::numeric_limits<double>::infinity() : u;
     };
     std::sort(stale.begin(), stale.end(), [&](int a, int b) { return key(a) > key(b); });
-    std::size_t next = 0;
-    std::size_t batch = static_cast<std::size_t>(std::max(2 * s.threads, 4));
+    // The first batch: every stale block whose bound reaches the best lower bound (some candidate
+    // scores at least that much, so no other block can win); later batches (rarely needed) double.
+    double floor = best;
+    for (const int b : stale) floor = std::max(floor, lower[static_cast<std::size_t>(b)]);
+    std::size_t next = 0, batch = stale.size();
     std::vector<int> tasks;
     while (next < stale.size() && !(key(stale[next]) < best)) {
       tasks.clear();
-      for (; next < stale.size() && tasks.size() < batch && !(key(stale[next]) < best); ++next) {
-        tasks.push_back(r * nb + stale[next]);
-      }
+      do {
+        tasks.push_back(r * nb + stale[next++]);
+      } while (next < stale.size() && tasks.size() < batch && !(key(stale[next]) < floor));
       s.catch_up(tasks, t);
 #pragma omp parallel for schedule(static) num_threads(std::min <int>(nt, tasks.size()))
       for (std::size_t i = 0; i < tasks.size(); ++i) scan_block(tasks[i] % nb);
@@ -532,7 +544,9 @@ class CpuPosterior final : public detail::PosteriorBackend {
         const detail::UcbBest& p = part[static_cast<std::size_t>(task % nb)];
         if (p.index >= 0) best = std::max(best, p.score);
       }
-      batch *= 2;
+      floor = best;
+      batch =
+          batch == stale.size() ? static_cast<std::size_t>(std::max(2 * s.threads, 4)) : 2 * batch;
     }
     // Every block that can reach `best` is now up to date; the others score strictly below it.
     detail::UcbBest all;
