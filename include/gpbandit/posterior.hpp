@@ -53,18 +53,21 @@ struct PosteriorOptions {
 /// matrix. Recompute mode performs the same floating-point operations in the same order, so both
 /// modes give bit-identical μ, σ² and choices.
 ///
-/// Lazy blocks (CPU incremental mode, PosteriorOptions::lazy): the candidates are cut into blocks
-/// of 512 and each block remembers how many rows it has applied. observe() only appends the factor
-/// row (and first brings the block of the observed candidate up to date). ucb_argmax() bounds the
-/// UCB score a stale block can reach: with A² = Σ α_q² over the rows it has not applied,
-/// |μ_t − μ_s| ≤ A·σ_s and σ_t ≤ σ_s by Cauchy–Schwarz on Σ α_q v_q (Σ v_q² ≤ σ_s²), so
-/// μ_t + w·σ_t ≤ μ_s + (max(w, 0) + A)·σ_s (inflated by 10⁻⁹ relative and σ_s² by 10⁻⁹·k(x,x)
-/// for rounding); blocks are brought up to date in decreasing order of that bound until the best
-/// exact score beats every remaining bound. Bringing a block up to date runs the same per-element
-/// steps in the same order as the eager update, so μ, σ², V, the choice and its tie count are
-/// bit-identical to lazy = false; mean(), variance(), add_pending() and the growth of V bring
-/// every block up to date first. The saving is the rows of blocks far below the maximum
-/// (never read) and the cache reuse of a block's rows when it catches up several at once.
+/// Lazy blocks (CPU incremental mode, PosteriorOptions::lazy): the candidates are put in a
+/// spatial order (recursive median splits; not for a precomputed kernel) and cut into blocks of
+/// 512, each of which remembers how many rows it has applied. observe() only appends the factor
+/// row (and first brings the block of the observed candidate up to date) once the domain has at
+/// least 32 blocks or N·t ≥ 4·10⁶; below that it applies the row everywhere, as the eager update.
+/// ucb_argmax() bounds the UCB score a stale block can reach: with A² = Σ α_q² over the rows it
+/// has not applied, |μ_t − μ_s| ≤ A·σ_s and σ_t ≤ σ_s by Cauchy–Schwarz on Σ α_q v_q
+/// (Σ v_q² ≤ σ_s²), so μ_t + w·σ_t ≤ μ_s + (max(w, 0) + A)·σ_s (inflated by 10⁻⁹ relative and
+/// σ_s² by 10⁻⁹·k(x,x) for rounding); blocks are brought up to date in decreasing order of that
+/// bound until the best exact score beats every remaining bound. Bringing a block up to date runs
+/// the same per-element steps in the same order as the eager update, so μ, σ², V, the choice and
+/// its tie count are bit-identical to lazy = false (ties are counted and drawn in candidate
+/// order); mean(), variance(), add_pending() and the growth of V bring every block up to date
+/// first. The saving is the rows of blocks far below the maximum (not computed until they could
+/// matter) and the cache reuse of a block's rows when it catches up several at once.
 ///
 /// Backends: the Context chooses the implementation. On the CPU everything is host memory. On
 /// CUDA, V (R × capacity × N, run dimension first; float when the Context's precision is Mixed),

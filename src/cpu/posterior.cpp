@@ -17,7 +17,7 @@
 namespace gpb {
 
 namespace {
-/// Candidates per block in the incremental row update (the acc buffer lives on the stack).
+/// Candidates per block of the incremental row update and of the lazy blocks.
 constexpr int kBlock = 512;
 }  // namespace
 
@@ -188,7 +188,7 @@ struct CpuState {
   /// Incremental mode: brings block b of run r up to `upto` rows: computes v_q over the block for
   /// every row q it has not applied, in row order, and applies σ² and (resolved rows) μ with the
   /// unrounded v_q, exactly as the eager update of each row would. `ptrs` has room for `upto`
-  /// pointers, `acc` for kBlock doubles.
+  /// pointers, `acc` for detail::kCatchUpGroup·kBlock doubles.
   template <class VT>
   void catch_up_block(int r, int b, int upto, VT** ptrs, double* acc) const {
     int& done = rows_of_block(r, b);
@@ -196,15 +196,8 @@ struct CpuState {
     const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
     const detail::RunRows& run = runs[static_cast<std::size_t>(r)];
     for (int p = 0; p < upto; ++p) ptrs[p] = vrow<VT>(r, p) + j0;
-    double* s2 = s2_of(r) + j0;
-    double* m = mu_of(r) + j0;
-    for (int q = done; q < upto; ++q) {
-      detail::rows_over_block(eval, points.data(), d, run, q, q + 1, j0, len, ptrs, acc);
-      for (int i = 0; i < len; ++i) s2[i] = detail::var_step(s2[i], acc[i]);
-      if (run.resolved[static_cast<std::size_t>(q)] == 0) continue;
-      const double alpha = run.alpha[static_cast<std::size_t>(q)];
-      for (int i = 0; i < len; ++i) m[i] = detail::mean_step(m[i], alpha, acc[i]);
-    }
+    detail::catch_up_rows(eval, points.data(), d, run, done, upto, j0, len, ptrs, acc,
+                          s2_of(r) + j0, mu_of(r) + j0);
     done = upto;
   }
 
@@ -228,11 +221,11 @@ struct CpuState {
 #pragma omp parallel num_threads(nt)
     {
       std::vector<VT*> ptrs(static_cast<std::size_t>(upto));
-      double acc[kBlock];
+      std::vector<double> acc(static_cast<std::size_t>(detail::kCatchUpGroup) * kBlock);
 #pragma omp for schedule(dynamic)
       for (int i = 0; i < count; ++i) {
         const int task = tasks[static_cast<std::size_t>(i)];
-        catch_up_block<VT>(task / blocks, task % blocks, upto, ptrs.data(), acc);
+        catch_up_block<VT>(task / blocks, task % blocks, upto, ptrs.data(), acc.data());
       }
     }
   }
@@ -312,6 +305,14 @@ struct CpuState {
     stale = false;
   }
 
+  /// Whether an observed row is left to the lazy catch-up: not for pending rows, nor while the
+  /// domain has few blocks and V is small (there the eager update streams V from cache and the
+  /// bounds and batches would cost more than they save; measured in bench/RESULTS.md).
+  bool defers(bool observed) const {
+    return lazy && observed &&
+           (blocks >= 32 || static_cast<double>(n) * static_cast<double>(rows) >= 4e6);
+  }
+
   /// Appends one row per run (observed when y is non-null, pending otherwise).
   void append(const int* candidate, const double* y) {
     std::vector<int> index(static_cast<std::size_t>(num_runs()));
@@ -338,7 +339,7 @@ struct CpuState {
     }
     if (recompute) {
       stale = true;
-    } else if (!lazy || y == nullptr) {  // pending rows reach every block at once
+    } else if (!defers(y != nullptr)) {  // pending rows reach every block at once
       catch_up_all(rows + 1);
     }
     ++rows;

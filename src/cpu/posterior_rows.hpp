@@ -88,4 +88,93 @@ inline void rows_over_block(const KernelEval& eval, const double* points, int d,
   }
 }
 
+/// Rows v_{q0}..v_{q0+3} over the candidates [j0, j0+len) at once, for a block catching up
+/// several rows: every v_p (p < q0) is loaded once for the four rows instead of once per row, which
+/// makes the catch-up bound by arithmetic rather than by reading V. rows[q] points at v_q[j0] as in
+/// rows_over_block; `acc` has room for 4·len doubles and on return holds row q0+k (divided,
+/// unrounded) at acc + k·len. Each element sees exactly the steps of rows_over_block in the same
+/// order (p ascending, then the division; later rows read earlier ones as stored), so the results
+/// are bit-identical to calling it row by row.
+template <class VT>
+inline void four_rows_over_block(const KernelEval& eval, const double* points, int d,
+                                 const RunRows& run, int q0, int j0, int len, VT* const* rows,
+                                 double* acc) {
+  const double* lq[4];
+  for (int k = 0; k < 4; ++k) {
+    lq[k] = run.L[static_cast<std::size_t>(q0 + k)].data();
+    const double* xa =
+        points + static_cast<long>(run.history[static_cast<std::size_t>(q0 + k)]) * d;
+    double* a = acc + static_cast<long>(k) * len;
+    for (int i = 0; i < len; ++i) a[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
+  }
+  double* __restrict a0 = acc;
+  double* __restrict a1 = acc + len;
+  double* __restrict a2 = acc + 2L * len;
+  double* __restrict a3 = acc + 3L * len;
+  for (int p = 0; p < q0; ++p) {  // the rows before the group, shared by the four accumulators
+    const VT* __restrict vp = rows[p];
+    const double l0 = lq[0][p], l1 = lq[1][p], l2 = lq[2][p], l3 = lq[3][p];
+    for (int i = 0; i < len; ++i) {
+      const double x = double(vp[i]);
+      a0[i] = row_step(a0[i], l0, x);
+      a1[i] = row_step(a1[i], l1, x);
+      a2[i] = row_step(a2[i], l2, x);
+      a3[i] = row_step(a3[i], l3, x);
+    }
+  }
+  for (int k = 0; k < 4; ++k) {  // the triangle inside the group, row by row
+    double* __restrict a = acc + static_cast<long>(k) * len;
+    for (int pp = q0; pp < q0 + k; ++pp) {
+      const double l = lq[k][pp];
+      const VT* __restrict vp = rows[pp];
+      for (int i = 0; i < len; ++i) a[i] = row_step(a[i], l, double(vp[i]));
+    }
+    const double lqq = lq[k][q0 + k];
+    VT* __restrict wq = rows[q0 + k];
+    for (int i = 0; i < len; ++i) {
+      a[i] /= lqq;
+      wq[i] = static_cast<VT>(a[i]);
+    }
+  }
+}
+
+/// Rows computed together by catch_up_rows when a block catches up several.
+constexpr int kCatchUpGroup = 4;
+
+/// Brings rows [done, upto) of the candidates [j0, j0+len) up to date: computes each v_q (rows as
+/// in rows_over_block; `acc` has room for kCatchUpGroup·len doubles) and applies σ² ← var_step
+/// and, for resolved rows, μ ← mean_step with the unrounded v_q, in row order per element — the
+/// same steps in the same order as applying the rows one at a time.
+template <class VT>
+inline void catch_up_rows_t(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                            int done, int upto, int j0, int len, VT* const* rows, double* acc,
+                            double* s2, double* m) {
+  int q = done;
+  while (q < upto) {  // groups of rows share each read of the earlier rows
+    const int group = upto - q >= kCatchUpGroup ? kCatchUpGroup : 1;
+    if (group == kCatchUpGroup) {
+      four_rows_over_block(eval, points, d, run, q, j0, len, rows, acc);
+    } else {
+      rows_over_block(eval, points, d, run, q, q + 1, j0, len, rows, acc);
+    }
+    for (int k = 0; k < group; ++k, ++q) {
+      const double* v = acc + static_cast<long>(k) * len;
+      for (int i = 0; i < len; ++i) s2[i] = var_step(s2[i], v[i]);
+      if (run.resolved[static_cast<std::size_t>(q)] == 0) continue;
+      const double alpha = run.alpha[static_cast<std::size_t>(q)];
+      for (int i = 0; i < len; ++i) m[i] = mean_step(m[i], alpha, v[i]);
+    }
+  }
+}
+
+/// catch_up_rows_t compiled for AVX2 and for the baseline, chosen at run time (the same IEEE
+/// operations either way: no contraction into FMA, so the results do not depend on the clone).
+void catch_up_rows(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                   int done, int upto, int j0, int len, double* const* rows, double* acc,
+                   double* s2, double* m);
+/// The same with V stored in float (Precision::Mixed).
+void catch_up_rows(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                   int done, int upto, int j0, int len, float* const* rows, double* acc, double* s2,
+                   double* m);
+
 }  // namespace gpb::detail
