@@ -44,28 +44,46 @@ def config(policy, n, horizon):
             "noise": {"type": "uniform", "R": 0.5}, "policies": [spec]}
 
 
-def run_measured(exe, cfg, tmp):
-    """Runs one config as its own process; returns ms/round and the process's peak RSS (wait4)."""
+def run_rss(argv, stdout_path=os.devnull):
+    """Runs argv as a child process (stdout to stdout_path, stderr discarded); returns its peak
+    resident set in MiB (os.wait4), or None when it failed. Shared with continuous_costs.py and
+    peers/compare_xarmed.py."""
+    pid = os.fork()
+    if pid == 0:
+        out = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(out, 1)
+        os.dup2(devnull, 2)
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)  # exec failed: never return into the parent's loop
+    _, status, usage = os.wait4(pid, 0)
+    return usage.ru_maxrss / 1024.0 if os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def run_config(exe, cfg, tmp):
+    """Runs one config as its own `gpbandit run` process; returns (summary.json, peak MiB) or
+    None when the run failed."""
     path = os.path.join(tmp, "cfg.json")
     with open(path, "w") as fh:
         json.dump(cfg, fh)
     out = os.path.join(tmp, "out")
-    pid = os.fork()
-    if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        try:
-            os.execv(exe, [exe, "run", path, "--out", out])
-        finally:
-            os._exit(127)  # exec failed: never return into the parent's loop
-    _, status, usage = os.wait4(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    peak = run_rss([exe, "run", path, "--out", out])
+    if peak is None:
         return None
     with open(os.path.join(out, "summary.json")) as fh:
-        summary = json.load(fh)
+        return json.load(fh), peak
+
+
+def run_measured(exe, cfg, tmp):
+    """Runs one config as its own process; returns ms/round and the process's peak RSS (wait4)."""
+    res = run_config(exe, cfg, tmp)
+    if res is None:
+        return None
+    summary, peak = res
     seconds = summary["timings"]["per_policy"][cfg["policies"][0]["label"]]
-    return {"ms_per_round": 1e3 * seconds / cfg["T"], "peak_mib": usage.ru_maxrss / 1024.0}
+    return {"ms_per_round": 1e3 * seconds / cfg["T"], "peak_mib": peak}
 
 
 def main():
