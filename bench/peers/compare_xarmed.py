@@ -12,7 +12,7 @@ is PyXAB with one line of its HCT changed (see pyxab_hct.py --expand-once): it s
 regrets part.
 
 Usage: python3 bench/peers/compare_xarmed.py --build build [--objectives garland doublesine
-           himmelblau] [--T 1000 10000 100000] [--seeds 5] [--python PY] [--out bench/results]
+           himmelblau] [--T 1000 10000] [--seeds 5] [--python PY] [--out bench/results]
 --python is an interpreter with PyXAB (`pip install PyXAB`, see bench/README.md).
 """
 import argparse
@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--objectives", nargs="+", default=["garland", "doublesine", "himmelblau"])
-    ap.add_argument("--T", type=int, nargs="+", default=[1000, 10000, 100000])
+    ap.add_argument("--T", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "results"))
     args = ap.parse_args()
