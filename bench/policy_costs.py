@@ -69,7 +69,7 @@ def run_config(exe, cfg, tmp):
     with open(path, "w") as fh:
         json.dump(cfg, fh)
     out = os.path.join(tmp, "out")
-    peak = run_rss([exe, "run", path, "--out", out])
+    peak = run_rss([exe, "run", path, "--out", out, "--no-plot"])  # no plotting child in the RSS
     if peak is None:
         return None
     with open(os.path.join(out, "summary.json")) as fh:

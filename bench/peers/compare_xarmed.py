@@ -37,7 +37,7 @@ def gpbandit_row(exe, objective, T, seeds, tmp):
     with open(path, "w") as fh:
         json.dump(cfg, fh)
     out = os.path.join(tmp, f"out-{objective}-{T}")
-    rss = run_rss([exe, "run", path, "--out", out], os.path.join(tmp, "gpbandit.log"))
+    rss = run_rss([exe, "run", path, "--out", out, "--no-plot"], os.path.join(tmp, "gpbandit.log"))
     if rss is None:
         raise RuntimeError(f"gpbandit run failed on {path}")
     with open(os.path.join(out, "summary.json")) as fh:
