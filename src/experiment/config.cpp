@@ -89,182 +89,23 @@
 #include <set>
 #include <sstream>
 
+#include "experiment/config_checker.hpp"
 #include "experiment/po_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
-#include "policy/ldp_presets.hpp"
 
 namespace gpb {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-long long detail_moma_groups(HeavyTailedOptions::Preset p, int horizon, double delta) {
-  return detail::moma_groups(p, horizon, delta);
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
-/// "string", "boolean", "number 2.5", ...
-std::string describe_value(const json& v) {
-  if (v.is_number()) return "number " + v.dump();
-  return v.type_name();
-}
-
-/// Validates one config document; every failure throws InvalidArgument "<source>: ...".
-class Checker {
- public:
-  Checker(std::string source, std::string base_dir)
-      : source_(std::move(source)), base_dir_(std::move(base_dir)) {}
-
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw InvalidArgument(source_ + ": " + field + ": " + what);
-  }
-  [[noreturn]] void fail_plain(const std::string& what) const {
-    throw InvalidArgument(source_ + ": " + what);
-  }
-
-  /// The registry entry an object with a "type" key names (kind "policy", "kernel", ...).
-  const RegistryEntry& typed_entry(const json& obj, const std::string& kind,
-                                   const std::string& path) const {
-    if (!obj.is_object()) fail(path, "expected an object, got " + describe_value(obj));
-    const auto names = detail::registry_names(kind);
-    if (!obj.contains("type")) fail(path + ".type", "required (one of: " + join(names) + ")");
-    const json& t = obj["type"];
-    if (!t.is_string()) fail(path + ".type", "expected a string, got " + describe_value(t));
-    const RegistryEntry* e = detail::find_registry_entry(kind, t.get<std::string>());
-    if (e == nullptr) {
-      fail(path + ".type",
-           "unknown " + kind + " '" + t.get<std::string>() + "' (allowed: " + join(names) + ")");
-    }
-    return *e;
-  }
-
-  /// Unknown keys, value types and required keys of `obj` against `e`.
-  void check_keys(const json& obj, const RegistryEntry& e, const std::string& path,
-                  bool typed) const {
-    std::vector<std::string> allowed;
-    if (typed) allowed.push_back("type");
-    for (const auto& p : e.params) allowed.push_back(p.name);
-    const std::string prefix = path.empty() ? "" : path + ".";
-    for (const auto& [key, value] : obj.items()) {
-      if (typed && key == "type") continue;
-      const ParamDoc* doc = nullptr;
-      for (const auto& p : e.params) {
-        if (p.name == key) doc = &p;
-      }
-      if (doc == nullptr) {
-        fail_plain("unknown key '" + key + "' " + (path.empty() ? "at top level" : "in " + path) +
-                   " (allowed: " + join(allowed) + ")");
-      }
-      check_type(value, doc->type, prefix + key);
-    }
-    for (const auto& p : e.params) {
-      if (p.default_value == detail::kRequired && !obj.contains(p.name)) {
-        fail(prefix + p.name, "required");
-      }
-    }
-  }
-
-  void check_type(const json& v, const std::string& type, const std::string& field) const {
-    const auto expect = [&](bool ok, const std::string& what) {
-      if (!ok) fail(field, "expected " + what + ", got " + describe_value(v));
-    };
-    if (type == "number") {
-      expect(v.is_number(), "a number");
-    } else if (type == "integer") {
-      expect(v.is_number_integer(), "an integer");
-    } else if (type == "boolean") {
-      expect(v.is_boolean(), "a boolean");
-    } else if (type == "string" || type == "path") {
-      expect(v.is_string(), "a string");
-    } else if (type == "object" || type == "beta") {
-      expect(v.is_object(), "an object");
-    } else if (type == "array") {
-      expect(v.is_array(), "an array");
-    } else if (type == "number[]" || type == "integer[]") {
-      expect(v.is_array(), "an array");
-      const std::string elem = type.substr(0, type.size() - 2);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        check_type(v[i], elem, field + "[" + std::to_string(i) + "]");
-      }
-    }
-  }
-
-  /// `obj` with every omitted parameter that has a JSON default filled in.
-  static json with_defaults(json obj, const RegistryEntry& e) {
-    for (const auto& p : e.params) {
-      if (obj.contains(p.name)) continue;
-      json d = json::parse(p.default_value, nullptr, false);
-      if (!d.is_discarded()) obj[p.name] = d;
-    }
-    return obj;
-  }
-
-  /// An integer field checked against [lo, hi].
-  long long integer(const json& obj, const std::string& key, const std::string& field, long long lo,
-                    long long hi) const {
-    const json& v = obj.at(key);
-    if (v.is_number_unsigned() &&
-        v.get<unsigned long long>() > static_cast<unsigned long long>(hi)) {
-      fail(field, "must be <= " + std::to_string(hi) + ", got " + v.dump());
-    }
-    const long long x = v.get<long long>();
-    if (x < lo) fail(field, "must be >= " + std::to_string(lo) + ", got " + v.dump());
-    if (x > hi) fail(field, "must be <= " + std::to_string(hi) + ", got " + v.dump());
-    return x;
-  }
-
-  /// A number field with an optional strict/non-strict lower bound.
-  static double number(const json& obj, const std::string& key) {
-    return obj.at(key).get<double>();
-  }
-  double positive(const json& obj, const std::string& key, const std::string& field) const {
-    const double x = number(obj, key);
-    if (!(x > 0)) fail(field, "must be > 0, got " + obj.at(key).dump());
-    return x;
-  }
-  double non_negative(const json& obj, const std::string& key, const std::string& field) const {
-    const double x = number(obj, key);
-    if (!(x >= 0)) fail(field, "must be >= 0, got " + obj.at(key).dump());
-    return x;
-  }
-
-  /// A data file path resolved against the config's directory; must exist.
-  std::string data_path(const json& obj, const std::string& key, const std::string& field) const {
-    fs::path p = obj.at(key).get<std::string>();
-    if (p.empty()) fail(field, "must not be empty");
-    if (p.is_relative()) p = fs::path(base_dir_) / p;
-    std::error_code ec;
-    if (!fs::exists(p, ec)) fail(field, "data file not found: " + p.string());
-    if (fs::is_directory(p, ec)) fail(field, "is a directory, not a data file: " + p.string());
-    return p.lexically_normal().string();
-  }
-
-  /// Runs a library call, re-throwing its InvalidArgument / IoError with the field prefix.
-  template <class F>
-  auto guarded(const std::string& field, F&& f) const -> decltype(f()) {
-    try {
-      return f();
-    } catch (const InvalidArgument& e) {
-      fail(field, e.what());
-    } catch (const IoError& e) {
-      fail(field, e.what());
-    }
-  }
-
-  const std::string& source() const { return source_; }
-
- private:
-  std::string source_;
-  std::string base_dir_;
-};
+using detail::check_gp_ucb_ldp;
+using detail::check_heavy;
+using detail::Checker;
+using detail::describe_value;
+using detail::InstanceInfo;
+using detail::join;
 
 // ---------------------------------------------------------------- sections
 
@@ -445,83 +286,6 @@ bool valid_label(const std::string& s) {
     if (ch < 0x20 || ch == ',' || ch == '"' || ch == 0x7f) return false;
   }
   return true;
-}
-
-/// One of a fixed set of strings.
-void check_choice(const Checker& c, const json& o, const std::string& key, const std::string& path,
-                  const std::vector<std::string>& allowed) {
-  if (!o.contains(key)) return;
-  const std::string v = o[key].get<std::string>();
-  for (const auto& a : allowed) {
-    if (v == a) return;
-  }
-  c.fail(path + "." + key, "must be one of " + join(allowed) + ", got '" + v + "'");
-}
-
-/// What the runner will know of the instance, for checks at load time.
-struct InstanceInfo {
-  int horizon = 1;
-  double noise_bound = 0;  ///< R of the instance (0 or ∞: unknown for LDP)
-  const Domain* domain = nullptr;
-};
-
-/// Ranges of the heavy-tailed / LDP parameters (specs/ldp-bo.md §4–5).
-void check_heavy(const Checker& c, const json& o, const std::string& path, const std::string& type,
-                 const InstanceInfo& info) {
-  check_choice(c, o, "preset", path, {"practical", "theory"});
-  check_choice(c, o, "moment_source", path, {"auto", "empirical", "bound"});
-  check_choice(c, o, "gamma", path, {"info_gain", "log_t"});
-  check_choice(c, o, "ata_level", path, {"current", "per_sample"});
-  check_choice(c, o, "median", path, {"lower", "midpoint"});
-  check_choice(c, o, "moma_exponent", path, {"arxiv", "aaai"});
-  for (const char* key : {"delta", "eps_nys"}) {
-    if (!o.contains(key)) continue;
-    const double x = o[key].get<double>();
-    if (!(x > 0 && x < 1)) c.fail(path + "." + key, "must be in (0, 1), got " + o[key].dump());
-  }
-  if (o.contains("alpha")) {
-    const double a = o["alpha"].get<double>();
-    if (!(a > 0 && a <= 1)) c.fail(path + ".alpha", "must be in (0, 1], got " + o["alpha"].dump());
-  }
-  for (const char* key : {"epsilon", "B", "R", "v", "c"}) {
-    if (o.contains(key)) c.positive(o, key, path + "." + key);
-  }
-  const bool ldp = type.rfind("ldp_", 0) == 0;
-  if (ldp && !o.contains("R") && !(info.noise_bound > 0 && std::isfinite(info.noise_bound))) {
-    c.fail(path + ".R", "required: the noise model has no finite bound R > 0 (give R)");
-  }
-  if (type.find("moma") != std::string::npos) {
-    const long long kg =
-        o.contains("k_groups") ? c.integer(o, "k_groups", path + ".k_groups", 0, INT_MAX) : 0;
-    const auto preset = o.value("preset", std::string("practical")) == "theory"
-                            ? HeavyTailedOptions::Preset::Theory
-                            : HeavyTailedOptions::Preset::Practical;
-    const double delta = o.value("delta", 0.1);
-    const long long k = kg > 0 ? kg : detail_moma_groups(preset, info.horizon, delta);
-    if (info.horizon < k) {
-      c.fail(path, "T = " + std::to_string(info.horizon) + " is smaller than MoMA's k = " +
-                       std::to_string(k) + " (k_groups; one epoch needs k plays)");
-    }
-  }
-}
-
-void check_gp_ucb_ldp(const Checker& c, const json& l, const std::string& path,
-                      const InstanceInfo& info) {
-  if (!l.is_object()) c.fail(path, "expected an object");
-  for (const auto& [key, value] : l.items()) {
-    if (key == "clip") {
-      if (!value.is_boolean()) c.fail(path + ".clip", "expected a boolean");
-    } else if (key == "epsilon" || key == "B" || key == "R") {
-      if (!value.is_number()) c.fail(path + "." + key, "expected a number");
-      c.positive(l, key, path + "." + key);
-    } else {
-      c.fail_plain("unknown key '" + key + "' in " + path + " (allowed: epsilon, B, R, clip)");
-    }
-  }
-  if (!l.contains("epsilon")) c.fail(path + ".epsilon", "required");
-  if (!l.contains("R") && !(info.noise_bound > 0 && std::isfinite(info.noise_bound))) {
-    c.fail(path + ".R", "required: the noise model has no finite bound R > 0 (give R)");
-  }
 }
 
 std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_candidates,
