@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from policy_costs import run_config  # noqa: E402
+from policy_costs import run_config, save_figure, two_panel_figure  # noqa: E402
 
 GIBO_STEP = {"B": 1, "step": "adagrad", "eta": 0.3}
 
@@ -113,14 +113,10 @@ def main():
 
 
 def plot(rows, args, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("continuous_costs.py: matplotlib missing, no plot", file=sys.stderr)
+    figure = two_panel_figure("continuous_costs.py")
+    if figure is None:
         return
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = figure
     n_fix, t_gibo, t_fed = max(args.n), max(args.T_gibo), max(args.T_fed)
     gibo = [r for r in rows if r["family"] == "dp-gibo" and "ms_per_round" in r]
     for m in dict.fromkeys(r["method"] for r in gibo):
@@ -142,11 +138,8 @@ def plot(rows, args, path):
     axes[1].set(xlabel="M (clients)", ylabel="ms per round (mean over T)",
                 title=f"Fed-PNE family, Himmelblau, T = {t_fed}")
     for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"continuous_costs.py: wrote {path}", file=sys.stderr)
+    save_figure(fig, axes, path, "continuous_costs.py")
 
 
 if __name__ == "__main__":

@@ -128,15 +128,33 @@ def main():
     plot(rows, args, os.path.join(args.out, "policy_costs.png"))
 
 
-def plot(rows, args, path):
+def two_panel_figure(tag):
+    """(fig, axes) of a 1×2 figure on the Agg backend, or None (saying so as `tag`) without
+    matplotlib. Shared with continuous_costs.py and peers/compare.py."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("policy_costs.py: matplotlib missing, no plot", file=sys.stderr)
+        print(f"{tag}: matplotlib missing, no plot", file=sys.stderr)
+        return None
+    return plt.subplots(1, 2, figsize=(11, 4.2))
+
+
+def save_figure(fig, axes, path, tag):
+    """Log-log grids, tight layout, PNG at 120 dpi."""
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"{tag}: wrote {path}", file=sys.stderr)
+
+
+def plot(rows, args, path):
+    figure = two_panel_figure("policy_costs.py")
+    if figure is None:
         return
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = figure
     horizon = max(args.T)
     for policy in args.policies:
         pts = [r for r in rows if r["policy"] == policy and r["T"] == horizon and "ms_per_round" in r]
@@ -145,12 +163,8 @@ def plot(rows, args, path):
             axes[1].loglog([r["N"] for r in pts], [r["peak_mib"] for r in pts], "o-", label=policy)
     axes[0].set(xlabel="N (candidates)", ylabel="ms per round (mean over T)", title=f"T = {horizon}")
     axes[1].set(xlabel="N (candidates)", ylabel="peak resident MiB", title=f"T = {horizon}")
-    for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"policy_costs.py: wrote {path}", file=sys.stderr)
+    save_figure(fig, axes, path, "policy_costs.py")
 
 
 if __name__ == "__main__":

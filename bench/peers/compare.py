@@ -38,6 +38,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import problem as pb  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(HERE))
+from policy_costs import save_figure, two_panel_figure  # noqa: E402
+
 PEER_SCRIPTS = {"numpy": "numpy_gp_ucb.py", "sklearn": "sklearn_gp_ucb.py",
                 "botorch": "botorch_trace.py"}
 MAX_CELLS = {"gpbandit": 2e8, "gpbandit-eager": 2e8, "gpbandit-mixed": 2e8, "numpy": 2e8,
@@ -147,15 +150,11 @@ def main():
 
 
 def plot(results, args, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("compare.py: matplotlib missing, no plot", file=sys.stderr)
+    figure = two_panel_figure("compare.py")
+    if figure is None:
         return
+    fig, axes = figure
     impls = sorted({r["impl"] for r in results}, key=lambda s: (s != "gpbandit", s))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     t_fix = 100 if 100 in args.t else args.t[len(args.t) // 2]
     n_fix = 100000 if 100000 in args.n else args.n[len(args.n) // 2]
     for impl in impls:
@@ -168,11 +167,8 @@ def plot(results, args, path):
     axes[0].set(xlabel="N (candidates)", ylabel="ms per GP-UCB round", title=f"t = {t_fix}")
     axes[1].set(xlabel="t (observations)", ylabel="ms per GP-UCB round", title=f"N = {n_fix}")
     for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
         ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"compare.py: wrote {path}", file=sys.stderr)
+    save_figure(fig, axes, path, "compare.py")
 
 
 if __name__ == "__main__":
