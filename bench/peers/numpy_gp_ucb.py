@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 import problem as pb
+from numpy_incremental import observe_row
 
 
 def main():
@@ -22,15 +23,9 @@ def main():
     state = {"t": 0}
 
     def observe(a, y):
-        t = state["t"]
-        k_a = pb.se(prob.X, prob.X[a:a + 1], prob.lengthscale)[:, 0]
-        c = V[:t, a].copy()
-        d = prob.noise_var + var[a]
-        w = (k_a - c @ V[:t]) / np.sqrt(d)
-        mu[:] += (y - mu[a]) / np.sqrt(d) * w
-        np.maximum(var - w * w, 0.0, out=var)
-        V[t] = w
-        state["t"] = t + 1
+        k_a = pb.se(prob.X, prob.X[a:a + 1], prob.lengthscale)[:, 0]  # the matrix-form kernel row
+        observe_row(V, state["t"], mu, var, k_a, a, y, prob.noise_var)
+        state["t"] += 1
 
     for i, a in enumerate(prob.warm):
         observe(int(a), prob.reward(a, i))

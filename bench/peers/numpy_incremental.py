@@ -21,8 +21,9 @@ def se_kernel_row(X, a, lengthscale):
     return np.exp(-0.5 * np.einsum("ij,ij->i", diff, diff) / lengthscale**2)
 
 
-def one_round(X, V, t, mu, var, a, y, lam, width, lengthscale):
-    k_a = se_kernel_row(X, a, lengthscale)
+def observe_row(V, t, mu, var, k_a, a, y, lam):
+    """Appends row t of V for an observation y at candidate a (k_a = k(x_a, D)) and updates mu
+    and var in place: the incremental update (also used by numpy_gp_ucb.py)."""
     c = V[:t, a].copy()
     d = lam + var[a]
     w = (k_a - c @ V[:t]) / np.sqrt(d)
@@ -30,6 +31,10 @@ def one_round(X, V, t, mu, var, a, y, lam, width, lengthscale):
     mu += alpha * w
     np.maximum(var - w * w, 0.0, out=var)
     V[t] = w
+
+
+def one_round(X, V, t, mu, var, a, y, lam, width, lengthscale):
+    observe_row(V, t, mu, var, se_kernel_row(X, a, lengthscale), a, y, lam)
     score = mu + width * np.sqrt(var)
     return int(np.argmax(score))
 
