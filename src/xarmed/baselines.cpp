@@ -15,20 +15,15 @@
 #include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 #include "gpbandit/xarmed/partition.hpp"
+#include "xarmed/gp_ucb_mesh_loop.hpp"
 
 namespace gpb::xarmed {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr std::uint32_t kCentralNoise = 0x6000000u, kMeshStream = 0x6100000u,
-                        kRandomStream = 0x6200000u, kFed1Noise = 0x6300000u;
-
-/// f = (1/M) Σ f_m at x (what a centralised learner observes, before noise).
-double mean_local(const FedObjective& f, std::uint32_t run, int M, const double* x) {
-  double s = 0;
-  for (int m = 0; m < M; ++m) s += f.local(run, m, M, x);
-  return s / M;
-}
+constexpr std::uint32_t kMeshStream = 0x6100000u, kRandomStream = 0x6200000u,
+                        kFed1Noise = 0x6300000u;
+using detail::kCentralNoise;
 
 struct HctNode {
   HctNode(int h, std::uint64_t i) : depth(h), index(i) {}
@@ -99,7 +94,7 @@ BaselineRun run_hct(const FedObjective& f, const HctParams& p, int M, long long 
     HctNode& cur = tree[static_cast<std::size_t>(id)];
     if (std::isnan(cur.f_obs)) {  // deterministic objectives: evaluate each centre once
       const std::vector<double> x = part.centre(cur.depth, cur.index);
-      cur.f_obs = mean_local(f, run, M, x.data());
+      cur.f_obs = f.mean_local(run, M, x.data());
       cur.regret = f.fstar() - f.global(run, M, x.data());
     }
     const double y = cur.f_obs + noise * (2 * rng.uniform() - 1);
@@ -222,26 +217,26 @@ BaselineRun run_fed1_ucb(const FedObjective& f, const Fed1UcbParams& p, int M, l
   return out;
 }
 
-Domain gp_mesh_domain(const Box& box, const GpUcbParams& p, std::uint64_t seed, std::uint32_t run) {
+Domain gp_mesh_domain(const Box& box, const std::vector<double>& mesh) {
   const int D = box.dim();
-  const std::vector<double> pts = fed1_mesh(box, p.mesh, seed, run);
-  const int N = static_cast<int>(pts.size() / static_cast<std::size_t>(D));
+  const int N = static_cast<int>(mesh.size() / static_cast<std::size_t>(D));
   Eigen::MatrixXd rows(N, D);
   for (int n = 0; n < N; ++n) {
     for (int a = 0; a < D; ++a) {
-      rows(n, a) = (pts[static_cast<std::size_t>(n) * D + a] - box.lo[a]) / (box.hi[a] - box.lo[a]);
+      rows(n, a) =
+          (mesh[static_cast<std::size_t>(n) * D + a] - box.lo[a]) / (box.hi[a] - box.lo[a]);
     }
   }
   return Domain::from_rows(rows);
 }
 
+Domain gp_mesh_domain(const Box& box, const GpUcbParams& p, std::uint64_t seed, std::uint32_t run) {
+  return gp_mesh_domain(box, fed1_mesh(box, p.mesh, seed, run));
+}
+
 BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, long long T,
                             double noise, std::uint64_t seed, std::uint32_t run) {
-  const Box& box = f.box();
-  const int D = box.dim();
-  const std::vector<double> pts = fed1_mesh(box, p.mesh, seed, run);
-  const int N = static_cast<int>(pts.size() / static_cast<std::size_t>(D));
-  const Domain dom = gp_mesh_domain(box, p, seed, run);
+  const std::vector<double> pts = fed1_mesh(f.box(), p.mesh, seed, run);
   ContextOptions co;
   co.backend = Backend::Cpu;
   co.threads = 1;
@@ -251,27 +246,12 @@ BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, 
   PosteriorOptions po;
   po.noise_variance = p.noise_variance;
   po.capacity = static_cast<int>(std::min<long long>(T, 1 << 20));
+  const Domain dom = gp_mesh_domain(f.box(), pts);
   FinitePosterior post(ctx, kern, dom, 1, po);
-  BetaSchedule beta;
-  beta.delta = p.delta;
-  Rng rng(seed, run, kCentralNoise);
-  BaselineRun out;
-  std::vector<double> cache(static_cast<std::size_t>(N), std::numeric_limits<double>::quiet_NaN()),
-      regc(static_cast<std::size_t>(N), 0.0);
-  for (long long t = 1; t <= T; ++t) {
-    const double w = beta.width(static_cast<int>(t), N, 0.0);
-    const std::vector<UcbChoice> ch = post.ucb_argmax(&w, nullptr, nullptr);
-    const int a = ch[0].index;
-    const double* x = pts.data() + static_cast<std::size_t>(a) * D;
-    if (std::isnan(cache[static_cast<std::size_t>(a)])) {
-      cache[static_cast<std::size_t>(a)] = mean_local(f, run, M, x);
-      regc[static_cast<std::size_t>(a)] = f.fstar() - f.global(run, M, x);
-    }
-    const double y = cache[static_cast<std::size_t>(a)] + noise * (2 * rng.uniform() - 1);
-    out.regret.push_back(regc[static_cast<std::size_t>(a)]);
-    post.observe(&a, &y);
-  }
-  return out;
+  return detail::gp_ucb_mesh_loop(
+      f, pts, p, M, T, noise, seed, run,
+      [&](double w) { return post.ucb_argmax(&w, nullptr, nullptr)[0].index; },
+      [&](int a, double y) { post.observe(&a, &y); });
 }
 
 BaselineRun run_random(const FedObjective& f, int M, long long T, std::uint64_t seed,

@@ -109,9 +109,7 @@ class Seir final : public FedObjective {
   const Box& box() const override { return box_; }
   double fstar() const override { return 1.0; }
   double global(std::uint32_t run, int M, const double* x) const override {
-    double s = 0;
-    for (int m = 0; m < M; ++m) s += local(run, m, M, x);
-    return s / M;
+    return mean_local(run, M, x);
   }
   double local(std::uint32_t, int m, int M, const double* x) const override {
     const double e = M == 1 ? 7.0 : 6.0 + 2.0 * m / (M - 1);

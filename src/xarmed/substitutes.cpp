@@ -291,9 +291,7 @@ class CachedSubstitute : public FedObjective {
   const Box& box() const override { return box_; }
   double fstar() const override { return 1.0; }
   double global(std::uint32_t run, int M, const double* x) const override {
-    double s = 0;
-    for (int m = 0; m < M; ++m) s += local(run, m, M, x);
-    return s / M;
+    return mean_local(run, M, x);
   }
   double local(std::uint32_t, int m, int M, const double* x) const override {
     const int c = client_key(m, M);

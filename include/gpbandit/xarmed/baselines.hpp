@@ -65,5 +65,7 @@ std::vector<double> fed1_mesh(const Box& box, int K, std::uint64_t seed, std::ui
 /// The mesh of fed1_mesh(box, p.mesh, seed, run) as a Domain rescaled to [0,1]^D (the GP-UCB
 /// baselines' candidates, one row per mesh point in fed1_mesh's order).
 Domain gp_mesh_domain(const Box& box, const GpUcbParams& p, std::uint64_t seed, std::uint32_t run);
+/// A mesh already drawn by fed1_mesh(box, …) (D×N column-major) as a Domain rescaled to [0,1]^D.
+Domain gp_mesh_domain(const Box& box, const std::vector<double>& mesh);
 
 }  // namespace gpb::xarmed

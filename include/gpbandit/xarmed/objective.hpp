@@ -27,6 +27,12 @@ class FedObjective {
   virtual double global(std::uint32_t run, int M, const double* x) const = 0;
   /// Client m's local objective f_m(x) (m = 0..M−1) in run `run`.
   virtual double local(std::uint32_t run, int m, int M, const double* x) const = 0;
+  /// (1/M) Σ_m f_m(x), summed in client order: what a centralised learner observes before noise.
+  double mean_local(std::uint32_t run, int M, const double* x) const {
+    double s = 0;
+    for (int m = 0; m < M; ++m) s += local(run, m, M, x);
+    return s / M;
+  }
 };
 
 /// Options of make_objective.
