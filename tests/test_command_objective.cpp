@@ -37,9 +37,7 @@ CommandError failure_of(const CommandObjective& c, const Eigen::MatrixXd& p, int
   return CommandError(CommandError::Kind::Failed, 0, "");
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using gpb::test::contains;
 
 TEST(CommandObjective, ReadsTheCandidatesAndReturnsTheRewards) {
   // x0 + 10·x1 per row, exactly as read back from the CSV (17 significant digits).
