@@ -1,5 +1,5 @@
 // libFuzzer target: the command-line parser of `gpbandit` (CLI11 wired as in tools/main.cpp,
-// with the real `run` and `list` declarations of tools/cmd_run.cpp and tools/cmd_list.cpp). The
+// with the real `run`, `list`, `init`, `ask`, `tell` and `best` declarations of tools/). The
 // input is split at '\n' into argv[1..]. Nothing is executed: only parsing. Oracle: parsing
 // either succeeds or throws a CLI::Error (CLI::ParseError, CallForHelp); a parsed `run` has a
 // config path and --runs within its declared range.
@@ -41,6 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string list_what;
   CLI::App* run = gpb::cli::add_run_command(app, run_args);
   gpb::cli::add_list_command(app, list_what);
+  gpb::cli::StateArgs state_args;
+  const gpb::cli::StateCommands state = gpb::cli::add_state_commands(app, state_args);
   app.require_subcommand(0, 1);
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
@@ -54,6 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                      "run parsed without its config");
     gpb::fuzz::check(run->count("--runs") == 0 || (run_args.runs >= 1 && run_args.runs <= 1 << 24),
                      "--runs outside its declared range");
+  }
+  if (state.ask->parsed()) {
+    gpb::fuzz::check(state.ask->count("state") > 0 && state_args.q >= 1,
+                     "ask parsed without its state or with --q < 1");
+  }
+  if (state.tell->parsed()) {
+    gpb::fuzz::check(state_args.lock_timeout_s >= 0, "--lock-timeout below its declared range");
   }
   return 0;
 }
