@@ -2,7 +2,8 @@
 // for bench/shard_scaling.py: every rank builds only its slice of a d-dimensional grid of N
 // candidates (Domain::grid_slice), then runs T rounds of argmax + observe and prints one JSON
 // line per rank: the slice, per-round wall time, the part of it spent inside collectives
-// (communication, waiting for the slowest rank included), payload bytes per round and peak RSS.
+// (communication, waiting for the slowest rank included), the process's CPU time per round,
+// payload bytes per round, and peak RSS with the RSS before the domain and posterior existed.
 //
 //   mpirun -np K shard_scaling --n N [--rounds T] [--dim d] [--lazy] [--threads P]
 //
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,24 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
+/// Resident memory now, MiB (/proc/self/statm), before the domain and posterior exist.
+double rss_mb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * 4096.0 / (1024.0 * 1024.0);
+}
+
+/// CPU seconds this process has used (every thread), so per-rank work shows even when the
+/// machine's cores are shared with other jobs.
+double cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +125,7 @@ int main(int argc, char** argv) {
   co.threads = args.threads;
   if (gpb::Communicator::mpi_available()) co.communicator = gpb::Communicator::world();
   const gpb::Communicator& comm = co.communicator;
+  const double base_mb = rss_mb();
   const std::vector<int> counts = grid_counts(args.n, args.dim);
   long long n = 1;
   for (int c : counts) n *= c;
@@ -123,35 +144,38 @@ int main(int argc, char** argv) {
   const double setup_s = std::chrono::duration<double>(Clock::now() - t_setup).count();
   gpb::Rng noise(1, 0, 9);
   const double width = 2.0;
-  std::vector<double> round_s, comm_s;
+  std::vector<double> round_s, comm_s, cpu_round_s;
   std::vector<long long> chosen;
   std::vector<unsigned long long> bytes;
   for (int t = 0; t < args.rounds; ++t) {
     const gpb::CommStats c0 = comm.stats();
     const auto t0 = Clock::now();
+    const double c_start = cpu_s();
     const int a = post.ucb_argmax(&width, nullptr, nullptr)[0].index;
     const double y = objective(a, counts) + 0.1 * noise.normal();
     post.observe(&a, &y);
     const gpb::CommStats c1 = comm.stats();
     round_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
     comm_s.push_back(c1.seconds - c0.seconds);
+    cpu_round_s.push_back(cpu_s() - c_start);
     bytes.push_back(c1.bytes - c0.bytes);
     chosen.push_back(a);
   }
   std::string line = "{\"rank\": " + std::to_string(comm.rank()) +
-                     ", \"ranks\": " + std::to_string(comm.size()) + ", \"n\": " +
-                     std::to_string(n) + ", \"slice\": [" + std::to_string(b) + ", " +
+                     ", \"ranks\": " + std::to_string(comm.size()) +
+                     ", \"n\": " + std::to_string(n) + ", \"slice\": [" + std::to_string(b) + ", " +
                      std::to_string(e) + "], \"lazy\": " + (args.lazy ? "true" : "false") +
                      ", \"setup_s\": " + std::to_string(setup_s) +
-                     ", \"peak_rss_mb\": " + std::to_string(peak_rss_mb());
+                     ", \"peak_rss_mb\": " + std::to_string(peak_rss_mb()) +
+                     ", \"base_rss_mb\": " + std::to_string(base_mb);
   const auto list = [&](const char* key, const auto& v) {
     line += std::string(", \"") + key + "\": [";
-    for (std::size_t i = 0; i < v.size(); ++i)
-      line += (i ? ", " : "") + std::to_string(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) line += (i ? ", " : "") + std::to_string(v[i]);
     line += "]";
   };
   list("round_s", round_s);
   list("comm_s", comm_s);
+  list("cpu_s", cpu_round_s);
   list("bytes", bytes);
   if (comm.rank() == 0) list("chosen", chosen);
   line += "}\n";

@@ -4,8 +4,9 @@
 Runs build/bench/shard_scaling under mpirun for every (N, K) asked, one GP-UCB run (lockstep 1),
 and reports per configuration: the round time, its split into compute (the slowest rank's time
 outside collectives) and communication (the rest: the collectives themselves plus the wait for the
-slowest rank), payload bytes per round, peak RSS per rank, and whether every K chose the same
-candidates as K = 1. Writes the raw per-rank lines and the summary to --json.
+slowest rank), the slowest rank's CPU time per round (its share of the work, whatever else runs on
+the machine), payload bytes per round, peak RSS per rank and the part of it the domain and
+posterior added, and whether every K chose the same candidates as K = 1. Writes the raw per-rank lines and the summary to --json.
 
   python3 bench/shard_scaling.py [--build build] [--strong 1e6,1e7] [--weak 1e6] [--ranks 1,2,4]
                                  [--rounds 20] [--lazy] [--json bench/shard_scaling.json]
@@ -52,7 +53,9 @@ def summarise(res, skip):
         "comm_ms": 1e3 * statistics.mean(comm),
         "collective_ms": 1e3 * statistics.mean(ranks[0]["comm_s"][i] for i in keep),
         "bytes_per_round": statistics.mean(ranks[0]["bytes"][i] for i in keep),
+        "cpu_ms_max": 1e3 * statistics.mean(max(r["cpu_s"][i] for r in ranks) for i in keep),
         "peak_rss_mb_max": max(r["peak_rss_mb"] for r in ranks),
+        "posterior_mb_max": max(r["peak_rss_mb"] - r["base_rss_mb"] for r in ranks),
         "setup_s_max": max(r["setup_s"] for r in ranks),
         "chosen": ranks[0]["chosen"], "load_before": res["load_before"],
         "load_after": res["load_after"],
@@ -84,21 +87,24 @@ def main():
             seen[(n, k)] = summarise(res, a.skip)
         s = dict(seen[(n, k)], kind=kind)
         base = seen.get((n, 1))
-        s["same_choices_as_k1"] = base is not None and base["chosen"] == s["chosen"]
+        s["same_choices_as_k1"] = None if base is None else base["chosen"] == s["chosen"]
         rows.append(s)
     cores = os.cpu_count()
     print(f"\n{a.rounds} rounds (first {a.skip} left out), {'lazy' if a.lazy else 'eager'} update,"
           f" {cores} cores: K > {cores} is oversubscribed\n")
-    print("| scaling | N | K | N/K | round ms | compute ms | comm ms | comm % | bytes/round |"
-          " peak RSS/rank MB | same choices | load (1 min) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| scaling | N | K | N/K | round ms | compute ms | comm ms | comm % | CPU ms/rank |"
+          " bytes/round | peak RSS/rank MB | posterior MB/rank | same choices as K=1 |"
+          " load (1 min) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    same = {None: "no K=1 run", True: "yes", False: "NO"}
     for s in rows:
         pct = 100 * s["comm_ms"] / s["round_ms"] if s["round_ms"] > 0 else 0
         over = " (oversub.)" if s["k"] > cores else ""
         print(f"| {s['kind']} | {s['n']:.0e} | {s['k']}{over} | {s['per_rank']:.2e} |"
               f" {s['round_ms']:.2f} | {s['compute_ms']:.2f} | {s['comm_ms']:.3f} | {pct:.1f} |"
-              f" {s['bytes_per_round']:.0f} | {s['peak_rss_mb_max']:.0f} |"
-              f" {'yes' if s['same_choices_as_k1'] else 'NO'} |"
+              f" {s['cpu_ms_max']:.2f} | {s['bytes_per_round']:.0f} |"
+              f" {s['peak_rss_mb_max']:.0f} | {s['posterior_mb_max']:.0f} |"
+              f" {same[s['same_choices_as_k1']]} |"
               f" {s['load_before']:.1f}→{s['load_after']:.1f} |")
     for s in rows:
         s.pop("chosen", None)

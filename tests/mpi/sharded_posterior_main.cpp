@@ -11,9 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
@@ -166,6 +166,21 @@ void run_case(const Case& c, const std::vector<double>& lo, const std::vector<do
                 ties_seen);
 }
 
+/// Communicator::slice and owner agree: the slices tile [0, n) and owner(a) holds a.
+void check_slices() {
+  for (const long long n : {static_cast<long long>(g_comm.size()), 437LL, 70303LL, 1000003LL}) {
+    long long next = 0;
+    for (int q = 0; q < g_comm.size(); ++q) {
+      const auto [b, e] = g_comm.slice(n, q);
+      check(b == next && e > b, "slices do not tile [0, n)");
+      for (const long long a : {b, (b + e) / 2, e - 1})
+        check(g_comm.owner(n, a) == q, "owner(" + std::to_string(a) + ") is not its slice's rank");
+      next = e;
+    }
+    check(next == n, "slices do not end at n");
+  }
+}
+
 /// More ranks than candidates: every rank refuses, with the same message.
 void refuse_too_many_ranks() {
   const Domain tiny = Domain::grid({0.0}, {1.0}, {g_comm.size() - 1});
@@ -200,6 +215,7 @@ void refuse_all_excluded() {
 int run_all() {
   if (g_comm.rank() == 0)
     std::printf("sharded FinitePosterior over %d ranks vs one rank:\n", g_comm.size());
+  check_slices();
   PosteriorOptions eager;
   eager.noise_variance = 1e-2;
   eager.capacity = 16;  // grows during the run
