@@ -5,7 +5,7 @@
 // (communication, waiting for the slowest rank included), the process's CPU time per round,
 // payload bytes per round, and peak RSS with the RSS before the domain and posterior existed.
 //
-//   mpirun -np K shard_scaling --n N [--rounds T] [--dim d] [--lazy] [--threads P]
+//   mpirun -np K shard_scaling --n N [--rounds T] [--dim d] [--lazy] [--threads P] [--out PREFIX]
 //
 // The choices are the one-rank choices (tests/mpi/sharded_posterior_main.cpp); the rank-0 line
 // carries them so a driver can check that every K chose the same candidates.
@@ -36,6 +36,7 @@ struct Args {
   int dim = 2;
   bool lazy = false;
   int threads = 1;
+  std::string out;  // PREFIX: rank q writes PREFIX.q.json (else stdout, where mpirun may split)
 };
 
 Args parse(int argc, char** argv) {
@@ -57,6 +58,8 @@ Args parse(int argc, char** argv) {
       a.dim = std::atoi(next());
     } else if (s == "--threads") {
       a.threads = std::atoi(next());
+    } else if (s == "--out") {
+      a.out = next();
     } else if (s == "--lazy") {
       a.lazy = true;
     } else {
@@ -179,7 +182,15 @@ int main(int argc, char** argv) {
   list("bytes", bytes);
   if (comm.rank() == 0) list("chosen", chosen);
   line += "}\n";
-  std::fputs(line.c_str(), stdout);
+  FILE* f = args.out.empty()
+                ? stdout
+                : std::fopen((args.out + "." + std::to_string(comm.rank()) + ".json").c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "shard_scaling: cannot write %s.*.json\n", args.out.c_str());
+    return 1;
+  }
+  std::fputs(line.c_str(), f);
+  if (f != stdout) std::fclose(f);
   std::fflush(stdout);
   return 0;
 }

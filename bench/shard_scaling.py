@@ -19,21 +19,24 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 
 def run_one(exe, n, k, rounds, lazy, nice):
+    tmp = tempfile.mkdtemp(prefix="shard_scaling")
     cmd = ["nice", "-n", str(nice), "mpirun", "-np", str(k), "--oversubscribe", "--bind-to",
-           "none", exe, "--n", str(n), "--rounds", str(rounds)]
+           "none", exe, "--n", str(n), "--rounds", str(rounds), "--out", tmp + "/r"]
     if lazy:
         cmd.append("--lazy")
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMP_NUM_THREADS="1")
     load0 = os.getloadavg()[0]
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
-    lines = sorted((json.loads(l) for l in out.splitlines() if l.startswith("{")),
-                   key=lambda r: r["rank"])
-    if len(lines) != k:
-        raise RuntimeError(f"expected {k} rank lines, got {len(lines)}:\n{out}")
+    subprocess.run(cmd, env=env, check=True)
+    lines = []
+    for q in range(k):
+        with open(f"{tmp}/r.{q}.json") as f:
+            lines.append(json.load(f))
+    cmd[cmd.index("--out") + 1] = "DIR/r"
     return {"cmd": " ".join(cmd), "load_before": load0, "load_after": os.getloadavg()[0],
             "ranks": lines}
 
