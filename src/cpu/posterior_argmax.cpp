@@ -50,7 +50,7 @@ UcbRecord lazy_record(const CpuState& s, int r, double width, const std::uint8_t
     part[static_cast<std::size_t>(b)] =
         scan_ucb(m, s2, b * kBlock, std::min(s.n, (b + 1) * kBlock), width, ex);
   };
-  const int nt = s.threads_for(static_cast<double>(s.n) * 8.0);
+  const int nt = s.threads_for(kUcbWorkPerCandidate * s.n);
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int b = 0; b < nb; ++b) {
     if (s.rows_of_block(r, b) == t) {
@@ -94,8 +94,8 @@ UcbRecord lazy_record(const CpuState& s, int r, double width, const std::uint8_t
       if (p.index >= 0) best = std::max(best, p.score);
     }
     floor = best;
-    batch =
-        batch == stale.size() ? static_cast<std::size_t>(std::max(2 * s.threads, 4)) : 2 * batch;
+    batch = batch == stale.size() ? static_cast<std::size_t>(std::max(2 * s.threads.max, 4))
+                                  : 2 * batch;
   }
   // Every block that can reach `best` is now up to date; the others score strictly below it.
   UcbBest all;

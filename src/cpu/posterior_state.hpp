@@ -34,7 +34,7 @@ struct CpuState {
         runs(static_cast<std::size_t>(r)),
         lambda(options.noise_variance),
         chunk(options.chunk),
-        threads(ctx.threads()),
+        threads(Threads::of(ctx)),
         mixed(ctx.options().precision == Precision::Mixed),
         blocks((n + kBlock - 1) / kBlock),
         alpha2(runs.size(), std::vector<double>(1, 0.0)),
@@ -49,7 +49,7 @@ struct CpuState {
   std::vector<RunRows> runs;
   double lambda = 0;
   int chunk = 0;
-  int threads = 1;
+  Threads threads;
   bool mixed = false;  // V stored in float (Precision::Mixed), sums in double
   bool recompute = false;
   Eigen::VectorXd kdiag;
@@ -105,10 +105,7 @@ struct CpuState {
   int num_runs() const { return static_cast<int>(runs.size()); }
   /// Threads worth starting for about `flops` operations (small updates run serially: waking a
   /// team costs more than it saves, especially on a loaded machine).
-  int threads_for(double flops) const {
-    const double per_thread = 1 << 17;
-    return static_cast<int>(std::max(1.0, std::min<double>(threads, flops / per_thread)));
-  }
+  int threads_for(double flops) const { return threads.for_work(flops); }
   template <class VT>
   VT* vbase() const {
     if constexpr (std::is_same_v<VT, float>) {
