@@ -25,6 +25,8 @@ struct CommStats {
 /// unusable afterwards and the job should end (Communicator::abort). what() names the rank.
 class RankFailure : public Error {
  public:
+  /// @param what the message, naming the rank and the collective
+  /// @param failed_rank the rank that stopped responding (−1 when every rank answered)
   /// @param reporter whether this rank is the one chosen to print the message (the lowest live
   /// rank), so that a job prints it once.
   RankFailure(const std::string& what, int failed_rank, bool reporter)
