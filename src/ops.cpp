@@ -32,6 +32,15 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& d
   return detail::kernel_diag_cpu(k, domain.points(), ctx.threads());
 }
 
+Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k,
+                            const Eigen::Ref<const Eigen::MatrixXd>& points) {
+  detail::check_kernel_points(k, points, "kernel_diag: points");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) return cuda::kernel_diag(ctx, k, points);
+#endif
+  return detail::kernel_diag_cpu(k, points, ctx.threads());
+}
+
 UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* variance, int n,
                      double width, const std::uint8_t* excluded, Rng* tiebreak) {
   GPB_EXPECTS(n >= 1, "ucb_argmax: n must be >= 1, got " << n);

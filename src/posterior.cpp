@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cpu/ops_cpu.hpp"
+#include "cpu/posterior_rows.hpp"
 #include "detail/posterior_backend.hpp"
 #include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
@@ -129,6 +130,24 @@ double FinitePosterior::info_gain(int run) const {
 const std::vector<int>& FinitePosterior::history(int run) const {
   GPB_EXPECTS(run >= 0 && run < runs(), "posterior.history: run " << run << " out of range");
   return impl_->backend->history(run);
+}
+
+PosteriorFactor FinitePosterior::factor(int run) const {
+  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.factor: run " << run << " out of range");
+  const detail::RunRows& rr = impl_->backend->run_rows(run);
+  const int t = static_cast<int>(rr.L.size());
+  PosteriorFactor f;
+  f.L = Eigen::MatrixXd::Zero(t, t);
+  for (int q = 0; q < t; ++q) {
+    for (int p = 0; p <= q; ++p) f.L(q, p) = rr.L[static_cast<std::size_t>(q)][p];
+  }
+  f.alpha = Eigen::Map<const Eigen::VectorXd>(rr.alpha.data(), t);
+  f.resolved = rr.resolved;
+  for (int q = 0; q < t; ++q) {
+    if (f.resolved[static_cast<std::size_t>(q)] == 0) f.alpha[q] = 0.0;
+  }
+  f.history = impl_->backend->history(run);
+  return f;
 }
 
 double FinitePosterior::incremental_bytes(int runs, int n, int capacity) {

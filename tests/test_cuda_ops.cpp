@@ -1,8 +1,9 @@
-// CUDA vs CPU parity of the stateless engine ops: kernel matrix (every kernel type, tiled and
-// global paths), kernel diagonal, UCB argmax (ties, exclusion, errors), Philox draws. Each test
-// skips when no CUDA device is present.
+// CUDA vs CPU parity of the stateless engine ops: kernel matrix (every kernel type, isotropic and
+// ARD, tiled and global paths), kernel diagonal, UCB argmax (ties, exclusion, errors), Philox
+// draws. Each test skips when no CUDA device is present.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -30,12 +31,19 @@ Eigen::MatrixXd random_points(int d, int n, std::uint32_t stream) {
 
 std::vector<Kernel> all_kernels(int d) {
   const double l = 0.5 * std::sqrt(static_cast<double>(d));
+  // ARD lengthscales spread over a factor 10 around l (one per axis; d = 1 is isotropic).
+  Eigen::VectorXd ard(d);
+  for (int i = 0; i < d; ++i) ard[i] = l * std::pow(10.0, static_cast<double>(i) / d - 0.5);
   return {Kernel::se(l, 1.3),
           Kernel::matern(KernelType::Matern12, l, 0.7),
           Kernel::matern(KernelType::Matern32, l),
           Kernel::matern(KernelType::Matern52, l, 2.0),
           Kernel::linear(0.5, 0.25),
-          Kernel::polynomial(3, 0.2, 1.0)};
+          Kernel::polynomial(3, 0.2, 1.0),
+          Kernel::ard(KernelType::SE, ard, 1.1),
+          Kernel::ard(KernelType::Matern12, ard),
+          Kernel::ard(KernelType::Matern32, ard, 0.6),
+          Kernel::ard(KernelType::Matern52, ard, 1.9)};
 }
 
 TEST(CudaOps, KernelMatrixMatchesCpuForEveryKernelAndDimension) {

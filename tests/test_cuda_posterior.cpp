@@ -113,6 +113,14 @@ TEST(CudaPosterior, RecomputeDoubleMatchesCpu) {
              random_domain(2, 4001), 3, 20);
 }
 
+TEST(CudaPosterior, ArdKernelMatchesCpu) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const gpb::Kernel k = gpb::Kernel::ard(gpb::KernelType::Matern52, Eigen::Vector3d(0.1, 0.4, 2.0));
+  run_parity(*cuda, PosteriorMode::Incremental, 4, 1e-10, k, random_domain(3, 4099), 3, 20);
+  run_parity(*cuda, PosteriorMode::Recompute, 4, 1e-10, k, random_domain(3, 3001), 2, 12);
+}
+
 TEST(CudaPosterior, AutoModeFallsBackToRecomputeOverBudget) {
   GPB_REQUIRE_CUDA_DEVICE();
   const auto cuda = gpb::test::cuda_context(gpb::Precision::Double, 1 << 16);

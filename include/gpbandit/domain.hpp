@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,24 @@ class Domain {
   static Domain from_csv(const std::string& path);
   /// N index points 0..N−1, for use with a precomputed N×N kernel.
   static Domain indices(int n);
+  /// `count` points of a scrambled Sobol sequence in the box [lower, upper]: the first `count`
+  /// points of a d-dimensional Sobol sequence (primitive polynomials mod 2 in increasing order,
+  /// fixed initial direction numbers), scrambled by a random linear
+  /// matrix scramble and digital shift (Matoušek) keyed by `seed`, then mapped to the box. Any
+  /// prefix of 2^k points puts 2^(k−t) points in every elementary interval of volume 2^(t−k), as
+  /// an unscrambled Sobol net does. O(count·d·32). Candidate order: the sequence order.
+  /// @throws InvalidArgument if sizes differ, d > 1111, count < 1, count > 2^31 − 1, lower > upper
+  /// or a bound is not finite.
+  static Domain sobol(const std::vector<double>& lower, const std::vector<double>& upper, int count,
+                      std::uint64_t seed = 0);
+  /// Points from a .npy file: a 2-d array (N×d, one candidate per row; C or Fortran order) or a
+  /// 1-d array (d = 1) of float64, float32 or integers (little-endian).
+  /// @throws InvalidArgument naming the file for a bad header, dtype, shape, NaN or Inf;
+  /// IoError if the file cannot be read.
+  static Domain from_npy(const std::string& path);
+  /// Points given as a d×N matrix (column j = candidate j), moved in without a copy.
+  /// @throws InvalidArgument if empty or not finite.
+  static Domain from_points(Eigen::MatrixXd points);
 
   /// Number of candidates.
   int size() const { return static_cast<int>(points_.cols()); }

@@ -20,7 +20,9 @@ const char* kernel_type_name(KernelType t);
 
 /// A positive semi-definite kernel k(x, x').
 ///
-/// Stationary kernels (SE, Matérn) depend on s = ‖x − x'‖₂ / lengthscale:
+/// Stationary kernels (SE, Matérn) depend on the scaled distance s = ‖x − x'‖₂ / l (isotropic: one
+/// lengthscale l for every axis) or, with automatic relevance determination (ARD, one lengthscale
+/// l_i per axis), s = √(Σ_i (x_i − x'_i)² / l_i²):
 ///  - SE:        v·exp(−s²/2)
 ///  - Matérn ½:  v·exp(−s)
 ///  - Matérn 3/2: v·(1 + √3 s)·exp(−√3 s)
@@ -33,6 +35,11 @@ class Kernel {
   static Kernel se(double lengthscale, double variance = 1.0);
   /// Matérn with ν ∈ {1/2, 3/2, 5/2} chosen by `type`. @throws InvalidArgument as se().
   static Kernel matern(KernelType type, double lengthscale, double variance = 1.0);
+  /// SE or Matérn (by `type`) with one lengthscale per input axis (ARD). A vector of length 1 is
+  /// the isotropic kernel (same as se()/matern()); length d ≥ 2 restricts the kernel to points of
+  /// dimension d (checked by every op). @throws InvalidArgument for a non-stationary type, an empty
+  /// vector, a lengthscale ≤ 0, not finite or whose inverse overflows, or variance ≤ 0.
+  static Kernel ard(KernelType type, const Eigen::VectorXd& lengthscales, double variance = 1.0);
   /// v·(x·x' + c). @throws InvalidArgument if variance ≤ 0 or offset < 0.
   static Kernel linear(double variance = 1.0, double offset = 0.0);
   /// v·(x·x' + c)^degree. @throws InvalidArgument if degree < 1, variance ≤ 0 or offset < 0.
@@ -43,8 +50,18 @@ class Kernel {
 
   /// The kernel family.
   KernelType type() const { return type_; }
-  /// Lengthscale of stationary kernels (1 for the others).
-  double lengthscale() const { return lengthscale_; }
+  /// Lengthscale of an isotropic stationary kernel (1 for the non-stationary ones).
+  /// @throws InvalidArgument for an ARD kernel (use lengthscales()).
+  double lengthscale() const;
+  /// Lengthscales: d values for an ARD kernel, one value otherwise (the isotropic lengthscale).
+  const Eigen::VectorXd& lengthscales() const { return *lengthscales_; }
+  /// True for an ARD kernel (one lengthscale per axis, d ≥ 2).
+  bool is_ard() const { return lengthscales_->size() > 1; }
+  /// The point dimension an ARD kernel requires (0: any dimension).
+  int ard_dim() const { return is_ard() ? static_cast<int>(lengthscales_->size()) : 0; }
+  /// 1 / l_i per axis (ARD) or the single 1 / l, in host memory that never moves for the life of
+  /// this kernel and its copies (the CPU hot loops point at it).
+  const Eigen::VectorXd& inverse_lengthscales() const { return *inverse_lengthscales_; }
   /// Variance (scale factor) v.
   double variance() const { return variance_; }
   /// Offset c of dot-product kernels.
@@ -55,15 +72,19 @@ class Kernel {
   bool stationary() const;
   /// The precomputed matrix (nullptr unless type() == Precomputed).
   const Eigen::MatrixXd* matrix() const { return matrix_.get(); }
-  /// Human-readable description, e.g. "se(l=0.2, v=1)".
+  /// Human-readable description, e.g. "se(l=0.2, v=1)" or "se(l=[0.2, 0.5], v=1)".
   std::string describe() const;
 
   /// k(x, y) for two points of dimension d (for precomputed: x(0), y(0) are indices). O(d).
+  /// @throws InvalidArgument for an ARD kernel and d ≠ ard_dim(), or a bad precomputed index.
   double operator()(const double* x, const double* y, int d) const;
 
  private:
   KernelType type_ = KernelType::SE;
-  double lengthscale_ = 1.0;
+  std::shared_ptr<const Eigen::VectorXd> lengthscales_ =
+      std::make_shared<const Eigen::VectorXd>(Eigen::VectorXd::Ones(1));
+  std::shared_ptr<const Eigen::VectorXd> inverse_lengthscales_ =
+      std::make_shared<const Eigen::VectorXd>(Eigen::VectorXd::Ones(1));
   double variance_ = 1.0;
   double offset_ = 0.0;
   int degree_ = 1;

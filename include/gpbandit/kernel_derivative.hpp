@@ -20,7 +20,7 @@ namespace gpb {
 /// First derivative block: X is d×n, Z is d×m (columns are points, host memory, column-major).
 /// Returns the (d·n)×m matrix G with G(a + d·i, j) = ∂k(x_i, z_j)/∂x_{i,a}. For n = 1 this is
 /// J(θ, Z) = ∇_θ k(θ, Z) of specs/dp-gibo.md §2 (d×m). O(n·m·d).
-/// @throws InvalidArgument if k is not SE or X and Z differ in dimension.
+/// @throws InvalidArgument if k is not an isotropic SE kernel or X and Z differ in dimension.
 Eigen::MatrixXd se_kernel_grad(const Context& ctx, const Kernel& k,
                                const Eigen::Ref<const Eigen::MatrixXd>& X,
                                const Eigen::Ref<const Eigen::MatrixXd>& Z);
@@ -28,7 +28,7 @@ Eigen::MatrixXd se_kernel_grad(const Context& ctx, const Kernel& k,
 /// Mixed second derivative block: returns the (d·n)×(d·m) matrix H with
 /// H(a + d·i, b + d·j) = ∂²k(x_i, z_j)/∂x_{i,a}∂z_{j,b} (the covariance of ∂f(x_i)/∂x_a and
 /// ∂f(z_j)/∂z_b). O(n·m·d²).
-/// @throws InvalidArgument if k is not SE or X and Z differ in dimension.
+/// @throws InvalidArgument if k is not an isotropic SE kernel or X and Z differ in dimension.
 Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
                                     const Eigen::Ref<const Eigen::MatrixXd>& X,
                                     const Eigen::Ref<const Eigen::MatrixXd>& Z);

@@ -25,6 +25,10 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
 
 /// k(x_j, x_j) for every candidate of the domain (length N). O(N·d).
 Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& domain);
+/// k(x_j, x_j) for every column of the d×n matrix `points` (any points, not only candidates).
+/// O(n·d). @throws InvalidArgument for points the kernel cannot take (dimension, indices).
+Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k,
+                            const Eigen::Ref<const Eigen::MatrixXd>& points);
 
 /// Jitter policy for Cholesky factorisations: try `initial` first; on failure add
 /// first·s, first·factor·s, … (s = mean diagonal when `relative`, else 1) up to max_tries times,

@@ -38,6 +38,19 @@ struct PosteriorOptions {
   bool lazy = true;
 };
 
+/// Host copy of the small factor state of one run of a FinitePosterior (see factor()).
+struct PosteriorFactor {
+  /// t×t lower triangular L with K_t + λI = L Lᵀ (up to the pivot floor, see FinitePosterior);
+  /// the upper triangle is zero. Rows are in the order they were added (pending rows last).
+  Eigen::MatrixXd L;
+  /// α = L⁻¹y (length t); 0 for a pending row.
+  Eigen::VectorXd alpha;
+  /// 1 for an observed or resolved row, 0 for a pending one (length t).
+  std::vector<unsigned char> resolved;
+  /// Candidate index a_q of each row (length t).
+  std::vector<int> history;
+};
+
 /// Exact GP posterior (prior GP(0, k), Gaussian likelihood N(0, λ)) over the N candidates of a
 /// Domain, for R independent runs advanced in lockstep.
 ///
@@ -123,6 +136,12 @@ class FinitePosterior {
   double info_gain(int run) const;
   /// Candidate indices of run r's rows, in order.
   const std::vector<int>& history(int run) const;
+  /// Copy of run r's factor state (L, α, resolved flags, history; host memory, O(t²)). With the
+  /// kernel and the points of the history it gives the posterior at any point x, not only at the
+  /// candidates: μ(x) = (L⁻ᵀα)ᵀ k(X_t, x), σ²(x) = k(x, x) − ‖L⁻¹ k(X_t, x)‖², and the leading
+  /// rows alone give the posterior of those rows (the factor of a prefix is the prefix of the
+  /// factor). @throws InvalidArgument if run is out of range.
+  PosteriorFactor factor(int run) const;
 
   /// Bytes V would take in incremental mode for R runs, N candidates and `capacity` rows.
   static double incremental_bytes(int runs, int n, int capacity);

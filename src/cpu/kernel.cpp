@@ -56,21 +56,42 @@ Kernel Kernel::se(double lengthscale, double variance) {
 }
 
 Kernel Kernel::matern(KernelType type, double lengthscale, double variance) {
+  return ard(type, Eigen::VectorXd::Constant(1, lengthscale), variance);
+}
+
+Kernel Kernel::ard(KernelType type, const Eigen::VectorXd& lengthscales, double variance) {
   GPB_EXPECTS(type == KernelType::SE || type == KernelType::Matern12 ||
                   type == KernelType::Matern32 || type == KernelType::Matern52,
               "kernel.type must be se, matern12, matern32 or matern52 for a stationary kernel, got "
                   << kernel_type_name(type));
-  check_positive(lengthscale, "lengthscale");
-  GPB_EXPECTS(std::isfinite(1.0 / lengthscale),
-              "kernel.lengthscale must be at least 1/DBL_MAX (~5.6e-309) so that its inverse is "
-              "finite, got "
-                  << lengthscale);
+  GPB_EXPECTS(lengthscales.size() >= 1, "kernel.lengthscale must not be an empty array");
+  const bool many = lengthscales.size() > 1;
+  Eigen::VectorXd inverse(lengthscales.size());
+  for (Eigen::Index i = 0; i < lengthscales.size(); ++i) {
+    const double l = lengthscales[i];
+    const std::string field =
+        many ? "lengthscale[" + std::to_string(i) + "]" : std::string("lengthscale");
+    check_positive(l, field.c_str());
+    GPB_EXPECTS(std::isfinite(1.0 / l),
+                "kernel." << field
+                          << " must be at least 1/DBL_MAX (~5.6e-309) so that its inverse is "
+                             "finite, got "
+                          << l);
+    inverse[i] = 1.0 / l;
+  }
   check_positive(variance, "variance");
   Kernel k;
   k.type_ = type;
-  k.lengthscale_ = lengthscale;
+  k.lengthscales_ = std::make_shared<const Eigen::VectorXd>(lengthscales);
+  k.inverse_lengthscales_ = std::make_shared<const Eigen::VectorXd>(std::move(inverse));
   k.variance_ = variance;
   return k;
+}
+
+double Kernel::lengthscale() const {
+  GPB_EXPECTS(!is_ard(),
+              "kernel " << describe() << " has one lengthscale per axis (ARD); use lengthscales()");
+  return (*lengthscales_)[0];
 }
 
 Kernel Kernel::linear(double variance, double offset) {
@@ -140,13 +161,24 @@ std::string Kernel::describe() const {
       os << "n=" << matrix_->rows();
       break;
     default:
-      os << "l=" << lengthscale_ << ", v=" << variance_;
+      if (is_ard()) {
+        os << "l=[";
+        for (Eigen::Index i = 0; i < lengthscales_->size(); ++i) {
+          os << (i > 0 ? ", " : "") << (*lengthscales_)[i];
+        }
+        os << "], v=" << variance_;
+      } else {
+        os << "l=" << (*lengthscales_)[0] << ", v=" << variance_;
+      }
   }
   os << ")";
   return os.str();
 }
 
 double Kernel::operator()(const double* x, const double* y, int d) const {
+  GPB_EXPECTS(!is_ard() || d == ard_dim(), "kernel " << describe() << " has " << ard_dim()
+                                                     << " lengthscales but the points have " << d
+                                                     << " coordinates");
   if (type_ == KernelType::Precomputed) {
     const double n = static_cast<double>(matrix_->rows());
     for (const double v : {x[0], y[0]}) {

@@ -15,6 +15,9 @@ void check_inputs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& X,
                   const Eigen::Ref<const Eigen::MatrixXd>& Z, const char* op) {
   GPB_EXPECTS(k.type() == KernelType::SE,
               op << ": only the SE kernel has derivative blocks, got " << k.describe());
+  GPB_EXPECTS(!k.is_ard(), op << ": the derivative blocks take an isotropic SE kernel (one "
+                                 "lengthscale), got the ARD kernel "
+                              << k.describe());
   GPB_EXPECTS(X.rows() == Z.rows(),
               op << ": X has dimension " << X.rows() << " but Z has dimension " << Z.rows());
   GPB_EXPECTS(X.rows() >= 1, op << ": points must have dimension >= 1");

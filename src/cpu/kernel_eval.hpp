@@ -10,11 +10,13 @@
 
 namespace gpb::detail {
 
-/// KernelFormula filled from a Kernel; precomputed matrices are read from host memory.
+/// KernelFormula filled from a Kernel; precomputed matrices and ARD inverse lengthscales are read
+/// from the Kernel's host memory (shared, never moved), which must outlive this object.
 struct KernelEval : KernelFormula {
   explicit KernelEval(const Kernel& k) {
     type = k.type();
-    inv_lengthscale = 1.0 / k.lengthscale();
+    inv_lengthscale = k.inverse_lengthscales()[0];
+    if (k.is_ard()) inv_lengthscales = k.inverse_lengthscales().data();
     variance = k.variance();
     offset = k.offset();
     degree = k.degree();

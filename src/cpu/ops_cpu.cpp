@@ -16,6 +16,9 @@ void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
                          const char* what) {
   if (k.type() != KernelType::Precomputed) {
     GPB_EXPECTS(points.rows() >= 1, what << " must have at least one row (the dimension)");
+    GPB_EXPECTS(!k.is_ard() || points.rows() == k.ard_dim(),
+                what << ": dimension " << points.rows() << " does not match the kernel "
+                     << k.describe() << " (" << k.ard_dim() << " lengthscales, one per axis)");
     return;
   }
   GPB_EXPECTS(points.rows() == 1,

@@ -471,6 +471,10 @@ class CpuPosterior final : public detail::PosteriorBackend {
     return s_.history_ext[static_cast<std::size_t>(run)];
   }
 
+  const detail::RunRows& run_rows(int run) const override {
+    return s_.runs[static_cast<std::size_t>(run)];
+  }
+
  private:
   void bring_up_to_date() const {
     s_.refresh();

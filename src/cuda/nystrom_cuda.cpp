@@ -77,11 +77,8 @@ NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, con
   const DeviceBuffer<double> pts =
       upload(points.data(), static_cast<std::size_t>(points.size()), s);
   const DeviceBuffer<double> xdd = upload(xd.data(), static_cast<std::size_t>(xd.size()), s);
-  DeviceBuffer<double> mat;
-  if (kernel.matrix() != nullptr) {
-    mat = upload(kernel.matrix()->data(), static_cast<std::size_t>(kernel.matrix()->size()), s);
-  }
-  const detail::KernelFormula f = device_formula(kernel, mat.data());
+  const DeviceKernel dk = upload_kernel(kernel, s);
+  const detail::KernelFormula& f = dk.formula;
   // 2. W = (K_DD^{1/2})^† from eigh(K_DD), eigenvalues ≤ τ·max dropped.
   const std::size_t mm = static_cast<std::size_t>(m) * m;
   DeviceBuffer<double> kdd(mm), ev_d(static_cast<std::size_t>(m)), scratch(mm), wmat(mm);

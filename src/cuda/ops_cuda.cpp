@@ -11,10 +11,19 @@
 
 namespace gpb::cuda {
 
-detail::KernelFormula device_formula(const Kernel& k, const double* matrix_device) {
-  detail::KernelFormula f = detail::KernelEval(k);
-  f.matrix = matrix_device;
-  return f;
+DeviceKernel upload_kernel(const Kernel& k, cudaStream_t stream) {
+  DeviceKernel dk;
+  dk.formula = detail::KernelEval(k);
+  if (k.matrix() != nullptr) {
+    dk.matrix = upload(k.matrix()->data(), static_cast<std::size_t>(k.matrix()->size()), stream);
+  }
+  if (k.is_ard()) {
+    const Eigen::VectorXd& inv = k.inverse_lengthscales();
+    dk.inv_lengthscales = upload(inv.data(), static_cast<std::size_t>(inv.size()), stream);
+  }
+  dk.formula.matrix = dk.matrix.data();
+  dk.formula.inv_lengthscales = k.is_ard() ? dk.inv_lengthscales.data() : nullptr;
+  return dk;
 }
 
 namespace {
@@ -32,11 +41,6 @@ DeviceBuffer<double> upload_points(const Eigen::Ref<const Eigen::MatrixXd>& X, c
                                  d * sizeof(double), n, cudaMemcpyHostToDevice, s));
   return buf;
 }
-
-DeviceBuffer<double> upload_matrix(const Kernel& k, cudaStream_t s) {
-  if (k.matrix() == nullptr) return {};
-  return upload(k.matrix()->data(), static_cast<std::size_t>(k.matrix()->size()), s);
-}
 }  // namespace
 
 Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
@@ -49,10 +53,9 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
   Eigen::MatrixXd K(n, m);
   if (n == 0 || m == 0) return K;
   const DeviceBuffer<double> a = upload_points(A, s), b = upload_points(B, s);
-  const DeviceBuffer<double> mat = upload_matrix(k, s);
+  const DeviceKernel dk = upload_kernel(k, s);
   DeviceBuffer<double> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
-  launch_kernel_matrix(ctx, device_formula(k, mat.data()), a.data(), d, n, b.data(), d, m, d,
-                       out.data(), n);
+  launch_kernel_matrix(ctx, dk.formula, a.data(), d, n, b.data(), d, m, d, out.data(), n);
   copy_to_host(K.data(), out.data(), out.size(), s);
   return K;
 }
@@ -65,9 +68,9 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k,
   Eigen::VectorXd diag(n);
   if (n == 0) return diag;
   const DeviceBuffer<double> x = upload_points(points, s);
-  const DeviceBuffer<double> mat = upload_matrix(k, s);
+  const DeviceKernel dk = upload_kernel(k, s);
   DeviceBuffer<double> out(static_cast<std::size_t>(n));
-  launch_kernel_diag(ctx, device_formula(k, mat.data()), x.data(), d, n, d, out.data());
+  launch_kernel_diag(ctx, dk.formula, x.data(), d, n, d, out.data());
   copy_to_host(diag.data(), out.data(), out.size(), s);
   return diag;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuda/device_buffer.hpp"
 #include "detail/kernel_formula.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/kernel.hpp"
@@ -16,8 +17,17 @@
 
 namespace gpb::cuda {
 
-/// The kernel's formula with `matrix_device` (device copy of a precomputed matrix, else null).
-detail::KernelFormula device_formula(const Kernel& k, const double* matrix_device);
+/// A kernel on the device: copies of its precomputed matrix and ARD inverse lengthscales (each
+/// empty when the kernel has none) and the formula that points at them. Keep it alive while
+/// kernels launched with `formula` may run.
+struct DeviceKernel {
+  DeviceBuffer<double> matrix;            ///< column-major n×n (precomputed kernels only)
+  DeviceBuffer<double> inv_lengthscales;  ///< d values (ARD kernels only)
+  detail::KernelFormula formula;          ///< device pointers into the two buffers
+};
+
+/// Uploads what `k` keeps in host memory (on `stream`) and fills the formula.
+DeviceKernel upload_kernel(const Kernel& k, cudaStream_t stream);
 
 /// K(A, B) on the device; host in, host out (n×m column-major). O(n·m·d) on the device plus
 /// the transfers of A, B, K (and of a precomputed matrix).

@@ -44,11 +44,8 @@ class CudaPosterior final : public detail::PosteriorBackend {
     cudaStream_t s = stream();
     const std::size_t nn = static_cast<std::size_t>(n_), total = nn * runs_.size();
     points_d_ = cuda::upload(points_.data(), static_cast<std::size_t>(points_.size()), s);
-    if (kernel_.matrix() != nullptr) {
-      matrix_d_ = cuda::upload(kernel_.matrix()->data(),
-                               static_cast<std::size_t>(kernel_.matrix()->size()), s);
-    }
-    args_.f = cuda::device_formula(kernel_, matrix_d_.data());
+    kernel_d_ = cuda::upload_kernel(kernel_, s);
+    args_.f = kernel_d_.formula;
     args_.points = points_d_.data();
     args_.d = d_;
     args_.n = n_;
@@ -169,6 +166,10 @@ class CudaPosterior final : public detail::PosteriorBackend {
     return runs_[static_cast<std::size_t>(run)].history;
   }
 
+  const detail::RunRows& run_rows(int run) const override {
+    return runs_[static_cast<std::size_t>(run)];
+  }
+
  private:
   const Context* ctx_;
   Kernel kernel_;
@@ -185,7 +186,8 @@ class CudaPosterior final : public detail::PosteriorBackend {
   mutable bool stale_ = false;  // recompute mode: device μ, σ² out of date
 
   cuda::RowArgs args_;
-  DeviceBuffer<double> points_d_, matrix_d_, kdiag_d_;
+  cuda::DeviceKernel kernel_d_;  // device copies of the precomputed matrix / ARD lengthscales
+  DeviceBuffer<double> points_d_, kdiag_d_;
   mutable DeviceBuffer<double> mu_d_, s2_d_;  // R × N; rebuilt by refresh() in recompute mode
   DeviceBuffer<unsigned char> v_d_;  // R × cap × N values of VT (double, or float when mixed)
   DeviceBuffer<double> lrows_d_, alpha_d_, gather_d_;

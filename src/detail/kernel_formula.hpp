@@ -15,11 +15,13 @@
 namespace gpb::detail {
 
 /// Kernel parameters flattened for the hot loop (trivially copyable: passed to CUDA kernels by
-/// value). `matrix` points at the column-major n×n precomputed matrix in the memory space of the
-/// code that evaluates it (host for the CPU, device for CUDA).
+/// value). `matrix` points at the column-major n×n precomputed matrix and `inv_lengthscales` at
+/// the d inverse lengthscales of an ARD kernel, in the memory space of the code that evaluates
+/// them (host for the CPU, device for CUDA).
 struct KernelFormula {
   KernelType type = KernelType::SE;
-  double inv_lengthscale = 1.0;
+  double inv_lengthscale = 1.0;              ///< 1/l of an isotropic stationary kernel
+  const double* inv_lengthscales = nullptr;  ///< 1/l_i per axis (ARD), d entries; null: isotropic
   double variance = 1.0;
   double offset = 0.0;
   int degree = 1;
@@ -57,9 +59,16 @@ struct KernelFormula {
 
   GPB_HD double stationary(const double* x, const double* y, int d) const {
     double r2 = 0.0;
-    for (int i = 0; i < d; ++i) {
-      const double diff = (x[i] - y[i]) * inv_lengthscale;
-      r2 = r2 + diff * diff;
+    if (inv_lengthscales == nullptr) {
+      for (int i = 0; i < d; ++i) {
+        const double diff = (x[i] - y[i]) * inv_lengthscale;
+        r2 = r2 + diff * diff;
+      }
+    } else {  // ARD: the same operations with a per-axis scale
+      for (int i = 0; i < d; ++i) {
+        const double diff = (x[i] - y[i]) * inv_lengthscales[i];
+        r2 = r2 + diff * diff;
+      }
     }
     switch (type) {
       case KernelType::SE:

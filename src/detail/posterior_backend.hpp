@@ -12,6 +12,8 @@
 
 namespace gpb::detail {
 
+struct RunRows;  // cpu/posterior_rows.hpp: one run's factor rows, α, flags, history
+
 /// State and updates of FinitePosterior (see posterior.hpp for the contract of each member).
 class PosteriorBackend {
  public:
@@ -34,6 +36,8 @@ class PosteriorBackend {
                                             std::vector<Rng>* tiebreak) const = 0;
   virtual double info_gain(int run) const = 0;
   virtual const std::vector<int>& history(int run) const = 0;
+  /// Run r's factor state (RunRows::history may hold internal positions: use history()).
+  virtual const RunRows& run_rows(int run) const = 0;
 };
 
 /// The CPU posterior (Eigen/OpenMP). Arguments already validated by the facade.

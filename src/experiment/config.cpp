@@ -26,7 +26,8 @@
 //       | {"type": "indices", "n": 100}           points 0..n-1 (for a precomputed kernel)
 //     "kernel":    default {"type": "se"} (must be absent for a dataset objective)
 //         {"type": "se" | "matern12" | "matern32" | "matern52",
-//          "lengthscale": 1 (> 0), "variance": 1 (> 0)}
+//          "lengthscale": 1 (> 0; or an array of d values > 0, one per axis: ARD),
+//          "variance": 1 (> 0)}
 //       | {"type": "linear", "variance": 1 (> 0), "offset": 0 (>= 0)}
 //       | {"type": "polynomial", "degree": 2 (>= 1), "variance": 1 (> 0), "offset": 1 (>= 0)}
 //       | {"type": "precomputed", "path": "K.csv"}  N x N symmetric matrix; the domain must be
@@ -175,11 +176,10 @@ Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
     const int deg = static_cast<int>(c.integer(o, "degree", "kernel.degree", 1, 64));
     return c.guarded("kernel", [&] { return Kernel::polynomial(deg, v, off); });
   }
-  const double l = c.positive(o, "lengthscale", "kernel.lengthscale");
+  const Eigen::VectorXd l = detail::lengthscales(c, o, "kernel.lengthscale");
   const double v = c.positive(o, "variance", "kernel.variance");
   const KernelType t = parse_kernel_type(e.name);
-  if (t == KernelType::SE) return c.guarded("kernel", [&] { return Kernel::se(l, v); });
-  return c.guarded("kernel", [&] { return Kernel::matern(t, l, v); });
+  return c.guarded("kernel", [&] { return Kernel::ard(t, l, v); });
 }
 
 NoiseModel build_noise(const Checker& c, const json& n) {
@@ -494,6 +494,11 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.domain = build_domain(c, root.at("domain"), &domain_type);
     cfg.kernel = build_kernel(c, root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}},
                               &kernel_path);
+    if (cfg.kernel.is_ard() && cfg.kernel.ard_dim() != cfg.domain.dim()) {
+      c.fail("kernel.lengthscale", "has " + std::to_string(cfg.kernel.ard_dim()) +
+                                       " values (ARD) but the domain has dimension " +
+                                       std::to_string(cfg.domain.dim()));
+    }
     if (cfg.kernel.type() == KernelType::Precomputed) {
       if (domain_type != "indices") {
         c.fail("domain.type",

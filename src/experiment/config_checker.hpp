@@ -4,6 +4,7 @@
 /// instance facts known at load time, and the LDP / heavy-tailed parameter checks.
 #pragma once
 
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
 #include <climits>
@@ -104,6 +105,15 @@ class Checker {
       expect(v.is_object(), "an object");
     } else if (type == "array") {
       expect(v.is_array(), "an array");
+    } else if (type == "number|number[]") {
+      if (!v.is_array()) {
+        expect(v.is_number(), "a number or an array of numbers");
+      } else {
+        expect(!v.empty(), "a number or a non-empty array of numbers");
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          check_type(v[i], "number", field + "[" + std::to_string(i) + "]");
+        }
+      }
     } else if (type == "number[]" || type == "integer[]") {
       expect(v.is_array(), "an array");
       const std::string elem = type.substr(0, type.size() - 2);
@@ -182,6 +192,21 @@ class Checker {
   std::string source_;
   std::string base_dir_;
 };
+
+/// A kernel's "lengthscale": one number > 0 (isotropic) or an array of numbers > 0 (ARD, one per
+/// axis; its length is checked against the domain by the caller). Type already checked.
+inline Eigen::VectorXd lengthscales(const Checker& c, const json& o, const std::string& field) {
+  const json& v = o.at("lengthscale");
+  if (!v.is_array()) return Eigen::VectorXd::Constant(1, c.positive(o, "lengthscale", field));
+  Eigen::VectorXd l(static_cast<Eigen::Index>(v.size()));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    l[static_cast<Eigen::Index>(i)] = v[i].get<double>();
+    if (!(l[static_cast<Eigen::Index>(i)] > 0)) {
+      c.fail(field + "[" + std::to_string(i) + "]", "must be > 0, got " + v[i].dump());
+    }
+  }
+  return l;
+}
 
 /// One of a fixed set of strings.
 inline void check_choice(const Checker& c, const json& o, const std::string& key,

@@ -216,7 +216,8 @@ std::vector<RegistryEntry> build_registry() {
     return RegistryEntry{"kernel",
                          name,
                          doc,
-                         {{"lengthscale", "number", "1", "length scale (> 0)"},
+                         {{"lengthscale", "number|number[]", "1",
+                           "length scale (> 0), or one per axis (ARD: d values > 0)"},
                           {"variance", "number", "1", "signal variance (> 0)"}}};
   };
   r.push_back(stationary("se", "squared exponential v exp(-s^2/2), s = |x-x'|/l"));

@@ -9,30 +9,13 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/ops.hpp"
-#include "objective/sampling.hpp"
+#include "objective/gp_prior.hpp"
 
 namespace gpb {
 namespace {
 
 /// Largest domain sampled exactly (K is N×N doubles: 3.2 GB at the limit).
 constexpr int kMaxExact = 20000;
-/// Doubles of the feature block cos(Wᵀx + b) built at a time (64 MiB).
-constexpr Eigen::Index kBlockDoubles = Eigen::Index{8} << 20;
-constexpr double kTwoPi = 6.283185307179586476925;
-
-/// Degrees of freedom 2ν of the Student-t spectral density of a Matérn kernel (0 for SE).
-double spectral_dof(KernelType t) {
-  switch (t) {
-    case KernelType::Matern12:
-      return 1.0;
-    case KernelType::Matern32:
-      return 3.0;
-    case KernelType::Matern52:
-      return 5.0;
-    default:
-      return 0.0;
-  }
-}
 
 class GpSampleObjective final : public Objective {
  public:
@@ -64,14 +47,10 @@ class GpSampleObjective final : public Objective {
         cached_points_ == p) {
       return cached_factor_;
     }
-    Cholesky chol;
-    {
-      const Eigen::MatrixXd k = kernel_matrix(ctx, kernel_, p, p);
-      chol.factor(k);
-    }
+    Eigen::MatrixXd l = detail::prior_factor(ctx, kernel_, p);
     cached_factor_.reset();
     cached_points_ = p;
-    cached_factor_ = std::make_shared<const Eigen::MatrixXd>(chol.matrix());
+    cached_factor_ = std::make_shared<const Eigen::MatrixXd>(std::move(l));
     return cached_factor_;
   }
 
@@ -81,44 +60,12 @@ class GpSampleObjective final : public Objective {
                 "gp_sample: exact sampling needs N <= "
                     << kMaxExact << " candidates, got " << domain.size()
                     << "; set objective.features > 0 to sample with random Fourier features");
-    const auto l = factor(ctx, domain);
-    Eigen::VectorXd z(domain.size());
-    for (Eigen::Index i = 0; i < z.size(); ++i) z(i) = rng.normal();
-    return l->triangularView<Eigen::Lower>() * z;
+    return detail::exact_prior_sample(*factor(ctx, domain), rng);
   }
 
-  /// f(x) = √(2v/M) Σ_i z_i cos(w_iᵀx + b_i), which has prior variance v·(2/M)·Σ cos² → v.
-  /// Per feature i the draws are: w_i (d normals, then for Matérn one chi-square G with
-  /// 2ν dof, w_i scaled by √(2ν/G)), all divided by the lengthscale; b_i ~ U[0, 2π); z_i ~ N(0,1).
+  /// A random-Fourier-feature draw (detail::rff_prior_sample).
   Eigen::VectorXd rff_values(const Context& ctx, const Domain& domain, Rng& rng) const {
-    const int d = domain.dim();
-    const int m = features_;
-    const double dof = spectral_dof(kernel_.type());
-    Eigen::MatrixXd w(d, m);
-    Eigen::VectorXd b(m), z(m);
-    for (int i = 0; i < m; ++i) {
-      for (int r = 0; r < d; ++r) w(r, i) = rng.normal();
-      double scale = 1.0 / kernel_.lengthscale();
-      if (dof > 0.0) scale *= std::sqrt(dof / detail::sample_chi_square(rng, dof));
-      w.col(i) *= scale;
-      b(i) = kTwoPi * rng.uniform();
-      z(i) = rng.normal();
-    }
-    z *= std::sqrt(2.0 * kernel_.variance() / m);
-    const Eigen::Index n = domain.size();
-    Eigen::VectorXd f(n);
-    const Eigen::Index block = std::max<Eigen::Index>(1, kBlockDoubles / m);
-    for (Eigen::Index start = 0; start < n; start += block) {
-      const Eigen::Index len = std::min(block, n - start);
-      Eigen::MatrixXd phase = w.transpose() * domain.points().middleCols(start, len);
-      phase.colwise() += b;
-      const Eigen::Index total = phase.size();
-      double* data = phase.data();
-#pragma omp parallel for schedule(static) num_threads(ctx.threads()) if (total > 65536)
-      for (Eigen::Index k = 0; k < total; ++k) data[k] = std::cos(data[k]);
-      f.segment(start, len).noalias() = phase.transpose() * z;
-    }
-    return f;
+    return detail::rff_prior_sample(ctx, kernel_, domain.points(), features_, rng);
   }
 };
 

@@ -1,0 +1,96 @@
+// Draws of GP(0, k): exact (Cholesky factor) or random Fourier features.
+#include "objective/gp_prior.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpbandit/error.hpp"
+#include "gpbandit/ops.hpp"
+#include "objective/sampling.hpp"
+
+namespace gpb::detail {
+namespace {
+
+/// Doubles of the feature block cos(Wᵀx + b) built at a time (64 MiB).
+constexpr Eigen::Index kBlockDoubles = Eigen::Index{8} << 20;
+constexpr double kTwoPi = 6.283185307179586476925;
+
+/// Degrees of freedom 2ν of the Student-t spectral density of a Matérn kernel (0 for SE).
+double spectral_dof(KernelType t) {
+  switch (t) {
+    case KernelType::Matern12:
+      return 1.0;
+    case KernelType::Matern32:
+      return 3.0;
+    case KernelType::Matern52:
+      return 5.0;
+    default:
+      return 0.0;
+  }
+}
+
+}  // namespace
+
+Eigen::MatrixXd prior_factor(const Context& ctx, const Kernel& k,
+                             const Eigen::Ref<const Eigen::MatrixXd>& points) {
+  Cholesky chol;
+  {
+    const Eigen::MatrixXd K = kernel_matrix(ctx, k, points, points);
+    chol.factor(K);
+  }
+  return chol.matrix();
+}
+
+Eigen::VectorXd exact_prior_sample(const Eigen::MatrixXd& factor, Rng& rng) {
+  Eigen::VectorXd z(factor.rows());
+  for (Eigen::Index i = 0; i < z.size(); ++i) z(i) = rng.normal();
+  return factor.triangularView<Eigen::Lower>() * z;
+}
+
+Eigen::VectorXd rff_prior_sample(const Context& ctx, const Kernel& k,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& points, int features,
+                                 Rng& rng) {
+  GPB_EXPECTS(k.stationary(),
+              "random Fourier features need a stationary kernel (se, matern12, "
+              "matern32, matern52), got "
+                  << k.describe());
+  GPB_EXPECTS(features >= 1, "random Fourier features: features must be >= 1, got " << features);
+  GPB_EXPECTS(!k.is_ard() || points.rows() == k.ard_dim(),
+              "random Fourier features: points have dimension "
+                  << points.rows() << " but " << k.describe() << " has " << k.ard_dim()
+                  << " lengthscales");
+  const int d = static_cast<int>(points.rows());
+  const int m = features;
+  const double dof = spectral_dof(k.type());
+  const Eigen::VectorXd& inv = k.inverse_lengthscales();
+  Eigen::MatrixXd w(d, m);
+  Eigen::VectorXd b(m), z(m);
+  for (int i = 0; i < m; ++i) {
+    for (int r = 0; r < d; ++r) w(r, i) = rng.normal();
+    const double stretch = dof > 0.0 ? std::sqrt(dof / sample_chi_square(rng, dof)) : 1.0;
+    if (k.is_ard()) {
+      for (int r = 0; r < d; ++r) w(r, i) *= inv[r] * stretch;
+    } else {
+      w.col(i) *= inv[0] * stretch;
+    }
+    b(i) = kTwoPi * rng.uniform();
+    z(i) = rng.normal();
+  }
+  z *= std::sqrt(2.0 * k.variance() / m);
+  const Eigen::Index n = points.cols();
+  Eigen::VectorXd f(n);
+  const Eigen::Index block = std::max<Eigen::Index>(1, kBlockDoubles / m);
+  for (Eigen::Index start = 0; start < n; start += block) {
+    const Eigen::Index len = std::min(block, n - start);
+    Eigen::MatrixXd phase = w.transpose() * points.middleCols(start, len);
+    phase.colwise() += b;
+    const Eigen::Index total = phase.size();
+    double* data = phase.data();
+#pragma omp parallel for schedule(static) num_threads(ctx.threads()) if (total > 65536)
+    for (Eigen::Index e = 0; e < total; ++e) data[e] = std::cos(data[e]);
+    f.segment(start, len).noalias() = phase.transpose() * z;
+  }
+  return f;
+}
+
+}  // namespace gpb::detail
