@@ -24,10 +24,6 @@ class Domain {
   /// Points given as an N×d matrix (one row per candidate), e.g. the rows of a data set.
   /// @throws InvalidArgument if empty or not finite.
   static Domain from_rows(const Eigen::MatrixXd& rows);
-  /// Points given as a d×N matrix (column j = candidate j), taken over without a copy when moved
-  /// in (`from_points(std::move(p))`). O(d·N) for the checks.
-  /// @throws InvalidArgument if empty or not finite.
-  static Domain from_points(Eigen::MatrixXd points);
   /// Points from a CSV file (optional header line, one candidate per row, d numeric columns).
   /// @throws InvalidArgument naming file:line for ragged rows, non-numbers, NaN or Inf.
   /// @throws IoError if the file cannot be opened.
