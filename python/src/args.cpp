@@ -12,9 +12,17 @@
 namespace gpb::python {
 namespace {
 
-/// "float64", "bool", "<U3" ...: the dtype's name for messages.
+/// "float64", "bool", "string" ...: the dtype's name for messages.
 std::string dtype_name(const py::array& a) {
-  return py::str(a.dtype()).cast<std::string>();
+  switch (a.dtype().kind()) {
+    case 'U':
+    case 'S':
+      return "string";
+    case 'O':
+      return "object";
+    default:
+      return py::str(a.dtype()).cast<std::string>();
+  }
 }
 
 /// The array behind `a` without any dtype conversion (np.asarray); a TypeError naming `what` when

@@ -102,11 +102,54 @@ void bind_domain(py::module_& m) {
       .def("__repr__", &domain_repr);
 }
 
-Kernel matern_by_nu(double nu, double l, double v) {
-  if (nu == 0.5) return Kernel::matern(KernelType::Matern12, l, v);
-  if (nu == 1.5) return Kernel::matern(KernelType::Matern32, l, v);
-  if (nu == 2.5) return Kernel::matern(KernelType::Matern52, l, v);
+/// An isotropic kernel for one lengthscale, an ARD kernel (one per axis) for an array of them.
+Kernel stationary_kernel(KernelType type, const py::handle& lengthscale, double variance) {
+  const auto l = real_arg(lengthscale, 0, "lengthscale");
+  if (l.ndim() > 1) throw InvalidArgument("lengthscale: expected a number or a 1-D array");
+  if (l.ndim() == 1 && l.size() != 1) {
+    return Kernel::ard(type, Eigen::Map<const Eigen::VectorXd>(l.data(), l.size()), variance);
+  }
+  if (l.size() != 1) throw InvalidArgument("lengthscale: expected at least one value");
+  return Kernel::matern(type, l.data()[0], variance);
+}
+
+KernelType matern_type(double nu) {
+  if (nu == 0.5) return KernelType::Matern12;
+  if (nu == 1.5) return KernelType::Matern32;
+  if (nu == 2.5) return KernelType::Matern52;
   throw InvalidArgument("nu: expected 0.5, 1.5 or 2.5, got " + std::to_string(nu));
+}
+
+/// `lengthscale`: a float for isotropic kernels, the per-axis array for ARD ones.
+py::object kernel_lengthscale(const Kernel& k) {
+  if (!k.is_ard()) return py::float_(k.lengthscale());
+  const auto& l = k.lengthscales();
+  return py::array_t<double>(l.size(), l.data());
+}
+
+/// Pickling: (type, lengthscales, variance, offset, degree, matrix or None).
+py::tuple kernel_state(const Kernel& k) {
+  py::object matrix = py::none();
+  if (k.matrix() != nullptr) matrix = py::cast(*k.matrix());
+  const auto& l = k.lengthscales();
+  return py::make_tuple(kernel_type_name(k.type()), py::array_t<double>(l.size(), l.data()),
+                        k.variance(), k.offset(), k.degree(), matrix);
+}
+
+Kernel kernel_from_state(const py::tuple& t) {
+  GPB_EXPECTS(t.size() == 6, "Kernel state: expected 6 fields, got " << t.size());
+  const KernelType type = parse_kernel_type(t[0].cast<std::string>());
+  const auto v = t[2].cast<double>();
+  switch (type) {
+    case KernelType::Linear:
+      return Kernel::linear(v, t[3].cast<double>());
+    case KernelType::Polynomial:
+      return Kernel::polynomial(t[4].cast<int>(), v, t[3].cast<double>());
+    case KernelType::Precomputed:
+      return Kernel::precomputed(t[5].cast<Eigen::MatrixXd>());
+    default:
+      return Kernel::ard(type, t[1].cast<Eigen::VectorXd>(), v);
+  }
 }
 
 double kernel_call(const Kernel& k, const py::handle& x, const py::handle& y) {
@@ -117,10 +160,19 @@ double kernel_call(const Kernel& k, const py::handle& x, const py::handle& y) {
 
 void bind_kernel(py::module_& m) {
   py::class_<Kernel>(m, "Kernel", "A covariance kernel (SE, Matérn, linear, polynomial, matrix)")
-      .def_static("se", &Kernel::se, py::arg("lengthscale"), py::arg("variance") = 1.0,
-                  "Squared exponential v·exp(-‖x-x'‖²/(2l²))")
-      .def_static("matern", &matern_by_nu, py::arg("nu"), py::arg("lengthscale"),
-                  py::arg("variance") = 1.0, "Matérn kernel with nu in {0.5, 1.5, 2.5}")
+      .def_static(
+          "se",
+          [](const py::handle& l, double v) { return stationary_kernel(KernelType::SE, l, v); },
+          py::arg("lengthscale"), py::arg("variance") = 1.0,
+          "Squared exponential v·exp(-s²/2), s = ‖(x-x')/l‖; lengthscale: a number (isotropic) or "
+          "one per axis (ARD)")
+      .def_static(
+          "matern",
+          [](double nu, const py::handle& l, double v) {
+            return stationary_kernel(matern_type(nu), l, v);
+          },
+          py::arg("nu"), py::arg("lengthscale"), py::arg("variance") = 1.0,
+          "Matérn kernel with nu in {0.5, 1.5, 2.5}; lengthscale: a number or one per axis (ARD)")
       .def_static("linear", &Kernel::linear, py::arg("variance") = 1.0, py::arg("offset") = 0.0,
                   "Linear kernel v·(x·x' + offset)")
       .def_static("polynomial", &Kernel::polynomial, py::arg("degree"), py::arg("variance") = 1.0,
@@ -130,8 +182,16 @@ void bind_kernel(py::module_& m) {
       .def_property_readonly(
           "type", [](const Kernel& k) { return kernel_type_name(k.type()); },
           "The family: se, matern12, matern32, matern52, linear, polynomial or precomputed")
-      .def_property_readonly("lengthscale", &Kernel::lengthscale,
-                             "Lengthscale l of SE and Matérn kernels (1 for the others)")
+      .def_property_readonly("lengthscale", &kernel_lengthscale,
+                             "Lengthscale of SE and Matérn kernels: a float (isotropic; 1 for the "
+                             "other kernels) or the per-axis array (ARD)")
+      .def_property_readonly(
+          "lengthscales",
+          [](const Kernel& k) {
+            return py::array_t<double>(k.lengthscales().size(), k.lengthscales().data());
+          },
+          "Lengthscales as an array: d values (ARD) or the single isotropic one")
+      .def_property_readonly("ard", &Kernel::is_ard, "True for one lengthscale per axis (ARD)")
       .def_property_readonly("variance", &Kernel::variance, "Variance (scale factor) v")
       .def_property_readonly("offset", &Kernel::offset, "Offset of dot-product kernels")
       .def_property_readonly("degree", &Kernel::degree, "Degree of the polynomial kernel")
@@ -140,6 +200,7 @@ void bind_kernel(py::module_& m) {
       .def("__call__", &kernel_call, py::arg("x"), py::arg("y"),
            "k(x, y) for two points of the same dimension")
       .def("describe", &Kernel::describe, "One line, e.g. se(l=0.2, v=1)")
+      .def(py::pickle(&kernel_state, &kernel_from_state))
       .def("__repr__", [](const Kernel& k) { return "<gpbandit.Kernel " + k.describe() + ">"; });
 
   m.def("kernel_matrix", &kernel_matrix, py::arg("context"), py::arg("kernel"), py::arg("A"),

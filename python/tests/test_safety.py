@@ -88,8 +88,10 @@ def test_wrong_argument_messages_name_the_argument(ctx, post):
                                           r"'counts'$"),
         (lambda: g.Domain.grid([0], [1], [2.5]), r"^Domain\.grid\(\): argument 'counts': "
                                                  r"expected a sequence of integers"),
-        (lambda: g.Kernel.se("wide"), r"^Kernel\.se\(\): argument 'lengthscale': expected a "
-                                      r"number, got str 'wide'$"),
+        (lambda: g.Kernel.se("wide"), r"^lengthscale: expected real numbers \(a float or an "
+                                      r"array of float or integer dtype\), got a string$"),
+        (lambda: g.Kernel.se(0.2, "big"), r"^Kernel\.se\(\): argument 'variance': expected a "
+                                          r"number, got str 'big'$"),
         (lambda: g.FinitePosterior(ctx, "se", g.Domain.indices(3)),
          r"^FinitePosterior\(\): argument 'kernel': expected a gpbandit\.Kernel, got str"),
         (lambda: g.kernel_matrix(ctx, g.Kernel.se(1.0), "A", "B"),
