@@ -7,8 +7,10 @@
 #include <limits>
 #include <utility>
 
+#include "detail/sobol.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
+#include "io/npy.hpp"
 
 namespace gpb {
 namespace {
@@ -106,6 +108,55 @@ Domain Domain::from_points(Eigen::MatrixXd points) {
 
 Domain Domain::from_csv(const std::string& path) {
   return from_rows(read_csv_matrix(path));
+}
+
+Domain Domain::sobol(const std::vector<double>& lower, const std::vector<double>& upper, int count,
+                     std::uint64_t seed) {
+  GPB_EXPECTS(lower.size() == upper.size(),
+              "domain.lower and domain.upper must have the same "
+              "length, got "
+                  << lower.size() << " and " << upper.size());
+  GPB_EXPECTS(!lower.empty(), "domain.lower must not be empty (dimension >= 1)");
+  GPB_EXPECTS(lower.size() <= static_cast<std::size_t>(detail::kSobolMaxDim),
+              "domain: a Sobol domain has at most " << detail::kSobolMaxDim << " dimensions, got "
+                                                    << lower.size());
+  GPB_EXPECTS(count >= 1, "domain.count must be >= 1, got " << count);
+  for (std::size_t i = 0; i < lower.size(); ++i) {
+    GPB_EXPECTS(std::isfinite(lower[i]) && std::isfinite(upper[i]),
+                "domain.lower[" << i << "] and domain.upper[" << i << "] must be finite");
+    GPB_EXPECTS(lower[i] <= upper[i], "domain.lower[" << i << "] = " << lower[i]
+                                                      << " must be <= domain.upper[" << i
+                                                      << "] = " << upper[i]);
+  }
+  const int d = static_cast<int>(lower.size());
+  Eigen::MatrixXd pts = detail::sobol_points(d, count, seed);
+  for (int i = 0; i < d; ++i) {
+    pts.row(i) = (lower[static_cast<std::size_t>(i)] +
+                  (upper[static_cast<std::size_t>(i)] - lower[static_cast<std::size_t>(i)]) *
+                      pts.row(i).array())
+                     .matrix();
+  }
+  Domain dom(std::move(pts));
+  dom.lower_ = Eigen::Map<const Eigen::VectorXd>(lower.data(), d);
+  dom.upper_ = Eigen::Map<const Eigen::VectorXd>(upper.data(), d);
+  return dom;
+}
+
+Domain Domain::from_npy(const std::string& path) {
+  return from_rows(detail::read_npy_matrix(path));
+}
+
+Domain Domain::from_points(Eigen::MatrixXd points) {
+  GPB_EXPECTS(points.rows() >= 1 && points.cols() >= 1,
+              "domain: the point set is empty (" << points.rows() << " x " << points.cols() << ")");
+  for (Eigen::Index j = 0; j < points.cols(); ++j) {
+    for (Eigen::Index i = 0; i < points.rows(); ++i) {
+      GPB_EXPECTS(std::isfinite(points(i, j)), "domain: point " << j << ", coordinate " << i
+                                                                << " is not finite ("
+                                                                << points(i, j) << ")");
+    }
+  }
+  return Domain(std::move(points));
 }
 
 Domain Domain::indices(int n) {

@@ -441,6 +441,12 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
 
 }  // namespace
 
+namespace detail {
+json parse_config_json(const std::string& text, const std::string& source) {
+  return parse_json_text(text, source);
+}
+}  // namespace detail
+
 ExperimentConfig parse_experiment_config(const std::string& json_text, const std::string& source,
                                          const std::string& base_dir) {
   const Checker c(source, base_dir.empty() ? "." : base_dir);

@@ -208,6 +208,10 @@ inline Eigen::VectorXd lengthscales(const Checker& c, const json& o, const std::
   return l;
 }
 
+/// Parses config JSON text (// and /* */ comments allowed; a duplicate key is an error).
+/// @throws InvalidArgument "<source>:<line>:<column>: JSON syntax error: ..." or naming the key.
+json parse_config_json(const std::string& text, const std::string& source);
+
 /// One of a fixed set of strings.
 inline void check_choice(const Checker& c, const json& o, const std::string& key,
                          const std::string& path, const std::vector<std::string>& allowed) {

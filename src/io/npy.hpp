@@ -1,0 +1,48 @@
+/// @file npy.hpp
+/// NumPy .npy arrays and uncompressed .npz archives (internal), without any library: the formats
+/// numpy.save / numpy.savez write and numpy.load reads.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpb::detail {
+
+/// A 1-d or 2-d numeric array read from .npy bytes, as doubles in row-major order.
+struct NpyArray {
+  std::vector<std::int64_t> shape;  ///< one or two extents
+  std::vector<double> values;       ///< product(shape) values, C (row-major) order
+};
+
+/// Parses .npy bytes (format 1.0, 2.0 or 3.0; little-endian float64, float32, signed or unsigned
+/// integers of 1, 2, 4 or 8 bytes, or bool; C or Fortran order; 1-d or 2-d). `what` names the
+/// source in messages. @throws InvalidArgument "<what>: ..." for anything else.
+NpyArray parse_npy(std::string_view bytes, const std::string& what);
+
+/// .npy bytes (format 1.0, '<f8', C order) of a rows×cols matrix, written row by row.
+std::string npy_bytes(const Eigen::Ref<const Eigen::MatrixXd>& m);
+/// .npy bytes of a 1-d float64 array.
+std::string npy_bytes(const std::vector<double>& v);
+/// .npy bytes of a 1-d '|u1' array holding `data` (e.g. UTF-8 text).
+std::string npy_bytes_u8(std::string_view data);
+/// .npy bytes of a 1-d '<i8' array.
+std::string npy_bytes_i64(const std::vector<std::int64_t>& v);
+
+/// A zip archive of stored (uncompressed) members, as numpy.savez writes: (name, bytes) pairs.
+std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& members);
+/// The members of a zip archive whose entries are stored (method 0), by name. `what` names the
+/// source. @throws InvalidArgument for a malformed archive, a compressed member (numpy.savez_
+/// compressed: not supported) or a CRC mismatch.
+std::vector<std::pair<std::string, std::string>> unzip_stored(std::string_view bytes,
+                                                              const std::string& what);
+
+/// Points from a .npy file as an N×d matrix (1-d arrays give d = 1), every value finite.
+/// @throws InvalidArgument naming the file; IoError if unreadable.
+Eigen::MatrixXd read_npy_matrix(const std::string& path);
+
+}  // namespace gpb::detail

@@ -1,0 +1,426 @@
+// The optimizer config format (parse_optimizer_config; format in include/gpbandit/optimizer.hpp),
+// its inverse (options_to_json, used for saved states) and DomainSpec.
+#include "optimizer/config.hpp"
+
+#include <climits>
+#include <filesystem>
+#include <set>
+
+#include "experiment/atomic_file.hpp"
+#include "experiment/config_checker.hpp"
+#include "gpbandit/error.hpp"
+#include "io/npy.hpp"
+
+namespace gpb {
+
+namespace {
+
+using detail::Checker;
+using nlohmann::json;
+
+/// Fails on any key of `o` outside `allowed` (checks that `o` is an object first).
+void allow(const Checker& c, const json& o, const std::string& path,
+           const std::set<std::string>& allowed) {
+  if (!o.is_object()) c.fail(path, "expected an object, got " + detail::describe_value(o));
+  for (const auto& [key, value] : o.items()) {
+    (void)value;
+    if (allowed.count(key) == 0) {
+      c.fail_plain("unknown key '" + key + "' in " + path +
+                   " (allowed: " + detail::join({allowed.begin(), allowed.end()}) + ")");
+    }
+  }
+}
+
+std::string str(const Checker& c, const json& o, const std::string& key, const std::string& path,
+                const std::string& fallback) {
+  if (!o.contains(key)) return fallback;
+  c.check_type(o[key], "string", path + key);
+  return o[key].get<std::string>();
+}
+
+double num(const Checker& c, const json& o, const std::string& key, const std::string& path,
+           double fallback) {
+  if (!o.contains(key)) return fallback;
+  c.check_type(o[key], "number", path + key);
+  return o[key].get<double>();
+}
+
+long long integer(const Checker& c, const json& o, const std::string& key, const std::string& path,
+                  long long fallback, long long lo, long long hi) {
+  if (!o.contains(key)) return fallback;
+  c.check_type(o[key], "integer", path + key);
+  return c.integer(o, key, path + key, lo, hi);
+}
+
+bool boolean(const Checker& c, const json& o, const std::string& key, const std::string& path,
+             bool fallback) {
+  if (!o.contains(key)) return fallback;
+  c.check_type(o[key], "boolean", path + key);
+  return o[key].get<bool>();
+}
+
+std::vector<double> numbers(const Checker& c, const json& o, const std::string& key,
+                            const std::string& path) {
+  if (!o.contains(key)) c.fail(path + key, "required");
+  c.check_type(o[key], "number[]", path + key);
+  return o[key].get<std::vector<double>>();
+}
+
+DomainSpec parse_domain(const Checker& c, const json& o) {
+  const std::string type = str(c, o, "type", "domain.", "");
+  if (type == "grid") {
+    allow(c, o, "domain", {"type", "lower", "upper", "counts"});
+    if (!o.contains("counts")) c.fail("domain.counts", "required");
+    c.check_type(o["counts"], "integer[]", "domain.counts");
+    std::vector<int> counts;
+    for (const json& v : o["counts"]) {
+      const long long k = v.get<long long>();
+      if (k < 1 || k > INT_MAX)
+        c.fail("domain.counts", "each count must be in [1, 2^31), got " + v.dump());
+      counts.push_back(static_cast<int>(k));
+    }
+    return DomainSpec::grid(numbers(c, o, "lower", "domain."), numbers(c, o, "upper", "domain."),
+                            counts);
+  }
+  if (type == "sobol") {
+    allow(c, o, "domain", {"type", "lower", "upper", "count", "seed"});
+    if (!o.contains("count")) c.fail("domain.count", "required");
+    const int count = static_cast<int>(integer(c, o, "count", "domain.", 0, 1, INT_MAX));
+    const auto seed = static_cast<std::uint64_t>(integer(c, o, "seed", "domain.", 0, 0, LLONG_MAX));
+    return DomainSpec::sobol(numbers(c, o, "lower", "domain."), numbers(c, o, "upper", "domain."),
+                             count, seed);
+  }
+  if (type == "csv" || type == "npy") {
+    allow(c, o, "domain", {"type", "path"});
+    if (!o.contains("path")) c.fail("domain.path", "required");
+    c.check_type(o["path"], "path", "domain.path");
+    const std::string path = c.data_path(o, "path", "domain.path");
+    return c.guarded("domain.path", [&] { return DomainSpec::from_file(path); });
+  }
+  if (type == "points") {
+    allow(c, o, "domain", {"type", "points", "source"});
+    if (!o.contains("points") || !o["points"].is_array() || o["points"].empty()) {
+      c.fail("domain.points", "required: a non-empty array of points (arrays of numbers)");
+    }
+    const json& p = o["points"];
+    const std::size_t dim = p[0].is_array() ? p[0].size() : 0;
+    Eigen::MatrixXd rows(static_cast<Eigen::Index>(p.size()), static_cast<Eigen::Index>(dim));
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const std::string f = "domain.points[" + std::to_string(i) + "]";
+      c.check_type(p[i], "number[]", f);
+      if (p[i].size() != dim || dim == 0) {
+        c.fail(f, "has " + std::to_string(p[i].size()) + " coordinates, expected " +
+                      std::to_string(dim) + " (as points[0])");
+      }
+      for (std::size_t j = 0; j < dim; ++j)
+        rows(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = p[i][j].get<double>();
+    }
+    DomainSpec spec = DomainSpec::from_rows(std::move(rows));
+    spec.source = str(c, o, "source", "domain.", "");
+    return spec;
+  }
+  c.fail("domain.type", "must be one of grid, sobol, csv, npy, points, got '" + type + "'");
+}
+
+Kernel parse_kernel(const Checker& c, const json& o) {
+  const std::string type = str(c, o, "type", "kernel.", "matern52");
+  if (type == "linear" || type == "polynomial") {
+    allow(c, o, "kernel", {"type", "variance", "offset", "degree"});
+    const double v = num(c, o, "variance", "kernel.", 1.0);
+    const double off = num(c, o, "offset", "kernel.", type == "linear" ? 0.0 : 1.0);
+    if (type == "linear") return c.guarded("kernel", [&] { return Kernel::linear(v, off); });
+    const int deg = static_cast<int>(integer(c, o, "degree", "kernel.", 2, 1, 64));
+    return c.guarded("kernel", [&] { return Kernel::polynomial(deg, v, off); });
+  }
+  allow(c, o, "kernel", {"type", "lengthscale", "variance"});
+  const KernelType t = c.guarded("kernel.type", [&] { return parse_kernel_type(type); });
+  if (t == KernelType::Precomputed) c.fail("kernel.type", "precomputed kernels are not supported");
+  json withl = o;
+  if (!withl.contains("lengthscale")) withl["lengthscale"] = 1.0;
+  c.check_type(withl["lengthscale"], "number|number[]", "kernel.lengthscale");
+  const Eigen::VectorXd l = detail::lengthscales(c, withl, "kernel.lengthscale");
+  const double v = num(c, o, "variance", "kernel.", 1.0);
+  return c.guarded("kernel", [&] { return Kernel::ard(t, l, v); });
+}
+
+BetaSchedule parse_beta(const Checker& c, const json& o) {
+  allow(c, o, "acquisition.beta", {"type", "delta", "value", "B", "R", "scale"});
+  BetaSchedule b;
+  const std::string type = str(c, o, "type", "acquisition.beta.", "srinivas");
+  if (type == "srinivas") {
+    b.kind = BetaSchedule::Kind::Srinivas;
+  } else if (type == "igp_ucb") {
+    b.kind = BetaSchedule::Kind::IgpUcb;
+  } else if (type == "constant") {
+    b.kind = BetaSchedule::Kind::Constant;
+  } else {
+    c.fail("acquisition.beta.type", "must be srinivas, igp_ucb or constant, got '" + type + "'");
+  }
+  const std::string p = "acquisition.beta.";
+  b.delta = num(c, o, "delta", p, b.delta);
+  b.value = num(c, o, "value", p, b.value);
+  b.rkhs_bound = num(c, o, "B", p, b.rkhs_bound);
+  b.subgaussian = num(c, o, "R", p, b.subgaussian);
+  b.scale = num(c, o, "scale", p, b.scale);
+  c.guarded("acquisition.beta", [&] {
+    b.validate();
+    return 0;
+  });
+  return b;
+}
+
+AcquisitionOptions parse_acquisition(const Checker& c, const json& o) {
+  allow(c, o, "acquisition", {"type", "beta", "xi", "exact_max", "features"});
+  AcquisitionOptions a;
+  const std::string type = str(c, o, "type", "acquisition.", "ucb");
+  a.kind = c.guarded("acquisition.type", [&] { return parse_acquisition_kind(type); });
+  if (o.contains("beta")) a.beta = parse_beta(c, o["beta"]);
+  a.xi = num(c, o, "xi", "acquisition.", a.xi);
+  if (!(a.xi >= 0)) c.fail("acquisition.xi", "must be >= 0, got " + o["xi"].dump());
+  a.exact_max =
+      static_cast<int>(integer(c, o, "exact_max", "acquisition.", a.exact_max, 1, INT_MAX));
+  a.features = static_cast<int>(integer(c, o, "features", "acquisition.", a.features, 1, 1 << 24));
+  return a;
+}
+
+FitOptions parse_fit(const Checker& c, const json& o) {
+  allow(c, o, "fit", {"every", "min_observations", "ard", "restarts", "max_rows", "normalize"});
+  FitOptions f;
+  f.every = static_cast<int>(integer(c, o, "every", "fit.", f.every, 0, INT_MAX));
+  f.min_observations =
+      static_cast<int>(integer(c, o, "min_observations", "fit.", f.min_observations, 2, INT_MAX));
+  f.ard = boolean(c, o, "ard", "fit.", f.ard);
+  f.restarts = static_cast<int>(integer(c, o, "restarts", "fit.", f.restarts, 0, 1000));
+  f.max_rows = static_cast<int>(integer(c, o, "max_rows", "fit.", f.max_rows, 2, 100000));
+  f.normalize = boolean(c, o, "normalize", "fit.", f.normalize);
+  return f;
+}
+
+void parse_engine(const Checker& c, const json& root, OptimizerOptions& o) {
+  const std::string backend = str(c, root, "backend", "", "auto");
+  o.context.backend = c.guarded("backend", [&] { return parse_backend(backend); });
+  o.context.threads = static_cast<int>(integer(c, root, "threads", "", 0, 0, 4096));
+  const double mb = num(c, root, "memory_budget_mb", "", 4096.0);
+  if (!(mb > 0 && mb <= 1e12))
+    c.fail("memory_budget_mb", "must be in (0, 1e12], got " + std::to_string(mb));
+  o.context.memory_budget_bytes = static_cast<std::size_t>(mb * 1024.0 * 1024.0);
+}
+
+json kernel_json(const Kernel& k) {
+  json j{{"type", kernel_type_name(k.type())}, {"variance", k.variance()}};
+  if (k.type() == KernelType::Linear || k.type() == KernelType::Polynomial) {
+    j["offset"] = k.offset();
+    if (k.type() == KernelType::Polynomial) j["degree"] = k.degree();
+  } else if (k.is_ard()) {
+    j["lengthscale"] = std::vector<double>(k.lengthscales().data(),
+                                           k.lengthscales().data() + k.lengthscales().size());
+  } else {
+    j["lengthscale"] = k.lengthscale();
+  }
+  return j;
+}
+
+json beta_json(const BetaSchedule& b) {
+  switch (b.kind) {
+    case BetaSchedule::Kind::IgpUcb:
+      return {{"type", "igp_ucb"},
+              {"delta", b.delta},
+              {"B", b.rkhs_bound},
+              {"R", b.subgaussian},
+              {"scale", b.scale}};
+    case BetaSchedule::Kind::Constant:
+      return {{"type", "constant"}, {"value", b.value}, {"scale", b.scale}};
+    default:
+      return {{"type", "srinivas"}, {"delta", b.delta}, {"scale", b.scale}};
+  }
+}
+
+json domain_json(const DomainSpec& s) {
+  switch (s.kind) {
+    case DomainSpec::Kind::Grid:
+      return {{"type", "grid"}, {"lower", s.lower}, {"upper", s.upper}, {"counts", s.counts}};
+    case DomainSpec::Kind::Sobol:
+      return {{"type", "sobol"},
+              {"lower", s.lower},
+              {"upper", s.upper},
+              {"count", s.count},
+              {"seed", s.seed}};
+    default: {
+      json pts = json::array();
+      for (Eigen::Index i = 0; i < s.points.rows(); ++i) {
+        json row = json::array();
+        for (Eigen::Index j = 0; j < s.points.cols(); ++j) row.push_back(s.points(i, j));
+        pts.push_back(std::move(row));
+      }
+      json j{{"type", "points"}, {"points", std::move(pts)}};
+      if (!s.source.empty()) j["source"] = s.source;
+      return j;
+    }
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- DomainSpec
+
+DomainSpec DomainSpec::grid(std::vector<double> lower, std::vector<double> upper,
+                            std::vector<int> counts) {
+  DomainSpec s;
+  s.kind = Kind::Grid;
+  s.lower = std::move(lower);
+  s.upper = std::move(upper);
+  s.counts = std::move(counts);
+  return s;
+}
+
+DomainSpec DomainSpec::sobol(std::vector<double> lower, std::vector<double> upper, int count,
+                             std::uint64_t seed) {
+  DomainSpec s;
+  s.kind = Kind::Sobol;
+  s.lower = std::move(lower);
+  s.upper = std::move(upper);
+  s.count = count;
+  s.seed = seed;
+  return s;
+}
+
+DomainSpec DomainSpec::from_rows(Eigen::MatrixXd rows) {
+  DomainSpec s;
+  s.kind = Kind::Points;
+  s.points = std::move(rows);
+  return s;
+}
+
+DomainSpec DomainSpec::from_file(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  DomainSpec s = from_rows(ext == ".npy" ? detail::read_npy_matrix(path) : read_csv_matrix(path));
+  s.source = path;
+  return s;
+}
+
+Domain DomainSpec::build() const {
+  switch (kind) {
+    case Kind::Grid:
+      return Domain::grid(lower, upper, counts);
+    case Kind::Sobol:
+      return Domain::sobol(lower, upper, count, seed);
+    default:
+      return Domain::from_rows(points);
+  }
+}
+
+int DomainSpec::dim() const {
+  return kind == Kind::Points ? static_cast<int>(points.cols()) : static_cast<int>(lower.size());
+}
+
+// ---------------------------------------------------------------- acquisition names
+
+AcquisitionKind parse_acquisition_kind(const std::string& name) {
+  if (name == "ucb") return AcquisitionKind::Ucb;
+  if (name == "ts") return AcquisitionKind::Thompson;
+  if (name == "ei") return AcquisitionKind::ExpectedImprovement;
+  if (name == "random") return AcquisitionKind::Random;
+  throw InvalidArgument("unknown acquisition '" + name + "'; expected one of: ucb ts ei random");
+}
+
+const char* acquisition_kind_name(AcquisitionKind kind) {
+  switch (kind) {
+    case AcquisitionKind::Thompson:
+      return "ts";
+    case AcquisitionKind::ExpectedImprovement:
+      return "ei";
+    case AcquisitionKind::Random:
+      return "random";
+    default:
+      return "ucb";
+  }
+}
+
+// ---------------------------------------------------------------- config
+
+namespace detail {
+
+OptimizerOptions parse_optimizer_json(const json& root, const std::string& source,
+                                      const std::string& base_dir,
+                                      const std::set<std::string>& extra_keys) {
+  const Checker c(source, base_dir);
+  std::set<std::string> keys = {
+      "domain",   "kernel",          "noise_variance", "acquisition", "goal", "initial_points",
+      "distinct", "tie_break",       "seed",           "capacity",    "fit",  "backend",
+      "threads",  "memory_budget_mb"};
+  keys.insert(extra_keys.begin(), extra_keys.end());
+  allow(c, root, "the top level", keys);
+  OptimizerOptions o;
+  if (!root.contains("domain")) c.fail("domain", "required");
+  o.domain = parse_domain(c, root["domain"]);
+  o.kernel = parse_kernel(c, root.contains("kernel") ? root["kernel"] : json::object());
+  if (o.kernel.is_ard() && o.kernel.ard_dim() != o.domain.dim()) {
+    c.fail("kernel.lengthscale", "has " + std::to_string(o.kernel.ard_dim()) +
+                                     " values (ARD) but the domain has dimension " +
+                                     std::to_string(o.domain.dim()));
+  }
+  o.noise_variance = num(c, root, "noise_variance", "", o.noise_variance);
+  if (!(o.noise_variance > 0))
+    c.fail("noise_variance", "must be > 0, got " + root["noise_variance"].dump());
+  if (root.contains("acquisition")) o.acquisition = parse_acquisition(c, root["acquisition"]);
+  const std::string goal = str(c, root, "goal", "", "maximize");
+  if (goal != "maximize" && goal != "minimize")
+    c.fail("goal", "must be maximize or minimize, got '" + goal + "'");
+  o.minimize = goal == "minimize";
+  o.initial_points = static_cast<int>(integer(c, root, "initial_points", "", 0, 0, INT_MAX));
+  o.distinct = boolean(c, root, "distinct", "", true);
+  const std::string ties = str(c, root, "tie_break", "", "random");
+  if (ties != "random" && ties != "lowest")
+    c.fail("tie_break", "must be random or lowest, got '" + ties + "'");
+  o.random_ties = ties == "random";
+  o.seed = static_cast<std::uint64_t>(integer(c, root, "seed", "", 0, 0, LLONG_MAX));
+  o.capacity = static_cast<int>(integer(c, root, "capacity", "", o.capacity, 1, 1 << 24));
+  if (root.contains("fit")) o.fit = parse_fit(c, root["fit"]);
+  parse_engine(c, root, o);
+  return o;
+}
+
+json options_to_json(const OptimizerOptions& o) {
+  json a{{"type", acquisition_kind_name(o.acquisition.kind)}};
+  if (o.acquisition.kind == AcquisitionKind::Ucb) a["beta"] = beta_json(o.acquisition.beta);
+  if (o.acquisition.kind == AcquisitionKind::ExpectedImprovement) a["xi"] = o.acquisition.xi;
+  if (o.acquisition.kind == AcquisitionKind::Thompson) {
+    a["exact_max"] = o.acquisition.exact_max;
+    a["features"] = o.acquisition.features;
+  }
+  const FitOptions& f = o.fit;
+  return {{"domain", domain_json(o.domain)},
+          {"kernel", kernel_json(o.kernel)},
+          {"noise_variance", o.noise_variance},
+          {"acquisition", a},
+          {"goal", o.minimize ? "minimize" : "maximize"},
+          {"initial_points", o.initial_points},
+          {"distinct", o.distinct},
+          {"tie_break", o.random_ties ? "random" : "lowest"},
+          {"seed", o.seed},
+          {"capacity", o.capacity},
+          {"fit",
+           {{"every", f.every},
+            {"min_observations", f.min_observations},
+            {"ard", f.ard},
+            {"restarts", f.restarts},
+            {"max_rows", f.max_rows},
+            {"normalize", f.normalize}}},
+          {"backend", backend_name(o.context.backend)}};
+}
+
+}  // namespace detail
+
+OptimizerOptions parse_optimizer_config(const std::string& json_text, const std::string& source,
+                                        const std::string& base_dir) {
+  return detail::parse_optimizer_json(detail::parse_config_json(json_text, source), source,
+                                      base_dir, {});
+}
+
+OptimizerOptions load_optimizer_config(const std::string& path) {
+  const std::string text = detail::read_whole_file(path);
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  return parse_optimizer_config(text, path, base.empty() ? "." : base);
+}
+
+}  // namespace gpb

@@ -1,0 +1,389 @@
+// gpb::Optimizer: construction, ask, tell and the bookkeeping of its one FinitePosterior (see
+// src/optimizer/state.hpp for how the posterior follows the observations and asks).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "gpbandit/error.hpp"
+#include "optimizer/state.hpp"
+
+namespace gpb {
+
+namespace {
+
+/// Philox stream of the acquisition's own draws (the tie-break stream is the policies' one).
+constexpr std::uint32_t kPolicyStream = static_cast<std::uint32_t>(StreamId::Policy);
+
+std::unique_ptr<Context> make_context(const ContextOptions& o) {
+  if (o.backend == Backend::Cuda && Context::cuda_compiled() && Context::cuda_device_count() == 0) {
+    throw InvalidArgument(
+        "backend 'cuda' requested but no CUDA device is available (use cpu or auto)");
+  }
+  return std::make_unique<Context>(o);
+}
+
+void check_options(const OptimizerOptions& o, const Domain& dom) {
+  GPB_EXPECTS(std::isfinite(o.noise_variance) && o.noise_variance > 0,
+              "noise_variance must be > 0 and finite, got " << o.noise_variance);
+  GPB_EXPECTS(o.kernel.type() != KernelType::Precomputed,
+              "kernel: the optimizer takes se, matern12/32/52, linear or polynomial kernels "
+              "(precomputed matrices have no points to tell or predict at)");
+  GPB_EXPECTS(!o.kernel.is_ard() || o.kernel.ard_dim() == dom.dim(),
+              "kernel.lengthscale has " << o.kernel.ard_dim()
+                                        << " values (ARD) but the domain has dimension "
+                                        << dom.dim());
+  const AcquisitionOptions& a = o.acquisition;
+  if (a.kind == AcquisitionKind::Ucb) a.beta.validate();
+  GPB_EXPECTS(std::isfinite(a.xi) && a.xi >= 0,
+              "acquisition.xi must be >= 0 and finite, got " << a.xi);
+  GPB_EXPECTS(a.exact_max >= 1, "acquisition.exact_max must be >= 1, got " << a.exact_max);
+  GPB_EXPECTS(a.features >= 1, "acquisition.features must be >= 1, got " << a.features);
+  GPB_EXPECTS(o.initial_points >= 0, "initial_points must be >= 0, got " << o.initial_points);
+  GPB_EXPECTS(o.capacity >= 1, "capacity must be >= 1, got " << o.capacity);
+  const FitOptions& f = o.fit;
+  GPB_EXPECTS(f.every >= 0, "fit.every must be >= 0, got " << f.every);
+  GPB_EXPECTS(f.min_observations >= 2,
+              "fit.min_observations must be >= 2, got " << f.min_observations);
+  GPB_EXPECTS(f.restarts >= 0, "fit.restarts must be >= 0, got " << f.restarts);
+  GPB_EXPECTS(f.max_rows >= 2, "fit.max_rows must be >= 2, got " << f.max_rows);
+}
+
+/// 64-bit hash of d coordinates (−0 and +0 hash alike, as they compare equal).
+std::uint64_t hash_point(const double* x, int d) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < d; ++i) {
+    const double v = x[i] + 0.0;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    h = (h ^ bits) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- State
+
+Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
+  domain = opt.domain.build();
+  n = domain.size();
+  d = domain.dim();
+  check_options(opt, domain);
+  ctx = make_context(opt.context);
+  tiebreak.emplace_back(opt.seed, 0, stream_of(StreamId::TieBreak, 0));
+  policy = Rng(opt.seed, 0, kPolicyStream);
+  rebuild();
+}
+
+int Optimizer::State::find_point(const double* x) {
+  const int total = n + num_extras();
+  for (; indexed_points < total; ++indexed_points) {
+    point_index.emplace(hash_point(point(indexed_points), d), indexed_points);
+  }
+  const auto range = point_index.equal_range(hash_point(x, d));
+  int best = -1;
+  for (auto it = range.first; it != range.second; ++it) {
+    if (std::equal(x, x + d, point(it->second)) && (best < 0 || it->second < best)) {
+      best = it->second;
+    }
+  }
+  return best;
+}
+
+void Optimizer::State::apply(const PosteriorOp& op) {
+  switch (op.kind) {
+    case PosteriorOp::Kind::Observe: {
+      const int p = obs_point[static_cast<std::size_t>(op.value)];
+      const double g = model_y(op.value);
+      post->observe(&p, &g);
+      break;
+    }
+    case PosteriorOp::Kind::Pending:
+      post->add_pending(&op.value);
+      break;
+    case PosteriorOp::Kind::Resolve: {
+      std::vector<double> g;
+      for (int id : op.ids) g.push_back(model_y(id));
+      post->resolve_pending(g.data());
+      break;
+    }
+  }
+  log.push_back(op);
+}
+
+Eigen::MatrixXd Optimizer::State::posterior_points() const {
+  Eigen::MatrixXd pts(d, n + post_extras);
+  pts.leftCols(n) = domain.points();
+  for (int e = 0; e < post_extras; ++e) {
+    pts.col(n + e) = Eigen::Map<const Eigen::VectorXd>(point(n + e), d);
+  }
+  return pts;
+}
+
+void Optimizer::State::rebuild() {
+  reset_posterior(num_extras());
+  for (int i = 0; i < num_obs(); ++i) apply({PosteriorOp::Kind::Observe, i, {}});
+  dirty = false;
+}
+
+void Optimizer::State::reset_posterior(int extras_in_posterior) {
+  post_extras = extras_in_posterior;
+  PosteriorOptions po;
+  po.noise_variance = opt.noise_variance;
+  po.capacity = std::max(opt.capacity, num_obs() + static_cast<int>(outstanding.size()) + 1);
+  post.reset();
+  if (post_extras == 0) {
+    post = std::make_unique<FinitePosterior>(*ctx, opt.kernel, domain, 1, po);
+  } else {
+    post = std::make_unique<FinitePosterior>(*ctx, opt.kernel,
+                                             Domain::from_points(posterior_points()), 1, po);
+  }
+  log.clear();
+  slot_answer.clear();
+  unposted.clear();
+  for (OutstandingAsk& a : outstanding) a.slot = -1;
+}
+
+void Optimizer::State::sync(bool for_ask) {
+  if (dirty) rebuild();
+  if (!slot_answer.empty()) {
+    const auto answered =
+        std::count_if(slot_answer.begin(), slot_answer.end(), [](int id) { return id >= 0; });
+    if (answered == static_cast<long>(slot_answer.size())) {
+      apply({PosteriorOp::Kind::Resolve, 0, slot_answer});
+      slot_answer.clear();
+    } else if (answered > 0) {
+      rebuild();  // only some pending rows have answers: the log cannot express that
+    }
+  }
+  if (!unposted.empty()) {
+    bool fits = slot_answer.empty();  // observe() needs no pending rows
+    for (int id : unposted) fits = fits && obs_point[static_cast<std::size_t>(id)] < post->size();
+    if (fits) {
+      for (int id : unposted) apply({PosteriorOp::Kind::Observe, id, {}});
+      unposted.clear();
+    } else {
+      rebuild();
+    }
+  }
+  if (!for_ask) return;
+  for (OutstandingAsk& a : outstanding) {
+    if (a.slot >= 0) continue;
+    apply({PosteriorOp::Kind::Pending, a.candidate, {}});
+    a.slot = static_cast<int>(slot_answer.size());
+    slot_answer.push_back(-1);
+  }
+}
+
+void Optimizer::State::record(const double* x, double y, int p) {
+  const int id = num_obs();
+  obs_x.insert(obs_x.end(), x, x + d);
+  obs_y.push_back(y);
+  obs_point.push_back(p);
+  const auto it = std::find_if(outstanding.begin(), outstanding.end(),
+                               [p](const OutstandingAsk& a) { return a.candidate == p; });
+  if (it != outstanding.end() && it->slot >= 0) {
+    slot_answer[static_cast<std::size_t>(it->slot)] = id;
+  } else {
+    unposted.push_back(id);
+  }
+  if (it != outstanding.end()) outstanding.erase(it);
+}
+
+void Optimizer::State::maybe_refit() {
+  const FitOptions& f = opt.fit;
+  const int t = num_obs();
+  if (f.every <= 0 || t < std::max(2, f.min_observations) || t - obs_at_last_fit < f.every) return;
+  try {
+    fit();
+    last_fit_error.clear();
+  } catch (const Error& e) {
+    last_fit_error = e.what();
+    obs_at_last_fit = t;
+  }
+}
+
+// ---------------------------------------------------------------- Optimizer
+
+Optimizer::Optimizer(OptimizerOptions options) : s_(std::make_unique<State>(std::move(options))) {}
+Optimizer::Optimizer(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Optimizer::~Optimizer() = default;
+Optimizer::Optimizer(Optimizer&&) noexcept = default;
+Optimizer& Optimizer::operator=(Optimizer&&) noexcept = default;
+
+AskResult Optimizer::ask(int q) {
+  State& s = *s_;
+  GPB_EXPECTS(q >= 1 && q <= s.n, "ask: q must be in [1, N = " << s.n << "], got " << q);
+  if (s.opt.distinct) {
+    std::vector<int> asked;
+    for (const OutstandingAsk& a : s.outstanding) asked.push_back(a.candidate);
+    std::sort(asked.begin(), asked.end());
+    const int free =
+        s.n - static_cast<int>(std::unique(asked.begin(), asked.end()) - asked.begin());
+    GPB_EXPECTS(q <= free, "ask: q = " << q << " but only " << free << " of the " << s.n
+                                       << " candidates are not outstanding (distinct asks)");
+  }
+  s.sync(true);
+  const int total = s.post->size();
+  std::vector<std::uint8_t> excluded;
+  if (total > s.n || (s.opt.distinct && !s.outstanding.empty()) || (s.opt.distinct && q > 1)) {
+    excluded.assign(static_cast<std::size_t>(total), 0);
+    std::fill(excluded.begin() + s.n, excluded.end(), std::uint8_t{1});
+    if (s.opt.distinct) {
+      for (const OutstandingAsk& a : s.outstanding)
+        excluded[static_cast<std::size_t>(a.candidate)] = 1;
+    }
+  }
+  AskResult out;
+  out.points.resize(q, s.d);
+  for (int i = 0; i < q; ++i) {
+    const int c = s.choose(excluded);
+    out.indices.push_back(c);
+    out.points.row(i) = Eigen::Map<const Eigen::VectorXd>(s.domain.point(c), s.d).transpose();
+    s.outstanding.push_back({c, -1});
+    ++s.asks_served;
+    if (!excluded.empty() && s.opt.distinct) excluded[static_cast<std::size_t>(c)] = 1;
+    if (q > 1) {  // GP-BUCB: every point of a batch is hallucinated, as batch_gp_ucb does
+      s.apply({PosteriorOp::Kind::Pending, c, {}});
+      s.outstanding.back().slot = static_cast<int>(s.slot_answer.size());
+      s.slot_answer.push_back(-1);
+    }
+  }
+  return out;
+}
+
+void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>& y) {
+  State& s = *s_;
+  GPB_EXPECTS(indices.size() == y.size(),
+              "tell: " << indices.size() << " indices but " << y.size() << " values of y");
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    GPB_EXPECTS(indices[i] >= 0 && indices[i] < s.n, "tell: index[" << i << "] = " << indices[i]
+                                                                    << " is out of range [0, "
+                                                                    << s.n << ")");
+    GPB_EXPECTS(std::isfinite(y[i]), "tell: y[" << i << "] = " << y[i] << " is not finite");
+  }
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    s.record(s.domain.point(indices[i]), y[i], indices[i]);
+  }
+  s.maybe_refit();
+}
+
+void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
+                     const std::vector<double>& y) {
+  State& s = *s_;
+  GPB_EXPECTS(points.rows() == static_cast<Eigen::Index>(y.size()),
+              "tell: " << points.rows() << " points but " << y.size() << " values of y");
+  GPB_EXPECTS(points.rows() == 0 || points.cols() == s.d,
+              "tell: points have " << points.cols() << " coordinates, the domain has " << s.d);
+  for (Eigen::Index i = 0; i < points.rows(); ++i) {
+    for (Eigen::Index j = 0; j < points.cols(); ++j) {
+      GPB_EXPECTS(std::isfinite(points(i, j)),
+                  "tell: point " << i << ", coordinate " << j << " is not finite");
+    }
+    GPB_EXPECTS(std::isfinite(y[static_cast<std::size_t>(i)]),
+                "tell: y[" << i << "] = " << y[static_cast<std::size_t>(i)] << " is not finite");
+  }
+  Eigen::VectorXd x(s.d);
+  for (Eigen::Index i = 0; i < points.rows(); ++i) {
+    x = points.row(i).transpose();
+    int p = s.find_point(x.data());
+    if (p < 0) {  // a new point off the candidate set
+      p = s.n + s.num_extras();
+      s.extras.insert(s.extras.end(), x.data(), x.data() + s.d);
+    }
+    s.record(x.data(), y[static_cast<std::size_t>(i)], p);
+  }
+  s.maybe_refit();
+}
+
+Prediction Optimizer::predict(const Eigen::Ref<const Eigen::MatrixXd>& points) const {
+  State& s = *s_;
+  GPB_EXPECTS(points.cols() == s.d,
+              "predict: points have " << points.cols() << " coordinates, the domain has " << s.d);
+  GPB_EXPECTS(points.allFinite(), "predict: the points have a non-finite coordinate");
+  s.sync(false);
+  Prediction p;
+  s.predict_model(points.transpose(), s.post->rows() - s.post->pending(), p.mean, p.variance);
+  p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
+  p.variance *= s.y_scale * s.y_scale;
+  return p;
+}
+
+Prediction Optimizer::predict_candidates() const {
+  State& s = *s_;
+  s.sync(false);
+  if (s.post->pending() > 0) {
+    Eigen::MatrixXd rows = s.domain.points().transpose();
+    return predict(rows);
+  }
+  Prediction p;
+  p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);
+  p.variance = Eigen::Map<const Eigen::VectorXd>(s.post->variance(0), s.n);
+  p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
+  p.variance *= s.y_scale * s.y_scale;
+  return p;
+}
+
+const OptimizerOptions& Optimizer::options() const {
+  return s_->opt;
+}
+const Domain& Optimizer::domain() const {
+  return s_->domain;
+}
+const Context& Optimizer::context() const {
+  return *s_->ctx;
+}
+int Optimizer::num_observations() const {
+  return s_->num_obs();
+}
+Eigen::MatrixXd Optimizer::observed_points() const {
+  return Eigen::Map<const Eigen::MatrixXd>(s_->obs_x.data(), s_->d, s_->num_obs()).transpose();
+}
+std::vector<double> Optimizer::observed_values() const {
+  return s_->obs_y;
+}
+std::vector<int> Optimizer::observed_indices() const {
+  std::vector<int> out;
+  for (int p : s_->obs_point) out.push_back(p < s_->n ? p : -1);
+  return out;
+}
+std::vector<int> Optimizer::pending() const {
+  std::vector<int> out;
+  for (const OutstandingAsk& a : s_->outstanding) out.push_back(a.candidate);
+  return out;
+}
+BestObservation Optimizer::best() const {
+  const State& s = *s_;
+  GPB_EXPECTS(s.num_obs() > 0, "best: no observation has been told yet");
+  int b = 0;
+  for (int i = 1; i < s.num_obs(); ++i) {
+    if (s.sign() * s.obs_y[static_cast<std::size_t>(i)] >
+        s.sign() * s.obs_y[static_cast<std::size_t>(b)]) {
+      b = i;
+    }
+  }
+  BestObservation out;
+  out.point =
+      Eigen::Map<const Eigen::VectorXd>(s.obs_x.data() + static_cast<std::size_t>(b) * s.d, s.d);
+  out.value = s.obs_y[static_cast<std::size_t>(b)];
+  const int p = s.obs_point[static_cast<std::size_t>(b)];
+  out.index = p < s.n ? p : -1;
+  out.observation = b;
+  return out;
+}
+int Optimizer::fits() const {
+  return s_->fits;
+}
+const std::string& Optimizer::last_fit_error() const {
+  return s_->last_fit_error;
+}
+double Optimizer::y_offset() const {
+  return s_->y_offset;
+}
+double Optimizer::y_scale() const {
+  return s_->y_scale;
+}
+
+}  // namespace gpb

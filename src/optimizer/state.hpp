@@ -1,0 +1,138 @@
+/// @file state.hpp
+/// The state behind gpb::Optimizer (internal), shared by the files of src/optimizer/:
+/// optimizer.cpp (ask, tell, the posterior's bookkeeping), acquisition.cpp (the choice rules),
+/// predict.cpp (posteriors at arbitrary points), fit.cpp (hyperparameters), serialize.cpp (state
+/// as JSON / .npz) and config.cpp (the config format).
+///
+/// The posterior. One FinitePosterior (one run) over the candidates followed by the points told off
+/// the candidate set ("extras"). Every operation applied to it is logged (observe an observation,
+/// add a pending candidate, resolve the pending rows with observations), so that loading replays
+/// the log and rebuilds the very same posterior. Whenever the log cannot be extended (a tell that
+/// answers only some pending rows, an observation while rows are pending, a new extra point, new
+/// hyperparameters), the posterior is rebuilt from the observations in tell order and the log
+/// restarts from that canonical sequence.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpbandit/optimizer.hpp"
+#include "gpbandit/posterior.hpp"
+#include "gpbandit/rng.hpp"
+#include "optimizer/thompson.hpp"
+
+namespace gpb {
+
+/// One operation applied to the posterior, in order (see the file comment).
+struct PosteriorOp {
+  /// Kinds of operations.
+  enum class Kind { Observe, Pending, Resolve };
+  Kind kind = Kind::Observe;
+  int value = 0;         ///< Observe: observation id; Pending: candidate index
+  std::vector<int> ids;  ///< Resolve: the observation id answering each pending row, in order
+};
+
+/// An asked candidate not yet told.
+struct OutstandingAsk {
+  int candidate = 0;  ///< candidate index
+  int slot = -1;      ///< its pending row among the posterior's pending rows, −1 if not added
+};
+
+struct Optimizer::State {
+  OptimizerOptions opt;                ///< options; kernel and noise_variance are the current ones
+  std::unique_ptr<Context> ctx;        ///< the engine's backend
+  Domain domain = Domain::indices(1);  ///< the N candidates
+  int n = 0;                           ///< N
+  int d = 0;                           ///< dimension
+
+  // Observations, in tell order.
+  std::vector<double> obs_x;   ///< d values per observation
+  std::vector<double> obs_y;   ///< y as told
+  std::vector<int> obs_point;  ///< posterior point: candidate (< N) or N + extra index
+  std::vector<double> extras;  ///< d values per point off the candidate set, first-seen order
+
+  // Asks and the posterior's bookkeeping.
+  std::vector<OutstandingAsk> outstanding;  ///< in ask order
+  std::vector<int> slot_answer;  ///< per pending row: the observation answering it, or −1
+  std::vector<int> unposted;     ///< observations not in the posterior (answering no pending row)
+  std::unique_ptr<FinitePosterior> post;  ///< over the candidates and post_extras extras
+  int post_extras = 0;
+  std::vector<PosteriorOp> log;  ///< operations applied to `post` since it was built
+  bool dirty = false;            ///< hyperparameters changed: rebuild before the next use
+  int asks_served = 0;           ///< candidates returned by ask() so far
+
+  // The model's units: g = (sign·y − y_offset) / y_scale, sign = −1 when minimising.
+  double y_offset = 0.0;
+  double y_scale = 1.0;
+
+  // Random streams (Philox positions are saved).
+  std::vector<Rng> tiebreak;  ///< one stream (FinitePosterior::ucb_argmax takes a vector)
+  Rng policy{0, 0, 0};        ///< Thompson draws, EI ties, random picks
+
+  // Fits.
+  int fits = 0;
+  int obs_at_last_fit = 0;
+  std::string last_fit_error;
+
+  // Caches (not saved; rebuilt on demand).
+  detail::ThompsonSampler thompson;                         ///< TS draws (keeps the prior factor)
+  std::unordered_multimap<std::uint64_t, int> point_index;  ///< point hash → posterior point
+  int indexed_points = 0;                                   ///< points hashed so far
+
+  /// Builds the domain, the Context, the streams and an empty posterior from `options`.
+  explicit State(OptimizerOptions options);
+
+  /// +1, or −1 when minimising.
+  double sign() const { return opt.minimize ? -1.0 : 1.0; }
+  /// Observation i's y in the model's units.
+  double model_y(int i) const {
+    return (sign() * obs_y[static_cast<std::size_t>(i)] - y_offset) / y_scale;
+  }
+  /// Coordinates of posterior point p (a candidate or an extra).
+  const double* point(int p) const {
+    return p < n ? domain.point(p) : extras.data() + static_cast<std::size_t>(p - n) * d;
+  }
+  /// Number of extras.
+  int num_extras() const { return static_cast<int>(extras.size()) / d; }
+  /// Number of observations.
+  int num_obs() const { return static_cast<int>(obs_y.size()); }
+
+  /// The posterior point equal to x (coordinate by coordinate), or −1.
+  int find_point(const double* x);
+  /// Applies one operation to the posterior and logs it.
+  void apply(const PosteriorOp& op);
+  /// A fresh posterior over the candidates and every extra, fed every observation in tell order.
+  void rebuild();
+  /// An empty posterior over the candidates and the first `extras_in_posterior` extras; clears the
+  /// log and the pending bookkeeping (outstanding asks keep no slot).
+  void reset_posterior(int extras_in_posterior);
+  /// Brings the posterior up to date with the observations; with `for_ask` also adds every
+  /// outstanding ask as a pending row.
+  void sync(bool for_ask);
+  /// Records observation (x, y) at posterior point p and matches it against the asks.
+  void record(const double* x, double y, int p);
+  /// Refits when FitOptions::every says so (failures are kept in last_fit_error).
+  void maybe_refit();
+  /// Fits the hyperparameters to the observations and marks the posterior for rebuilding
+  /// (fit.cpp; see Optimizer::fit_hyperparameters).
+  HyperFit fit();
+
+  /// One candidate by the acquisition rule (acquisition.cpp); `excluded` has one byte per posterior
+  /// point (extras always excluded) or is empty for none.
+  int choose(const std::vector<std::uint8_t>& excluded);
+  /// Posterior mean and variance at the d×m points, model units, given the first `rows` rows of
+  /// the posterior (predict.cpp). O(m·rows² + m·rows·d).
+  void predict_model(const Eigen::Ref<const Eigen::MatrixXd>& points, int rows,
+                     Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
+  /// The points of the posterior's first `rows` rows (d×rows).
+  Eigen::MatrixXd history_points(int rows) const;
+  /// Points of the posterior (candidates, then its extras): d×(N + post_extras).
+  Eigen::MatrixXd posterior_points() const;
+};
+
+}  // namespace gpb
