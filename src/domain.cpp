@@ -146,19 +146,6 @@ Domain Domain::from_npy(const std::string& path) {
   return from_rows(detail::read_npy_matrix(path));
 }
 
-Domain Domain::from_points(Eigen::MatrixXd points) {
-  GPB_EXPECTS(points.rows() >= 1 && points.cols() >= 1,
-              "domain: the point set is empty (" << points.rows() << " x " << points.cols() << ")");
-  for (Eigen::Index j = 0; j < points.cols(); ++j) {
-    for (Eigen::Index i = 0; i < points.rows(); ++i) {
-      GPB_EXPECTS(std::isfinite(points(i, j)), "domain: point " << j << ", coordinate " << i
-                                                                << " is not finite ("
-                                                                << points(i, j) << ")");
-    }
-  }
-  return Domain(std::move(points));
-}
-
 Domain Domain::indices(int n) {
   GPB_EXPECTS(n >= 1, "domain: the number of indices must be >= 1, got " << n);
   Eigen::MatrixXd pts(1, n);
