@@ -26,10 +26,12 @@ from ._gpbandit import (  # noqa: E402,F401
     CtlMechanism,
     CudaError,
     Domain,
+    DomainSpec,
     Error,
     ExperimentConfig,
     ExperimentResult,
     FinitePosterior,
+    HyperFit,
     InvalidArgument,
     IoError,
     Kernel,
@@ -56,6 +58,7 @@ from ._gpbandit import (  # noqa: E402,F401
     seeded_source,
 )
 from ._gpbandit import _make_policy  # noqa: E402
+from .optimizer import Best, OptimizeResult, Optimizer, Suggestion, minimize  # noqa: E402,F401
 
 
 def _registry_entry(kind, name):

@@ -60,4 +60,5 @@ PYBIND11_MODULE(_gpbandit, m) {
   gpb::python::bind_policy(m);
   gpb::python::bind_privacy(m);
   gpb::python::bind_experiment(m);
+  gpb::python::bind_optimizer(m);
 }

@@ -114,7 +114,15 @@ def instances(ctx, tmp_path):
                          '"runs": 1, "T": 2}')
     res = g.run_experiment(cfg, str(tmp_path / "exp"))
     entry = g.registry()[0]
+    opt = g.Optimizer({"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [4, 4]})
+    suggestion = opt.ask(2)
+    opt.tell(suggestion.points, [0.5, 1.5])
+    opt.tell(np.random.default_rng(0).uniform(size=(3, 2)), [0.1, 0.2, 0.3])
+    result = g.minimize(lambda x: float(x.sum()), [(0.0, 1.0)], n_calls=2, n_candidates=8)
     return {
+        "Optimizer": opt, "Suggestion": suggestion, "Best": opt.best,
+        "HyperFit": opt.fit_hyperparameters(), "DomainSpec": opt.domain,
+        "OptimizeResult": result,
         "Context": ctx, "Domain": d, "Kernel": g.Kernel.se(0.3),
         "FinitePosterior": g.FinitePosterior(ctx, g.Kernel.se(0.3), d),
         "Policy": g.make_policy("random", context=ctx, domain=d, kernel=g.Kernel.se(0.3)),
