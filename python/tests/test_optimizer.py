@@ -209,31 +209,42 @@ def test_minimize_with_known_points():
 
 # ---------------------------------------------------------------- TS and EI against random
 
+def demo_prior(n=30, lengthscale=0.15):
+    """Candidates of an n×n grid and a Cholesky factor of the SE prior over them."""
+    P = np.asarray(g.Domain.grid([0.0, 0.0], [1.0, 1.0], [n, n]).points).T
+    K = np.exp(-0.5 * ((P[:, None, :] - P[None, :, :]) ** 2).sum(-1) / lengthscale**2)
+    return P, np.linalg.cholesky(K + 1e-8 * np.eye(len(P)))
+
+
+def simple_regrets(P, L, seed, evaluations=40, sd=0.05):
+    """Simple regret of TS, EI and random search on the GP draw of `seed`."""
+    f = L @ np.random.default_rng(100 + seed).standard_normal(len(P))
+    regret = {}
+    for acq in ("ts", "ei", "random"):
+        opt = g.Optimizer(P, "se", lengthscale=0.15, noise_variance=sd**2, acquisition=acq,
+                          seed=seed)
+        noise = np.random.default_rng(seed)
+        for _ in range(evaluations):
+            _, i = opt.ask()
+            opt.tell(i, f[i] + sd * noise.standard_normal(1))
+        regret[acq] = f.max() - f[opt.observed_indices].max()
+    return regret
+
+
+def wins_over_random(regrets, acq):
+    """Functions where `acq` ends below random search (ties count half)."""
+    return sum((r[acq] < r["random"]) + 0.5 * (r[acq] == r["random"]) for r in regrets)
+
+
 def test_ts_and_ei_beat_random_search():
     """On 12 sampled objectives (GP draws, 30×30 grid, 40 evaluations, noise sd 0.05) TS and EI
-    must each reach a lower mean simple regret than random search and beat it on at least 9 of
-    the 12 functions. Calibration (200 fresh seeds, same setting): TS and EI won 99% and 98% of
-    single functions; with a per-function win probability of 0.95 the chance of fewer than 9
-    wins in 12 is 2e-3 (binomial), so the false-failure rate for a fresh seed is below 0.5%;
-    the seeds here are fixed."""
-    d = g.Domain.grid([0.0, 0.0], [1.0, 1.0], [30, 30])
-    P = np.asarray(d.points).T
-    K = np.exp(-0.5 * ((P[:, None, :] - P[None, :, :]) ** 2).sum(-1) / 0.15**2)
-    L = np.linalg.cholesky(K + 1e-8 * np.eye(len(P)))
-    regret = {"ts": [], "ei": [], "random": []}
-    for seed in range(12):
-        rng = np.random.default_rng(100 + seed)
-        f = L @ rng.standard_normal(len(P))
-        for acq in regret:
-            opt = g.Optimizer(P, "se", lengthscale=0.15, noise_variance=0.05**2,
-                              acquisition=acq, seed=seed)
-            noise = np.random.default_rng(seed)
-            for _ in range(40):
-                _, i = opt.ask()
-                opt.tell(i, f[i] + 0.05 * noise.standard_normal(1))
-            regret[acq].append(f.max() - f[opt.observed_indices].max())
-    rnd = np.array(regret["random"])
+    must each end with a lower simple regret than random search on at least 7 of the 12
+    functions (ties count half). Calibration on 200 other functions
+    (`python3 python/tests/calibrate_ts_ei.py 1000 1200`): TS won 186.5, EI 182.5. With a
+    per-function win probability of 0.87 (the 95% lower confidence bound for EI) the chance of
+    fewer than 7 wins in 12 is 2.2e-3 per rule (binomial), so the false-failure rate for fresh
+    seeds is below 0.5%; the seeds here are fixed."""
+    P, L = demo_prior()
+    regrets = [simple_regrets(P, L, seed) for seed in range(12)]
     for acq in ("ts", "ei"):
-        r = np.array(regret[acq])
-        assert r.mean() < rnd.mean(), (acq, r.mean(), rnd.mean())
-        assert (r < rnd).sum() + 0.5 * (r == rnd).sum() >= 9, (acq, r, rnd)
+        assert wins_over_random(regrets, acq) >= 7, (acq, regrets)
