@@ -5,6 +5,9 @@
 #                                the loader reads as the current directory) or a relative one;
 #                                absolute entries and $ORIGIN-based ones are accepted.
 #   gpb_needed(FILE OUT_VAR)     the DT_NEEDED names of FILE.
+#   gpb_check_files(OUT_VAR FILES...)
+#                                gpb_check_runpath on each file; OUT_VAR = every library name they
+#                                need (for gpb_run_in_poisoned_dir).
 #   gpb_run_in_poisoned_dir(DIR [EXPECT <regex>] NAMES <names...> COMMAND <cmd...>)
 #                                writes a garbage file under each name into DIR (as an attacker
 #                                would drop libsvm.so.3 into a download folder), runs the command
@@ -46,6 +49,17 @@ function(gpb_needed file out_var)
     list(APPEND names ${n})
   endforeach()
   set(${out_var} ${names} PARENT_SCOPE)
+endfunction()
+
+function(gpb_check_files out_var)
+  set(needed "")
+  foreach(f IN LISTS ARGN)
+    gpb_check_runpath(${f})
+    gpb_needed(${f} n)
+    list(APPEND needed ${n})
+  endforeach()
+  list(REMOVE_DUPLICATES needed)
+  set(${out_var} ${needed} PARENT_SCOPE)
 endfunction()
 
 function(gpb_run_in_poisoned_dir dir)

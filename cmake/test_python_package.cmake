@@ -24,13 +24,7 @@ p = g.FinitePosterior(ctx, g.Kernel.se(0.3), d); p.observe(np.array([3], np.int3
 assert p.rows == 1; print(g.__file__)")
 
 function(check_tree label pkg_parent files)
-  set(needed "")
-  foreach(f IN LISTS files)
-    gpb_check_runpath(${f})
-    gpb_needed(${f} n)
-    list(APPEND needed ${n})
-  endforeach()
-  list(REMOVE_DUPLICATES needed)
+  gpb_check_files(needed ${files})
   gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-${label} EXPECT "^${pkg_parent}/gpbandit/__init__.py"
                           NAMES ${needed}
                           COMMAND PYTHONPATH=${pkg_parent} ${PYTHON} -c "${smoke}")
