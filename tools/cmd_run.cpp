@@ -87,6 +87,7 @@ int run_command(const CLI::App& cmd, const RunArgs& args) {
   }
   if (args.mpi) throw InvalidArgument("--mpi: only for configs with \"experiment\": \"fed-pne\"");
   if (dpgibo::is_dpgibo_config(args.config)) return run_dpgibo_command(cmd, args);
+  if (is_command_config(args.config)) return run_optimize_command(cmd, args);
   const ExperimentConfig config = load_experiment_config(args.config);
   const RunOptions opt = run_options(cmd, args);
   const ExperimentResult res = run_experiment(config, opt);

@@ -33,6 +33,39 @@ int run_dpgibo_command(const CLI::App& cmd, const RunArgs& args);
 /// The RunOptions the flags of `gpbandit run` ask for (unset flags keep the config's values).
 RunOptions run_options(const CLI::App& cmd, const RunArgs& args);
 
+/// Flags of `init`, `ask`, `tell` and `best` (tools/cmd_state.cpp).
+struct StateArgs {
+  std::string config;           ///< init: the optimizer config
+  std::string state;            ///< the state file
+  bool force = false;           ///< init: overwrite an existing state
+  int q = 1;                    ///< ask: batch size
+  std::string out;              ///< ask: CSV file (default stdout)
+  std::string points;           ///< tell: CSV of the points
+  std::string y;                ///< tell: CSV of the rewards
+  double lock_timeout_s = 600;  ///< seconds to wait for the state's lock
+};
+/// The four state-file subcommands.
+struct StateCommands {
+  CLI::App* init = nullptr;
+  CLI::App* ask = nullptr;
+  CLI::App* tell = nullptr;
+  CLI::App* best = nullptr;
+  /// Whether one of them was given.
+  bool parsed() const {
+    return init->parsed() || ask->parsed() || tell->parsed() || best->parsed();
+  }
+};
+/// Declares `init`, `ask`, `tell` and `best` on `app`.
+StateCommands add_state_commands(CLI::App& app, StateArgs& args);
+/// Executes the one that was parsed; returns the exit code.
+int state_command(const StateCommands& cmds, const StateArgs& args);
+
+/// Whether the config at `path` is an optimizer config with a command objective
+/// ("objective": {"type": "command", ...}); false for anything else (also unreadable files).
+bool is_command_config(const std::string& path);
+/// Executes `run` for such a config (tools/cmd_optimize.cpp).
+int run_optimize_command(const CLI::App& cmd, const RunArgs& args);
+
 /// Declares `list [what]`.
 CLI::App* add_list_command(CLI::App& app, std::string& what);
 /// Executes `list`; returns the exit code.

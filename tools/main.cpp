@@ -1,4 +1,4 @@
-// gpbandit command line: `run`, `list`, `--version`.
+// gpbandit command line: `run`, `list`, `init`, `ask`, `tell`, `best`, `--version`.
 //
 // Exit codes: 0 success; 2 bad input (invalid config or flags, missing file, CUDA requested where
 // there is none); 1 any other error. Every error is one line on stderr: "gpbandit: error: ...".
@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   std::string list_what;
   CLI::App* run = gpb::cli::add_run_command(app, run_args);
   CLI::App* list = gpb::cli::add_list_command(app, list_what);
+  gpb::cli::StateArgs state_args;
+  const gpb::cli::StateCommands state = gpb::cli::add_state_commands(app, state_args);
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -57,7 +59,9 @@ int main(int argc, char** argv) {
     }
     if (run->parsed()) return gpb::cli::run_command(*run, run_args);
     if (list->parsed()) return gpb::cli::list_command(list_what);
-    return report(2, "a command is required: run or list (see gpbandit --help)");
+    if (state.parsed()) return gpb::cli::state_command(state, state_args);
+    return report(
+        2, "a command is required: run, list, init, ask, tell or best (see gpbandit --help)");
   } catch (const gpb::InvalidArgument& e) {
     return report(2, e.what());
   } catch (const gpb::NoCudaBuildError& e) {

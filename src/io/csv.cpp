@@ -14,6 +14,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -203,6 +204,28 @@ Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string
     split_fields(lines[i], &fields);
     double* row = out.data() + static_cast<Eigen::Index>(i - first);
     parse_data_line(path, i + 1, fields, skip_columns, expected, row, n);
+  }
+  return out;
+}
+
+std::string csv_text(const Eigen::Ref<const Eigen::MatrixXd>& rows,
+                     const std::vector<std::string>& header) {
+  GPB_EXPECTS(header.empty() || static_cast<Eigen::Index>(header.size()) == rows.cols(),
+              "csv_text: " << header.size() << " header names for " << rows.cols() << " columns");
+  std::string out;
+  for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+    if (j > 0) out += ',';
+    out += header.empty() ? "x" + std::to_string(j) : header[static_cast<std::size_t>(j)];
+  }
+  out += '\n';
+  char buf[32];
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+      std::snprintf(buf, sizeof buf, "%.17g", rows(i, j));
+      if (j > 0) out += ',';
+      out += buf;
+    }
+    out += '\n';
   }
   return out;
 }

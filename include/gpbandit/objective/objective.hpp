@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
@@ -111,5 +112,11 @@ std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, Eigen::M
 /// NaN or Inf, or an empty file.
 Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header = nullptr,
                                 int skip_columns = 0);
+
+/// CSV text of the rows×cols matrix `rows`: a header line (`header`, or x0,...,x{cols−1} when
+/// empty), then one line per row with 17 significant digits, so that read_csv_matrix reads the
+/// very same doubles back. @throws InvalidArgument if header is given with the wrong length.
+std::string csv_text(const Eigen::Ref<const Eigen::MatrixXd>& rows,
+                     const std::vector<std::string>& header = {});
 
 }  // namespace gpb

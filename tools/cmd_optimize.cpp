@@ -1,0 +1,246 @@
+// `gpbandit run CONFIG.json [--out DIR] [--resume] [--backend B] [--seed S] [--quiet]` for an
+// optimizer config whose objective is a user's program:
+//
+//   {"name": "tune", "T": 50, "q": 1, <optimizer config keys, see gpb::parse_optimizer_config>,
+//    "objective": {"type": "command", "cmd": ["python3", "f.py"], "timeout_s": 600}}
+//
+// Each round asks the optimizer for q candidates, runs the program on them (CSV on its stdin, one
+// reward per line on its stdout: gpb::CommandObjective), tells the rewards and saves the state
+// atomically. DIR (default results/<name>) holds state.json (the optimizer, resumable), run.json
+// (what the run was started with), evaluations.csv and, at the end, summary.json. A failing,
+// hanging or malformed evaluation stops the run with one message naming the round (exit 1, or 2
+// for a malformed answer); every earlier round is kept and `--resume` continues with the same
+// candidates the failed round was given.
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "commands.hpp"
+#include "experiment/atomic_file.hpp"
+#include "experiment/config_checker.hpp"
+#include "gpbandit/error.hpp"
+#include "gpbandit/objective/command.hpp"
+#include "gpbandit/objective/objective.hpp"
+#include "gpbandit/optimizer.hpp"
+#include "optimizer/config.hpp"
+#include "state_lock.hpp"
+
+namespace gpb::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// What a command-objective config asks for, besides the optimizer.
+struct CommandRun {
+  std::string name = "optimize";
+  int T = 1;
+  int q = 1;
+  CommandOptions command;
+  OptimizerOptions options;
+};
+
+CommandRun parse_run(const std::string& path, const std::string& text) {
+  const fs::path base = fs::path(path).parent_path();
+  const std::string base_dir = base.empty() ? "." : base.string();
+  const json root = detail::parse_config_json(text, path);
+  const detail::Checker c(path, base_dir);
+  CommandRun r;
+  r.options = detail::parse_optimizer_json(root, path, base_dir,
+                                           {"name", "description", "T", "q", "objective"});
+  r.name = root.value("name", fs::path(path).stem().string());
+  if (!root.contains("T")) c.fail("T", "required (evaluations of the command)");
+  c.check_type(root["T"], "integer", "T");
+  r.T = static_cast<int>(c.integer(root, "T", "T", 1, INT_MAX));
+  if (root.contains("q")) {
+    c.check_type(root["q"], "integer", "q");
+    r.q = static_cast<int>(c.integer(root, "q", "q", 1, INT_MAX));
+  }
+  const json& o = root.at("objective");
+  for (const auto& [key, value] : o.items()) {
+    (void)value;
+    if (key != "type" && key != "cmd" && key != "timeout_s") {
+      c.fail_plain("unknown key '" + key + "' in objective (allowed: type, cmd, timeout_s)");
+    }
+  }
+  if (!o.contains("cmd") || !o["cmd"].is_array() || o["cmd"].empty()) {
+    c.fail("objective.cmd", "required: a non-empty array of strings (the program and arguments)");
+  }
+  for (std::size_t i = 0; i < o["cmd"].size(); ++i) {
+    c.check_type(o["cmd"][i], "string", "objective.cmd[" + std::to_string(i) + "]");
+    r.command.argv.push_back(o["cmd"][i].get<std::string>());
+  }
+  fs::path program = r.command.argv[0];  // "./f.py": relative to the config's folder
+  if (program.is_relative() && r.command.argv[0].find('/') != std::string::npos) {
+    r.command.argv[0] = (fs::path(base_dir) / program).lexically_normal().string();
+  }
+  if (o.contains("timeout_s")) {
+    c.check_type(o["timeout_s"], "number", "objective.timeout_s");
+    r.command.timeout_s = o["timeout_s"].get<double>();
+  }
+  c.guarded("objective", [&] { return CommandObjective(r.command).describe(); });
+  return r;
+}
+
+/// evaluations.csv: evaluation, round, candidate index (−1 off the set), x0.., y.
+std::string evaluations_csv(const Optimizer& opt, int q) {
+  const Eigen::MatrixXd x = opt.observed_points();
+  const std::vector<double> y = opt.observed_values();
+  const std::vector<int> idx = opt.observed_indices();
+  Eigen::MatrixXd rows(x.rows(), x.cols() + 4);
+  std::vector<std::string> header{"evaluation", "round", "index"};
+  for (Eigen::Index j = 0; j < x.cols(); ++j) header.push_back("x" + std::to_string(j));
+  header.push_back("y");
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    rows(i, 0) = static_cast<double>(i + 1);
+    rows(i, 1) = static_cast<double>(i / q + 1);
+    rows(i, 2) = idx[static_cast<std::size_t>(i)];
+    rows.block(i, 3, 1, x.cols()) = x.row(i);
+    rows(i, x.cols() + 3) = y[static_cast<std::size_t>(i)];
+  }
+  return csv_text(rows, header);
+}
+
+std::string point_text(const Eigen::VectorXd& x) {
+  std::string s = "(";
+  char buf[32];
+  for (Eigen::Index j = 0; j < x.size(); ++j) {
+    std::snprintf(buf, sizeof buf, "%.6g", x[j]);
+    s += (j > 0 ? ", " : "") + std::string(buf);
+  }
+  return s + ")";
+}
+
+/// SIGINT/SIGTERM: stop the running evaluation too (it runs in its own process group), then die.
+char g_interrupt_message[512];
+void on_signal(int sig) {
+  CommandObjective::signal_running(SIGKILL);
+  (void)!::write(2, g_interrupt_message, std::strlen(g_interrupt_message));
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+/// Opens (or, on --resume, reopens) the run in `dir`.
+Optimizer open_run(const std::string& dir, const json& started, const CommandRun& r,
+                   const RunArgs& args, const std::optional<ContextOptions>& ctx) {
+  const std::string state = dir + "/state.json", run = dir + "/run.json";
+  std::error_code ec;
+  const bool exists = fs::exists(state, ec);
+  if (!args.resume) {
+    if (exists) {
+      throw InvalidArgument(state + " exists: use --resume to continue that run, or another --out");
+    }
+    detail::write_file_atomic(run, started.dump(2) + "\n");
+    Optimizer opt(r.options);
+    opt.save(state);
+    return opt;
+  }
+  if (!exists) throw InvalidArgument("--resume: no run to resume in " + dir + " (no state.json)");
+  const json before = json::parse(detail::read_whole_file(run), nullptr, false);
+  if (before.is_discarded() || before != started) {
+    throw InvalidArgument("--resume: " + dir +
+                          " was started with a different config or --seed (see run.json)");
+  }
+  return Optimizer::load(state, ctx);
+}
+
+}  // namespace
+
+bool is_command_config(const std::string& path) {
+  try {
+    const json root = detail::parse_config_json(detail::read_whole_file(path), path);
+    return root.is_object() && root.contains("objective") && root["objective"].is_object() &&
+           root["objective"].value("type", std::string()) == "command";
+  } catch (const std::exception&) {
+    return false;  // the experiment reader reports what is wrong with it
+  }
+}
+
+int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
+  if (args.mpi) throw InvalidArgument("--mpi: a command objective runs on one machine");
+  if (cmd.count("--runs") > 0) throw InvalidArgument("--runs: a command objective has one run");
+  const std::string text = detail::read_whole_file(args.config);
+  CommandRun r = parse_run(args.config, text);
+  if (cmd.count("--seed") > 0) r.options.seed = args.seed;
+  std::optional<ContextOptions> ctx;
+  if (cmd.count("--backend") > 0) {
+    r.options.context.backend = parse_backend(args.backend);
+    ctx = r.options.context;
+  }
+  const std::string dir = args.out.empty() ? (fs::path("results") / r.name).string() : args.out;
+  detail::ensure_writable_directory(dir);
+  const std::string state = dir + "/state.json";
+  const StateLock lock(state, 0.0);
+  const json started{{"config", text}, {"seed", r.options.seed}};
+  Optimizer opt = open_run(dir, started, r, args, ctx);
+  std::snprintf(g_interrupt_message, sizeof g_interrupt_message,
+                "\ngpbandit: interrupted; every completed round is saved in %s (continue with "
+                "--resume)\n",
+                state.c_str());
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  const CommandObjective objective(r.command);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (opt.num_observations() >= r.T && !args.quiet) {
+    std::cerr << "gpbandit: the run in " << dir << " is complete (" << opt.num_observations()
+              << " of T = " << r.T << " evaluations)\n";
+  }
+  while (opt.num_observations() < r.T) {
+    const int done = opt.num_observations();
+    const int round = done / r.q + 1;
+    const AskResult a = opt.ask(std::min(r.q, r.T - done));
+    std::vector<double> y;
+    try {
+      y = objective.evaluate(a.points, round);
+    } catch (const CommandError& e) {
+      const std::string msg = std::string(e.what()) + "; the " + std::to_string(done) +
+                              " earlier evaluations are saved in " + state +
+                              " (fix the command, then run again with --resume)";
+      if (e.kind() == CommandError::Kind::Malformed) throw InvalidArgument(msg);
+      throw Error(msg);
+    }
+    opt.tell(a.indices, y);
+    opt.save(state);
+    detail::write_file_atomic(dir + "/evaluations.csv", evaluations_csv(opt, r.q));
+    if (!args.quiet) {
+      const BestObservation b = opt.best();
+      std::cerr << "gpbandit: round " << round << ": " << opt.num_observations() << "/" << r.T
+                << " evaluations, best y = " << b.value << " at " << point_text(b.point) << "\n";
+    }
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  const BestObservation b = opt.best();
+  const json summary{
+      {"name", r.name},
+      {"command", objective.describe()},
+      {"evaluations", opt.num_observations()},
+      {"goal", r.options.minimize ? "minimize" : "maximize"},
+      {"best",
+       {{"y", b.value},
+        {"x", std::vector<double>(b.point.data(), b.point.data() + b.point.size())},
+        {"index", b.index},
+        {"evaluation", b.observation + 1}}},
+      {"kernel", opt.options().kernel.describe()},
+      {"fits", opt.fits()},
+      {"backend", opt.context().describe()},
+      {"seconds_this_invocation",
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  detail::write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+  std::printf("best y = %.10g at %s (evaluation %d of %d)\n", b.value, point_text(b.point).c_str(),
+              b.observation + 1, opt.num_observations());
+  std::printf(
+      "state.json:       %s\nevaluations.csv:  %s/evaluations.csv\nsummary.json:     "
+      "%s/summary.json\n",
+      state.c_str(), dir.c_str(), dir.c_str());
+  return 0;
+}
+
+}  // namespace gpb::cli
