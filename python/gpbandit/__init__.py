@@ -15,7 +15,11 @@ arguments of the wrong type raise a one-line ``TypeError`` naming the argument.
 import json as _json
 import os as _os
 
-from . import _gpbandit, _strict
+# OpenMP threads waiting for work sleep instead of spinning, as in the gpbandit CLI, unless the
+# user chose: libgomp reads the variable once, when the extension below loads it.
+_os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from . import _gpbandit, _strict  # noqa: E402
 
 # One-line TypeErrors instead of pybind11's signature listings (see _strict.py).
 _strict.install(_gpbandit)

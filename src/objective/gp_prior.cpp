@@ -86,7 +86,8 @@ Eigen::VectorXd rff_prior_sample(const Context& ctx, const Kernel& k,
     phase.colwise() += b;
     const Eigen::Index total = phase.size();
     double* data = phase.data();
-#pragma omp parallel for schedule(static) num_threads(ctx.threads()) if (total > 65536)
+    const int nt = ctx.threads_for(20.0 * static_cast<double>(total));  // ~20 operations a cos
+#pragma omp parallel for schedule(static) num_threads(nt)
     for (Eigen::Index e = 0; e < total; ++e) data[e] = std::cos(data[e]);
     f.segment(start, len).noalias() = phase.transpose() * z;
   }
