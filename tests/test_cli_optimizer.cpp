@@ -1,0 +1,210 @@
+// The CLI on a state file (init → ask → tell → best, concurrent tells under the lock, a held lock,
+// bad input) and `gpbandit run` with a command objective (a full run, a crash then --resume equal
+// to an uninterrupted run, a hang, garbage, refusals).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpbandit/optimizer.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using gpb::test::read_file;
+using gpb::test::run_cli;
+using gpb::test::run_command;
+using gpb::test::TempDir;
+using gpb::test::write_file;
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+std::string q(const std::string& path) {
+  return "'" + path + "'";
+}
+
+const char* kConfig = R"({
+  "domain": {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [20, 20]},
+  "kernel": {"type": "matern52", "lengthscale": [0.2, 0.3]},
+  "acquisition": {"type": "ucb", "beta": {"scale": 0.5}},
+  "goal": "minimize", "seed": 4
+})";
+
+/// y = (x0 − 0.3)² + (x1 − 0.7)² for each row of a points CSV, one per line, as awk prints it.
+const char* kAwk = "awk -F, 'NR > 1 { printf \"%.17g\\n\", ($1 - 0.3)^2 + ($2 - 0.7)^2 }'";
+
+TEST(CliOptimizer, InitAskTellBestRoundTrip) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  for (int round = 0; round < 2; ++round) {
+    const auto ask = run_cli("ask " + q(state) + " --q 3 --out " + q(dir.file("p.csv")));
+    ASSERT_EQ(ask.exit_code, 0) << ask.output;
+    ASSERT_EQ(
+        run_command(std::string(kAwk) + " " + q(dir.file("p.csv")) + " > " + q(dir.file("y.csv")))
+            .exit_code,
+        0);
+    const auto tell =
+        run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y.csv")));
+    ASSERT_EQ(tell.exit_code, 0) << tell.output;
+  }
+  const gpb::Optimizer opt = gpb::Optimizer::load(state);
+  EXPECT_EQ(opt.num_observations(), 6);
+  EXPECT_TRUE(opt.pending().empty());
+  for (int i : opt.observed_indices()) EXPECT_GE(i, 0);  // the printed points matched candidates
+  const auto best = run_cli("best " + q(state));
+  ASSERT_EQ(best.exit_code, 0);
+  EXPECT_TRUE(contains(best.output, "x0,x1,y\n")) << best.output;
+  char value[64];
+  std::snprintf(value, sizeof value, "%.17g", opt.best().value);
+  EXPECT_TRUE(contains(best.output, value)) << best.output;
+  // stdout is the CSV itself.
+  const auto one = run_cli("ask " + q(state));
+  EXPECT_EQ(one.output.rfind("x0,x1\n", 0), 0u) << one.output;
+}
+
+TEST(CliOptimizer, ConcurrentTellsAllLand) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  ASSERT_EQ(run_cli("ask " + q(state) + " --q 8 --out " + q(dir.file("p.csv"))).exit_code, 0);
+  // Eight processes tell one point each at the same time; without the lock, saves would race and
+  // some observations would be lost.
+  const std::string split = "cd " + q(dir.path()) +
+                            " && for i in 1 2 3 4 5 6 7 8; do head -n 1 p.csv > p$i.csv; "
+                            "sed -n \"$((i + 1))p\" p.csv >> p$i.csv; " +
+                            kAwk + " p$i.csv > y$i.csv; done";
+  ASSERT_EQ(run_command(split).exit_code, 0);
+  const std::string cli = std::string("'") + GPB_CLI_PATH + "'";
+  const auto r = run_command("cd " + q(dir.path()) + " && for i in 1 2 3 4 5 6 7 8; do " + cli +
+                             " tell s.json p$i.csv y$i.csv & done; wait");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const gpb::Optimizer opt = gpb::Optimizer::load(state);
+  EXPECT_EQ(opt.num_observations(), 8);
+  EXPECT_TRUE(opt.pending().empty());
+}
+
+TEST(CliOptimizer, AHeldLockTimesOutWithAClearMessage) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  const std::string cli = std::string("'") + GPB_CLI_PATH + "'";
+  const auto r = run_command("flock " + q(state + ".lock") + " sleep 3 & sleep 0.5; " + cli +
+                             " ask " + q(state) + " --lock-timeout 0.3 2>&1; echo rc=$?; wait");
+  EXPECT_TRUE(contains(r.output, "is locked by another gpbandit process")) << r.output;
+  EXPECT_TRUE(contains(r.output, "rc=1")) << r.output;
+}
+
+TEST(CliOptimizer, BadInputExitsTwoNamingTheProblem) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  const std::string state = dir.file("s.json");
+  write_file(dir.file("bad.json"), R"({"domain": {"type": "grid", "lower": [0], "upper": [1],
+      "counts": [5]}, "kernel": {"type": "se", "lengthscale": [0.1, 0.2]}})");
+  auto r = run_cli("init " + q(dir.file("bad.json")) + " " + q(state));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "bad.json: kernel.lengthscale: has 2 values (ARD)")) << r.output;
+  write_file(dir.file("typo.json"), R"({"domain": {"type": "grid", "lower": [0], "upper": [1],
+      "counts": [5]}, "acqusition": {}})");
+  r = run_cli("init " + q(dir.file("typo.json")) + " " + q(state));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "unknown key 'acqusition'")) << r.output;
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  write_file(dir.file("p.csv"), "x0,x1\n0.5,0.5\n0.1,oops\n");
+  write_file(dir.file("y.csv"), "1\n2\n");
+  r = run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "p.csv:3:")) << r.output;
+  write_file(dir.file("p.csv"), "x0,x1,x2\n0.5,0.5,1\n0.1,0.2,1\n");
+  r = run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "3 coordinates, the domain has 2")) << r.output;
+  EXPECT_EQ(gpb::Optimizer::load(state).num_observations(), 0);  // nothing half-done
+}
+
+/// A command-objective config in `dir` running `script` (sh -c) for T evaluations in batches of q.
+std::string command_config(const TempDir& dir, const std::string& script, int T, int q,
+                           double timeout_s = 30) {
+  std::string esc;
+  for (char c : script) {
+    if (c == '"' || c == '\\') esc += '\\';
+    esc += c;
+  }
+  const std::string path = dir.file("run.json");
+  write_file(path, std::string(R"({"name": "tune", "T": )") + std::to_string(T) +
+                       ", \"q\": " + std::to_string(q) + R"(,
+      "domain": {"type": "sobol", "lower": [0, 0], "upper": [1, 1], "count": 256, "seed": 1},
+      "kernel": {"type": "matern52", "lengthscale": 0.25}, "goal": "minimize", "seed": 2,
+      "acquisition": {"type": "ei"},
+      "objective": {"type": "command", "cmd": ["sh", "-c", ")" +
+                       esc + R"("], "timeout_s": )" + std::to_string(timeout_s) + "}}");
+  return path;
+}
+
+TEST(CliOptimizer, RunWithACommandObjective) {
+  TempDir dir;
+  const std::string cfg = command_config(dir, kAwk, 7, 2);
+  const auto r = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")) + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "best y = ")) << r.output;
+  const std::string evals = read_file(dir.file("out/evaluations.csv"));
+  EXPECT_EQ(std::count(evals.begin(), evals.end(), '\n'), 8);  // header + 7 (rounds of 2, 2, 2, 1)
+  EXPECT_TRUE(contains(evals, "evaluation,round,index,x0,x1,y\n"));
+  EXPECT_TRUE(contains(read_file(dir.file("out/summary.json")), "\"evaluations\": 7"));
+  // Running it again without --resume refuses to overwrite; --resume on a finished run says so.
+  auto again = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_TRUE(contains(again.output, "use --resume")) << again.output;
+  again = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")) + " --resume");
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_TRUE(contains(again.output, "is complete (7 of T = 7")) << again.output;
+  EXPECT_EQ(read_file(dir.file("out/evaluations.csv")), evals);
+}
+
+TEST(CliOptimizer, ACrashThenResumeEqualsAnUninterruptedRun) {
+  TempDir dir;
+  // Fails in round 3 until the file "fixed" exists.
+  const std::string flaky = std::string("if [ \"$GPBANDIT_ROUND\" = 3 ] && [ ! -e '") +
+                            dir.file("fixed") +
+                            "' ]; then echo 'out of licences' >&2; exit 5; fi; " + kAwk;
+  const std::string cfg = command_config(dir, flaky, 9, 2);
+  auto r = run_cli("run " + q(cfg) + " --out " + q(dir.file("a")) + " --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.output, "round 3: the command")) << r.output;
+  EXPECT_TRUE(contains(r.output, "exited with status 5; its last error line: out of licences"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "the 4 earlier evaluations are saved")) << r.output;
+  EXPECT_EQ(gpb::Optimizer::load(dir.file("a/state.json")).num_observations(), 4);
+  write_file(dir.file("fixed"), "");
+  r = run_cli("run " + q(cfg) + " --out " + q(dir.file("a")) + " --quiet --resume");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_cli("run " + q(cfg) + " --out " + q(dir.file("b")) + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_file(dir.file("a/evaluations.csv")), read_file(dir.file("b/evaluations.csv")));
+  EXPECT_EQ(read_file(dir.file("a/state.json")), read_file(dir.file("b/state.json")));
+}
+
+TEST(CliOptimizer, HangsAndGarbageStopTheRunNamingTheRound) {
+  TempDir dir;
+  const std::string hang =
+      std::string("if [ \"$GPBANDIT_ROUND\" = 2 ]; then sleep 30; fi; ") + kAwk;
+  auto r = run_cli("run " + q(command_config(dir, hang, 6, 1, 0.5)) + " --out " + q(dir.file("h")) +
+                   " --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.output, "round 2: the command")) << r.output;
+  EXPECT_TRUE(contains(r.output, "did not finish within timeout_s = 0.5 s")) << r.output;
+  r = run_cli("run " + q(command_config(dir, "cat > /dev/null; echo 'NaN'", 6, 1)) + " --out " +
+              q(dir.file("g")) + " --quiet");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "round 1: ")) << r.output;
+  r = run_cli("run " + q(command_config(dir, kAwk, 6, 1)) + " --out " + q(dir.file("none")) +
+              " --resume");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "no run to resume")) << r.output;
+}
+
+}  // namespace
