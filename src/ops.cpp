@@ -38,7 +38,7 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k,
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) return cuda::kernel_diag(ctx, k, points);
 #endif
-  return detail::kernel_diag_cpu(k, points, ctx.threads());
+  return detail::kernel_diag_cpu(k, points, detail::Threads::of(ctx));
 }
 
 UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* variance, int n,
