@@ -4,8 +4,9 @@
 //   {"name": "tune", "T": 50, "q": 1, <optimizer config keys, see gpb::parse_optimizer_config>,
 //    "objective": {"type": "command", "cmd": ["python3", "f.py"], "timeout_s": 600}}
 //
-// Each round asks the optimizer for q candidates, runs the program on them (CSV on its stdin, one
-// reward per line on its stdout: gpb::CommandObjective), tells the rewards and saves the state
+// Each round asks the optimizer for q candidates, runs the program on them in the config's folder
+// (CSV on its stdin, one reward per candidate on its stdout: gpb::CommandObjective), tells the
+// rewards and saves the state
 // atomically. DIR (default results/<name>) holds state.json (the optimizer, resumable), run.json
 // (what the run was started with), evaluations.csv and, at the end, summary.json. A failing,
 // hanging or malformed evaluation stops the run with one message naming the round (exit 1, or 2
@@ -77,10 +78,7 @@ CommandRun parse_run(const std::string& path, const std::string& text) {
     c.check_type(o["cmd"][i], "string", "objective.cmd[" + std::to_string(i) + "]");
     r.command.argv.push_back(o["cmd"][i].get<std::string>());
   }
-  fs::path program = r.command.argv[0];  // "./f.py": relative to the config's folder
-  if (program.is_relative() && r.command.argv[0].find('/') != std::string::npos) {
-    r.command.argv[0] = (fs::path(base_dir) / program).lexically_normal().string();
-  }
+  r.command.working_dir = base_dir;  // relative paths in cmd: from the config's folder
   if (o.contains("timeout_s")) {
     c.check_type(o["timeout_s"], "number", "objective.timeout_s");
     r.command.timeout_s = o["timeout_s"].get<double>();

@@ -97,8 +97,14 @@ struct ChildArgs {
   }
 };
 
-[[noreturn]] void exec_child(const ChildArgs& a, Pipe& in, Pipe& out, Pipe& err, Pipe& status) {
+[[noreturn]] void exec_child(const ChildArgs& a, const std::string& dir, Pipe& in, Pipe& out,
+                             Pipe& err, Pipe& status) {
   setpgid(0, 0);
+  if (!dir.empty() && chdir(dir.c_str()) != 0) {
+    const int e = errno;
+    (void)!write(status.fd[1], &e, sizeof e);
+    _exit(127);
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -184,15 +190,15 @@ void reap(pid_t pid, double timeout_s, Clock::time_point deadline, Outcome& o) {
   }
 }
 
-Outcome run_once(const std::vector<std::string>& argv, const std::string& input, double timeout_s,
-                 int round, int q) {
-  const ChildArgs args(argv, round, q);
+Outcome run_once(const CommandOptions& c, const std::string& input, int round, int q) {
+  const ChildArgs args(c.argv, round, q);
+  const double timeout_s = c.timeout_s;
   Pipe in, out, err, status;
   const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                         std::chrono::duration<double>(timeout_s));
   const pid_t pid = fork();
   if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) exec_child(args, in, out, err, status);
+  if (pid == 0) exec_child(args, c.working_dir, in, out, err, status);
   (void)setpgid(pid, pid);  // also from the parent, so that the kill below finds the group
   const RunningGroup running(pid);
   in.close_end(0);
@@ -278,7 +284,7 @@ std::string CommandObjective::describe() const {
 std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points,
                                                int round) const {
   const int q = static_cast<int>(points.rows());
-  const Outcome o = run_once(options_.argv, csv_text(points), options_.timeout_s, round, q);
+  const Outcome o = run_once(options_, csv_text(points), round, q);
   const std::string head = "round " + std::to_string(round) + ": the command '" + describe() + "' ";
   if (o.exec_errno != 0) {
     throw CommandError(CommandError::Kind::Failed, round,

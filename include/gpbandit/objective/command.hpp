@@ -41,6 +41,8 @@ struct CommandOptions {
   std::vector<std::string> argv;
   /// Seconds one evaluation may take (0: no limit).
   double timeout_s = 0;
+  /// The program's working directory ("": the caller's).
+  std::string working_dir;
 };
 
 /// Runs a program once per batch of candidates.
@@ -50,8 +52,9 @@ struct CommandOptions {
 /// GPBANDIT_ROUND (the round, from 1) and GPBANDIT_Q (the number of candidates). It must exit with
 /// status 0 after printing one reward per candidate on stdout, in the order given, separated by
 /// newlines, commas or spaces (a first line whose first field is not a number is a header and is
-/// skipped; "nan", "inf" or any other word is an error). Its stderr passes through to ours; the last line of it is quoted when it fails.
-/// On a timeout the program's whole process group is killed (SIGKILL).
+/// skipped; "nan", "inf" or any other word is an error). Its stderr passes through to ours; the
+/// last line of it is quoted when it fails. On a timeout the program's whole process group is
+/// killed (SIGKILL).
 class CommandObjective {
  public:
   /// @throws InvalidArgument if argv is empty or timeout_s is negative or not finite.
