@@ -15,6 +15,15 @@
 #                                loader tried any library file through a relative path, or if its
 #                                standard output does not match EXPECT.
 
+# gpb_require_defined(SCRIPT VARS...): fails unless every -DVAR=... was given to the script.
+function(gpb_require_defined script)
+  foreach(v IN LISTS ARGN)
+    if(NOT DEFINED ${v})
+      message(FATAL_ERROR "${script}: -D${v}=... is required")
+    endif()
+  endforeach()
+endfunction()
+
 function(gpb_check_runpath file)
   execute_process(COMMAND readelf -d ${file} RESULT_VARIABLE rc OUTPUT_VARIABLE out
                   ERROR_VARIABLE err)

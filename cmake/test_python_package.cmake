@@ -8,12 +8,8 @@
 #      library name they need, under LD_DEBUG=libs: they must work and never try a relative path.
 # Usage: cmake -DBUILD_DIR=... -DWORK_DIR=... -DPYTHON=... -DSOVERSION=...
 #        -P cmake/test_python_package.cmake
-foreach(v BUILD_DIR WORK_DIR PYTHON SOVERSION)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "test_python_package.cmake: -D${v}=... is required")
-  endif()
-endforeach()
 include(${CMAKE_CURRENT_LIST_DIR}/runpath_check.cmake)
+gpb_require_defined(test_python_package.cmake BUILD_DIR WORK_DIR PYTHON SOVERSION)
 file(REMOVE_RECURSE ${WORK_DIR})
 
 # A short session that exercises the engine through the package found on PYTHONPATH; it prints

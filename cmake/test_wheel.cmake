@@ -12,12 +12,8 @@
 # LAUNCHER (e.g. ccache) is passed on as the compiler launcher when given.
 # Usage: cmake -DSOURCE_DIR=... -DWORK_DIR=... -DPYTHON=... -DSOVERSION=... [-DLAUNCHER=...]
 #        -P cmake/test_wheel.cmake
-foreach(v SOURCE_DIR WORK_DIR PYTHON SOVERSION)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "test_wheel.cmake: -D${v}=... is required")
-  endif()
-endforeach()
 include(${CMAKE_CURRENT_LIST_DIR}/runpath_check.cmake)
+gpb_require_defined(test_wheel.cmake SOURCE_DIR WORK_DIR PYTHON SOVERSION)
 
 execute_process(COMMAND ${PYTHON} -c "import scikit_build_core" RESULT_VARIABLE rc
                 OUTPUT_QUIET ERROR_QUIET)
