@@ -16,9 +16,7 @@ using gpb::test::run_command;
 using gpb::test::TempDir;
 using gpb::test::write_file;
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using gpb::test::contains;
 
 std::string q(const std::string& path) {
   return "'" + path + "'";

@@ -9,6 +9,7 @@
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/command.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -16,7 +17,7 @@ using gpb::CommandError;
 using gpb::CommandObjective;
 
 CommandObjective sh(const std::string& script, double timeout_s = 10) {
-  return CommandObjective({{"sh", "-c", script}, timeout_s});
+  return CommandObjective({{"sh", "-c", script}, timeout_s, ""});
 }
 
 Eigen::MatrixXd points() {
@@ -36,9 +37,7 @@ CommandError failure_of(const CommandObjective& c, const Eigen::MatrixXd& p, int
   return CommandError(CommandError::Kind::Failed, 0, "");
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using gpb::test::contains;
 
 TEST(CommandObjective, ReadsTheCandidatesAndReturnsTheRewards) {
   // x0 + 10·x1 per row, exactly as read back from the CSV (17 significant digits).
@@ -62,6 +61,16 @@ TEST(CommandObjective, SeesItsRoundAndBatchSize) {
   EXPECT_EQ(y, (std::vector<double>{73, 73, 73}));
 }
 
+TEST(CommandObjective, RunsInItsWorkingDirectory) {
+  gpb::test::TempDir dir;
+  gpb::test::write_file(dir.file("answers.txt"), "4\n5\n6\n");
+  const CommandObjective c({{"sh", "-c", "cat > /dev/null; cat answers.txt"}, 10, dir.path()});
+  EXPECT_EQ(c.evaluate(points(), 1), (std::vector<double>{4, 5, 6}));
+  const CommandError e =
+      failure_of(CommandObjective({{"true"}, 10, dir.file("missing")}), points(), 1);
+  EXPECT_TRUE(contains(e.what(), "could not be started: No such file or directory")) << e.what();
+}
+
 TEST(CommandObjective, CrashesAreNamedWithTheRoundAndTheLastErrorLine) {
   const CommandError e =
       failure_of(sh("cat > /dev/null; echo 'it broke' >&2; exit 3"), points(), 4);
@@ -72,7 +81,8 @@ TEST(CommandObjective, CrashesAreNamedWithTheRoundAndTheLastErrorLine) {
       << e.what();
   const CommandError k = failure_of(sh("kill -9 $$"), points(), 2);
   EXPECT_TRUE(contains(k.what(), "killed by signal 9")) << k.what();
-  const CommandError m = failure_of(CommandObjective({{"/nonexistent/program"}, 0}), points(), 1);
+  const CommandError m =
+      failure_of(CommandObjective({{"/nonexistent/program"}, 0, ""}), points(), 1);
   EXPECT_TRUE(contains(m.what(), "could not be started: No such file or directory")) << m.what();
 }
 
@@ -115,9 +125,9 @@ TEST(CommandObjective, AProgramThatIgnoresItsInputIsFine) {
 }
 
 TEST(CommandObjective, BadOptions) {
-  EXPECT_THROW(CommandObjective({{}, 0}), gpb::InvalidArgument);
-  EXPECT_THROW(CommandObjective({{"x"}, -1}), gpb::InvalidArgument);
-  EXPECT_EQ(CommandObjective({{"python3", "my script.py"}, 0}).describe(),
+  EXPECT_THROW(CommandObjective({{}, 0, ""}), gpb::InvalidArgument);
+  EXPECT_THROW(CommandObjective({{"x"}, -1, ""}), gpb::InvalidArgument);
+  EXPECT_EQ(CommandObjective({{"python3", "my script.py"}, 0, ""}).describe(),
             "python3 'my script.py'");
 }
 

@@ -17,17 +17,8 @@ namespace {
 
 using gpb::Domain;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gpb::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using gpb::test::contains;
+const auto& error_of = gpb::test::invalid_argument_of;
 
 /// Whether the n = 2^m points of columns (a, b) form a (0, m, 2)-net in base 2: every elementary
 /// box of area 2^−m (2^k × 2^(m−k) cells) holds exactly one point.

@@ -17,27 +17,17 @@
 #include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 #include "objective/gp_prior.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using gpb::Kernel;
 using gpb::KernelType;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gpb::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using gpb::test::contains;
+const auto& error_of = gpb::test::invalid_argument_of;
 gpb::Context cpu() {
-  gpb::ContextOptions o;
-  o.backend = gpb::Backend::Cpu;
-  return gpb::Context(o);
+  return gpb::test::make_cpu_context();
 }
 Eigen::MatrixXd random_points(int d, int n, std::uint32_t stream) {
   gpb::Rng rng(5, 0, stream);

@@ -21,17 +21,8 @@ namespace {
 using gpb::Optimizer;
 using gpb::OptimizerOptions;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const gpb::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using gpb::test::contains;
+const auto& error_of = gpb::test::invalid_argument_of;
 
 /// A smooth test function of a 2-d point with a little deterministic "noise".
 double f2(const double* x, int salt) {
@@ -52,9 +43,7 @@ OptimizerOptions grid_options(std::uint64_t seed) {
 TEST(Optimizer, AskTellMatchesTheGpUcbPolicy) {
   OptimizerOptions o = grid_options(7);
   Optimizer opt(o);
-  gpb::ContextOptions co;
-  co.backend = gpb::Backend::Cpu;
-  const gpb::Context ctx(co);
+  const gpb::Context ctx = gpb::test::make_cpu_context();
   const gpb::Domain dom = o.domain.build();
   auto policy = gpb::make_gp_ucb(gpb::test::policy_env(ctx, dom, o.kernel, 1, 40, 7, 0.01),
                                  o.acquisition.beta);
@@ -74,9 +63,7 @@ TEST(Optimizer, BatchAsksMatchTheGpBucbPolicy) {
     OptimizerOptions o = grid_options(3);
     o.distinct = distinct;
     Optimizer opt(o);
-    gpb::ContextOptions co;
-    co.backend = gpb::Backend::Cpu;
-    const gpb::Context ctx(co);
+    const gpb::Context ctx = gpb::test::make_cpu_context();
     const gpb::Domain dom = o.domain.build();
     auto policy = gpb::make_batch_gp_ucb(gpb::test::policy_env(ctx, dom, o.kernel, 1, 30, 3, 0.01),
                                          o.acquisition.beta, 3, distinct);
@@ -102,9 +89,7 @@ TEST(Optimizer, BatchAsksMatchTheGpBucbPolicy) {
 void dense_gp(const gpb::Kernel& k, double lambda, const Eigen::MatrixXd& X,
               const Eigen::VectorXd& y, const Eigen::MatrixXd& Q, Eigen::VectorXd& mean,
               Eigen::VectorXd& var) {
-  gpb::ContextOptions co;
-  co.backend = gpb::Backend::Cpu;
-  const gpb::Context ctx(co);
+  const gpb::Context ctx = gpb::test::make_cpu_context();
   Eigen::MatrixXd K = gpb::kernel_matrix(ctx, k, X.transpose(), X.transpose());
   K.diagonal().array() += lambda;
   const Eigen::MatrixXd Ks = gpb::kernel_matrix(ctx, k, X.transpose(), Q.transpose());

@@ -14,14 +14,12 @@
 #include "gpbandit/optimizer.hpp"
 #include "gpbandit/posterior.hpp"
 #include "optimizer/thompson.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 gpb::Context cpu() {
-  gpb::ContextOptions o;
-  o.backend = gpb::Backend::Cpu;
-  o.threads = 1;
-  return gpb::Context(o);
+  return gpb::test::make_cpu_context(1);
 }
 
 /// A posterior over 8 points of [0, 1] with three observations and one pending row, and its

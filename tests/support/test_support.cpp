@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "gpbandit/error.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +91,26 @@ std::string read_file(const std::string& path) {
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+std::string invalid_argument_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const gpb::InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+gpb::Context make_cpu_context(int threads) {
+  gpb::ContextOptions o;
+  o.backend = gpb::Backend::Cpu;
+  o.threads = threads;
+  return gpb::Context(o);
 }
 
 }  // namespace gpb::test

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpbandit/context.hpp"
 #include "gpbandit/policy/policy.hpp"
 
 namespace gpb::test {
@@ -43,6 +44,13 @@ gpb::PolicyEnv policy_env(const gpb::Context& ctx, const gpb::Domain& domain, co
 /// run by run, in selection order, within each round. Returns the chosen candidates of each run.
 std::vector<std::vector<int>> play(gpb::Policy& policy, int runs, int T,
                                    const std::function<double(int, int)>& reward);
+
+/// The message of the gpb::InvalidArgument that f() throws ("" when it throws none).
+std::string invalid_argument_of(const std::function<void()>& f);
+/// Whether `text` contains `part`.
+bool contains(const std::string& text, const std::string& part);
+/// A CPU Context with `threads` threads (0: the Context's default).
+gpb::Context make_cpu_context(int threads = 0);
 
 /// Whole file as a string (empty if missing).
 std::string read_file(const std::string& path);
