@@ -22,9 +22,16 @@ target_include_directories(gpbandit PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_I
 target_compile_features(gpbandit PUBLIC cxx_std_17)
 # Keep non-system link directories (the CUDA toolkit's lib64 in CUDA builds) in the installed
 # library's RUNPATH, so that both the dynamic loader and a consumer's linker find libcudart & co.
-set_target_properties(gpbandit PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+# The build tree's library gets the same RUNPATH at link time (BUILD_WITH_INSTALL_RPATH): otherwise
+# CMake pads the build RUNPATH with empty entries to make room for the install-time rewrite, and an
+# empty entry means "the current directory" to the dynamic loader (any libsvm.so.3 lying there
+# would be loaded). The Python package copies this very file (python/CMakeLists.txt).
+set_target_properties(gpbandit PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON BUILD_WITH_INSTALL_RPATH ON)
+# The CLI finds the library through $ORIGIN/../lib once installed and through $ORIGIN in the build
+# tree (build/gpbandit beside build/libgpbandit.so), with one RUNPATH for both: a build RUNPATH that
+# CMake rewrites at install time would carry a trailing empty entry (the current directory).
 set_target_properties(gpbandit_cli PROPERTIES
-  INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}" INSTALL_RPATH_USE_LINK_PATH ON)
+  INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR};$ORIGIN" BUILD_WITH_INSTALL_RPATH ON)
 
 install(TARGETS gpbandit EXPORT gpbanditTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev

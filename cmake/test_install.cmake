@@ -1,6 +1,8 @@
 # CTest `InstallConsumer`: installs the build tree to a temporary prefix, then builds and runs
 # examples/cpp-consumer against it twice — through find_package(gpbandit) and through pkg-config —
-# and checks the library's SONAME. Fails on the first step that does not work.
+# and checks the library's SONAME and that neither the library nor the CLI can load a library from
+# the current directory (RUNPATH, cmake/runpath_check.cmake). Fails on the first step that does not
+# work.
 # Usage: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX=... -DSOVERSION=...
 #        -P cmake/test_install.cmake
 foreach(v BUILD_DIR SOURCE_DIR WORK_DIR CXX SOVERSION)
@@ -31,6 +33,13 @@ step("readelf" readelf -d ${libs})
 if(NOT step_out MATCHES "Library soname: \\[libgpbandit\\.so\\.${SOVERSION}\\]")
   message(FATAL_ERROR "SONAME is not libgpbandit.so.${SOVERSION}:\n${step_out}")
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/runpath_check.cmake)
+gpb_check_runpath(${libs})
+gpb_check_runpath(${prefix}/bin/gpbandit)
+gpb_needed(${libs} lib_needed)
+gpb_needed(${prefix}/bin/gpbandit cli_needed)
+gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned NAMES ${lib_needed} ${cli_needed}
+                        COMMAND ${prefix}/bin/gpbandit --version)
 foreach(f include/gpbandit/posterior.hpp include/gpbandit/build_config.hpp
           include/gpbandit/privacy/laplace.hpp bin/gpbandit share/gpbandit/plot_regret.py)
   if(NOT EXISTS ${prefix}/${f})

@@ -112,19 +112,34 @@ Domain Domain::from_slice(Eigen::MatrixXd points, long long begin, long long n_t
   return dom;
 }
 
-Domain Domain::from_rows(const Eigen::MatrixXd& rows) {
-  GPB_EXPECTS(rows.rows() >= 1 && rows.cols() >= 1,
-              "domain: the point set is empty (" << rows.rows() << " x " << rows.cols() << ")");
-  GPB_EXPECTS(rows.rows() <= kMaxCandidates,
-              "domain: too many points (" << rows.rows() << ", at most " << kMaxCandidates << ")");
-  for (Eigen::Index j = 0; j < rows.cols(); ++j) {
-    for (Eigen::Index i = 0; i < rows.rows(); ++i) {
-      GPB_EXPECTS(std::isfinite(rows(i, j)), "domain: point " << i << ", coordinate " << j
-                                                              << " is not finite (" << rows(i, j)
-                                                              << ")");
+namespace {
+
+/// Checks a d×N point set (`points(i, j)`: coordinate i of candidate j) for emptiness, size and
+/// finiteness; messages count candidates as "point j, coordinate i".
+void check_points(const Eigen::MatrixXd& points) {
+  GPB_EXPECTS(points.rows() >= 1 && points.cols() >= 1,
+              "domain: the point set is empty (" << points.cols() << " x " << points.rows() << ")");
+  GPB_EXPECTS(points.cols() <= kMaxCandidates, "domain: too many points ("
+                                                   << points.cols() << ", at most "
+                                                   << kMaxCandidates << ")");
+  for (Eigen::Index j = 0; j < points.cols(); ++j) {
+    for (Eigen::Index i = 0; i < points.rows(); ++i) {
+      GPB_EXPECTS(std::isfinite(points(i, j)), "domain: point " << j << ", coordinate " << i
+                                                                << " is not finite ("
+                                                                << points(i, j) << ")");
     }
   }
-  return Domain(rows.transpose());
+}
+
+}  // namespace
+
+Domain Domain::from_rows(const Eigen::MatrixXd& rows) {
+  return from_points(rows.transpose());
+}
+
+Domain Domain::from_points(Eigen::MatrixXd points) {
+  check_points(points);
+  return Domain(std::move(points));
 }
 
 Domain Domain::from_csv(const std::string& path) {
@@ -165,19 +180,6 @@ Domain Domain::sobol(const std::vector<double>& lower, const std::vector<double>
 
 Domain Domain::from_npy(const std::string& path) {
   return from_rows(detail::read_npy_matrix(path));
-}
-
-Domain Domain::from_points(Eigen::MatrixXd points) {
-  GPB_EXPECTS(points.rows() >= 1 && points.cols() >= 1,
-              "domain: the point set is empty (" << points.rows() << " x " << points.cols() << ")");
-  for (Eigen::Index j = 0; j < points.cols(); ++j) {
-    for (Eigen::Index i = 0; i < points.rows(); ++i) {
-      GPB_EXPECTS(std::isfinite(points(i, j)), "domain: point " << j << ", coordinate " << i
-                                                                << " is not finite ("
-                                                                << points(i, j) << ")");
-    }
-  }
-  return Domain(std::move(points));
 }
 
 Domain Domain::indices(int n) {

@@ -86,8 +86,13 @@ TEST(Context, CudaRequestFailsClearlyWithoutBuildOrDevice) {
       Context ctx(o);
       FAIL() << "no exception";
     } catch (const gpb::CudaError& e) {
-      EXPECT_NE(std::string(e.what()).find("no CUDA device is available"), std::string::npos)
-          << e.what();
+      // One clear line: what is missing and what to do, never the runtime's misleading
+      // "driver version is insufficient" on a machine without a driver.
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("no CUDA device is available"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("use backend cpu"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find("insufficient"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     }
   } else {
     // A device is present: the context works and the ops run on it.

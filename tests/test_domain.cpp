@@ -102,6 +102,27 @@ TEST(Domain, FromRowsRejectsEmptyAndNonFinite) {
   }
 }
 
+TEST(Domain, FromPointsTakesTheMatrixOverAndMatchesFromRows) {
+  Eigen::MatrixXd pts(2, 3);
+  pts << 0, 2, 4, 1, 3, 5;  // d = 2, N = 3: candidate j = column j
+  const double* buffer = pts.data();
+  const gpb::Domain d = gpb::Domain::from_points(std::move(pts));
+  EXPECT_EQ(d.points().data(), buffer);  // moved in: the domain owns the caller's buffer
+  const gpb::Domain r = gpb::Domain::from_rows(d.points().transpose());
+  EXPECT_EQ(r.points(), d.points());
+  EXPECT_EQ(d.lower(), r.lower());
+  Eigen::MatrixXd bad = Eigen::MatrixXd::Zero(2, 3);
+  bad(1, 2) = std::numeric_limits<double>::quiet_NaN();
+  try {
+    gpb::Domain::from_points(bad);
+    FAIL() << "expected InvalidArgument";
+  } catch (const gpb::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("point 2, coordinate 1 is not finite"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(gpb::Domain::from_points(Eigen::MatrixXd(2, 0)), gpb::InvalidArgument);
+}
+
 TEST(Domain, FromCsv) {
   gpb::test::TempDir dir;
   const std::string path = dir.file("pts.csv");

@@ -1,12 +1,15 @@
 """gpbandit: Gaussian-process bandits over large finite domains.
 
-Python bindings of the C++ engine (libgpbandit). Arrays are NumPy arrays; inputs that already
-have the expected dtype and layout (float64 / int32, C-contiguous; Fortran order for matrices whose
-columns are points) are used without a copy. ``Domain.points`` is a read-only view (no copy);
-``FinitePosterior.mean(run, copy=False)`` returns a read-only view valid until the next update.
+Python bindings of the C++ engine (libgpbandit). Arrays are NumPy arrays: float64 inputs
+(C-contiguous; Fortran order for matrices whose columns are points) are used without a copy;
+candidate indices must have an integer dtype and are range-checked in 64 bits (never wrapped or
+truncated). ``Domain.from_rows`` copies the points once into the domain, which owns them;
+``Domain.points`` is a read-only view of them (no copy); ``FinitePosterior.mean(run, copy=False)``
+returns a read-only view valid until the next update.
 
 Errors raise ``gpbandit.Error`` subclasses: ``InvalidArgument`` (also a ``ValueError``),
-``IoError`` (also an ``OSError``), ``NumericalError``, ``CudaError``, ``NoCudaBuildError``.
+``IoError`` (also an ``OSError``), ``NumericalError``, ``CudaError``, ``NoCudaBuildError``;
+arguments of the wrong type raise a one-line ``TypeError`` naming the argument.
 """
 
 import json as _json
@@ -16,16 +19,23 @@ import os as _os
 # user chose: libgomp reads the variable once, when the extension below loads it.
 _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from ._gpbandit import (  # noqa: F401
+from . import _gpbandit, _strict  # noqa: E402
+
+# One-line TypeErrors instead of pybind11's signature listings (see _strict.py).
+_strict.install(_gpbandit)
+
+from ._gpbandit import (  # noqa: E402,F401
     HAS_CUDA,
     Context,
     CtlMechanism,
     CudaError,
     Domain,
+    DomainSpec,
     Error,
     ExperimentConfig,
     ExperimentResult,
     FinitePosterior,
+    HyperFit,
     InvalidArgument,
     IoError,
     Kernel,
@@ -51,7 +61,8 @@ from ._gpbandit import (  # noqa: F401
     secure_source,
     seeded_source,
 )
-from ._gpbandit import _make_policy
+from ._gpbandit import _make_policy  # noqa: E402
+from .optimizer import Best, OptimizeResult, Optimizer, Suggestion, minimize  # noqa: E402,F401
 
 
 def _registry_entry(kind, name):

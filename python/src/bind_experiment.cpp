@@ -12,43 +12,61 @@
 namespace gpb::python {
 
 void bind_experiment(py::module_& m) {
-  py::class_<PolicySpec>(m, "PolicySpec")
-      .def_readonly("type", &PolicySpec::type)
-      .def_readonly("label", &PolicySpec::label)
-      .def_readonly("params_json", &PolicySpec::params_json);
+  py::class_<PolicySpec>(m, "PolicySpec", "One policy entry of a config")
+      .def_readonly("type", &PolicySpec::type, "Registered policy type, e.g. gp_ucb")
+      .def_readonly("label", &PolicySpec::label, "Label in outputs (unique within a config)")
+      .def_readonly("params_json", &PolicySpec::params_json, "The entry's parameters as JSON")
+      .def("__repr__", [](const PolicySpec& p) {
+        return "<gpbandit.PolicySpec " + p.type + " '" + p.label + "'>";
+      });
   py::class_<ExperimentConfig>(m, "ExperimentConfig", "A parsed and validated experiment config")
-      .def_readonly("name", &ExperimentConfig::name)
-      .def_readonly("seed", &ExperimentConfig::seed)
-      .def_readonly("runs", &ExperimentConfig::runs)
-      .def_readonly("horizon", &ExperimentConfig::horizon)
-      .def_readonly("domain", &ExperimentConfig::domain)
-      .def_readonly("kernel", &ExperimentConfig::kernel)
-      .def_readonly("policies", &ExperimentConfig::policies)
-      .def_readonly("config_json", &ExperimentConfig::config_json);
-  m.def("load_config", &load_experiment_config, py::arg("path"));
+      .def_readonly("name", &ExperimentConfig::name, "Output folder name")
+      .def_readonly("seed", &ExperimentConfig::seed, "Master seed")
+      .def_readonly("runs", &ExperimentConfig::runs, "Independent runs per policy")
+      .def_readonly("horizon", &ExperimentConfig::horizon, "T, evaluations per run")
+      .def_readonly("domain", &ExperimentConfig::domain, "The candidate set")
+      .def_readonly("kernel", &ExperimentConfig::kernel, "The surrogate's kernel")
+      .def_readonly("policies", &ExperimentConfig::policies, "The policies (PolicySpec list)")
+      .def_readonly("config_json", &ExperimentConfig::config_json, "The config as JSON text")
+      .def("__repr__", [](const ExperimentConfig& c) {
+        return "<gpbandit.ExperimentConfig '" + c.name + "' runs=" + std::to_string(c.runs) +
+               " T=" + std::to_string(c.horizon) +
+               " policies=" + std::to_string(c.policies.size()) + ">";
+      });
+  m.def("load_config", &load_experiment_config, py::arg("path"),
+        "Reads and validates a config file (the CLI's JSON format); errors name file and field");
   m.def("parse_config", &parse_experiment_config, py::arg("json_text"),
-        py::arg("source") = "<python>", py::arg("base_dir") = ".");
+        py::arg("source") = "<python>", py::arg("base_dir") = ".",
+        "Validates config JSON text; relative paths resolve against base_dir");
 
   py::class_<PolicySummary>(m, "PolicySummary", "Final regret statistics of one policy")
-      .def_readonly("label", &PolicySummary::label)
-      .def_readonly("cumulative_mean", &PolicySummary::cumulative_mean)
-      .def_readonly("cumulative_sd", &PolicySummary::cumulative_sd)
-      .def_readonly("simple_mean", &PolicySummary::simple_mean)
-      .def_readonly("simple_sd", &PolicySummary::simple_sd)
-      .def_readonly("seconds", &PolicySummary::seconds)
+      .def_readonly("label", &PolicySummary::label, "The policy's label")
+      .def_readonly("cumulative_mean", &PolicySummary::cumulative_mean,
+                    "Mean final cumulative regret R_T over the runs")
+      .def_readonly("cumulative_sd", &PolicySummary::cumulative_sd,
+                    "Sample sd of the final cumulative regret")
+      .def_readonly("simple_mean", &PolicySummary::simple_mean, "Mean final simple regret")
+      .def_readonly("simple_sd", &PolicySummary::simple_sd, "Sample sd of the simple regret")
+      .def_readonly("seconds", &PolicySummary::seconds, "Wall time of the policy's runs")
       .def("__repr__", [](const PolicySummary& s) {
-        return "<PolicySummary " + s.label + ": R_T = " + std::to_string(s.cumulative_mean) +
-               " ± " + std::to_string(s.cumulative_sd) + ">";
+        return "<gpbandit.PolicySummary " + s.label +
+               ": R_T = " + std::to_string(s.cumulative_mean) + " ± " +
+               std::to_string(s.cumulative_sd) + ">";
       });
   py::class_<ExperimentResult>(m, "ExperimentResult", "Where the outputs went and the summaries")
-      .def_readonly("policies", &ExperimentResult::policies)
-      .def_readonly("out_dir", &ExperimentResult::out_dir)
-      .def_readonly("runs_csv", &ExperimentResult::runs_csv)
-      .def_readonly("summary_json", &ExperimentResult::summary_json)
-      .def_readonly("plot_png", &ExperimentResult::plot_png)
-      .def_readonly("plotted", &ExperimentResult::plotted)
-      .def_readonly("plot_message", &ExperimentResult::plot_message)
-      .def_readonly("backend", &ExperimentResult::backend);
+      .def_readonly("policies", &ExperimentResult::policies, "PolicySummary per policy")
+      .def_readonly("out_dir", &ExperimentResult::out_dir, "The output folder")
+      .def_readonly("runs_csv", &ExperimentResult::runs_csv, "Path of runs.csv")
+      .def_readonly("summary_json", &ExperimentResult::summary_json, "Path of summary.json")
+      .def_readonly("plot_png", &ExperimentResult::plot_png, "Path of regret.png")
+      .def_readonly("plotted", &ExperimentResult::plotted, "Whether regret.png was drawn")
+      .def_readonly("plot_message", &ExperimentResult::plot_message,
+                    "Why the plot was not drawn (empty when it was)")
+      .def_readonly("backend", &ExperimentResult::backend, "The backend the runs used")
+      .def("__repr__", [](const ExperimentResult& r) {
+        return "<gpbandit.ExperimentResult " + r.out_dir +
+               " policies=" + std::to_string(r.policies.size()) + ">";
+      });
   m.def(
       "run_experiment",
       [](const ExperimentConfig& config, const std::string& out_dir, bool resume, bool progress,
@@ -71,16 +89,23 @@ void bind_experiment(py::module_& m) {
       "Runs every policy of the config; writes runs.csv and summary.json (and regret.png with "
       "plot=True) into out_dir (default results/<name>)");
 
-  py::class_<ParamDoc>(m, "ParamDoc")
-      .def_readonly("name", &ParamDoc::name)
-      .def_readonly("type", &ParamDoc::type)
-      .def_readonly("default", &ParamDoc::default_value)
-      .def_readonly("doc", &ParamDoc::doc);
-  py::class_<RegistryEntry>(m, "RegistryEntry")
-      .def_readonly("kind", &RegistryEntry::kind)
-      .def_readonly("name", &RegistryEntry::name)
-      .def_readonly("doc", &RegistryEntry::doc)
-      .def_readonly("params", &RegistryEntry::params);
+  py::class_<ParamDoc>(m, "ParamDoc", "One parameter of a registry entry")
+      .def_readonly("name", &ParamDoc::name, "Parameter name")
+      .def_readonly("type", &ParamDoc::type, "Type in words")
+      .def_readonly("default", &ParamDoc::default_value, "Default as JSON, or (required)")
+      .def_readonly("doc", &ParamDoc::doc, "What it does")
+      .def("__repr__", [](const ParamDoc& p) {
+        return "<gpbandit.ParamDoc " + p.name + ": " + p.type + " = " + p.default_value + ">";
+      });
+  py::class_<RegistryEntry>(m, "RegistryEntry",
+                            "A policy, objective, kernel, noise model or domain type")
+      .def_readonly("kind", &RegistryEntry::kind, "policy, objective, kernel, noise or domain")
+      .def_readonly("name", &RegistryEntry::name, "The type name used in configs")
+      .def_readonly("doc", &RegistryEntry::doc, "What it is")
+      .def_readonly("params", &RegistryEntry::params, "Its parameters (ParamDoc list)")
+      .def("__repr__", [](const RegistryEntry& e) {
+        return "<gpbandit.RegistryEntry " + e.kind + " " + e.name + ">";
+      });
   m.def("registry", &registry, "Every policy, objective, kernel, noise model and domain type");
 }
 

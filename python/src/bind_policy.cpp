@@ -59,12 +59,19 @@ std::unique_ptr<PyPolicy> build(const std::string& type, const std::string& para
 
 void bind_policy(py::module_& m) {
   py::class_<PyPolicy>(m, "Policy", "A bandit algorithm advancing R runs in lockstep")
-      .def_property_readonly("name", [](const PyPolicy& p) { return p.policy->name(); })
-      .def_property_readonly("runs", [](const PyPolicy& p) { return p.env.runs(); })
-      .def_property_readonly("batch_size", [](const PyPolicy& p) { return p.policy->batch_size(); })
+      .def_property_readonly(
+          "name", [](const PyPolicy& p) { return p.policy->name(); }, "The policy's label")
+      .def_property_readonly(
+          "runs", [](const PyPolicy& p) { return p.env.runs(); }, "R, the runs in lockstep")
+      .def_property_readonly(
+          "batch_size", [](const PyPolicy& p) { return p.policy->batch_size(); },
+          "Candidates chosen per run and round by default (q)")
       .def(
           "select",
           [](PyPolicy& p, int round, int done, int q) {
+            GPB_EXPECTS(round >= 1, "round: must be >= 1, got " << round);
+            GPB_EXPECTS(done >= 0, "done: must be >= 0, got " << done);
+            GPB_EXPECTS(q >= 0, "q: must be >= 0, got " << q);
             Round r;
             r.index = round;
             r.done = done;
@@ -76,26 +83,25 @@ void bind_policy(py::module_& m) {
             return out;
           },
           py::arg("round"), py::arg("done"), py::arg("q") = 0,
-          "Chooses q candidates per run (q = 0: the policy's batch size); returns an R×q array "
-          "of candidate indices")
+          "Chooses q candidates per run for round `round` (1-based) after `done` evaluations "
+          "(q = 0: the policy's batch size); returns an R×q int32 array of candidate indices")
       .def(
           "observe",
           [](PyPolicy& p, const py::handle& chosen, const py::handle& rewards) {
             const auto runs = static_cast<std::size_t>(p.env.runs());
-            const auto c =
-                py::array_t<int, py::array::c_style | py::array::forcecast>::ensure(chosen);
-            if (!c || c.size() == 0 || static_cast<std::size_t>(c.size()) % runs != 0) {
-              throw InvalidArgument("chosen: expected an R×q array with R = " +
-                                    std::to_string(runs));
+            const auto c = index_arg(chosen, 0, p.env.domain->size(), "chosen");
+            if (c.empty() || c.size() % runs != 0) {
+              throw InvalidArgument(
+                  "chosen: expected an R×q array with R = " + std::to_string(runs) + ", got " +
+                  std::to_string(c.size()) + " elements");
             }
-            const auto n = static_cast<std::size_t>(c.size());
-            const auto y = vector_arg<double>(rewards, n, "rewards (R×q)");
+            const auto y = real_arg(rewards, c.size(), "rewards (R×q)");
             Selection s;
             s.runs = static_cast<int>(runs);
-            s.q = static_cast<int>(n / runs);
-            s.chosen.assign(c.data(), c.data() + n);
+            s.q = static_cast<int>(c.size() / runs);
+            s.chosen = c;
             Rewards rw;
-            rw.y.assign(y.data(), y.data() + n);
+            rw.y.assign(y.data(), y.data() + c.size());
             p.policy->observe(s, rw);
           },
           py::arg("chosen"), py::arg("rewards"),
@@ -104,7 +110,8 @@ void bind_policy(py::module_& m) {
       .def(
           "ldp_request",
           [](const PyPolicy& p, int run) -> py::object {
-            GPB_EXPECTS(run >= 0 && run < p.env.runs(), "run: out of range: " << run);
+            GPB_EXPECTS(run >= 0 && run < p.env.runs(),
+                        "run: must be in [0, " << p.env.runs() << "), got " << run);
             const auto r = p.policy->ldp_request(run);
             if (!r) return py::none();
             py::dict d;
@@ -116,12 +123,17 @@ void bind_policy(py::module_& m) {
           },
           py::arg("run") = 0,
           "For local-DP policies, the CTL parameters (B, R, epsilon, clip) to apply to run's "
-          "rewards before observe(); None otherwise");
+          "rewards before observe(); None otherwise")
+      .def("__repr__", [](const PyPolicy& p) {
+        return "<gpbandit.Policy " + p.policy->name() + " runs=" + std::to_string(p.env.runs()) +
+               " q=" + std::to_string(p.policy->batch_size()) + ">";
+      });
 
   m.def("_make_policy", &build, py::arg("type"), py::arg("params_json"), py::arg("context"),
         py::arg("domain"), py::arg("kernel"), py::arg("runs"), py::arg("horizon"), py::arg("seed"),
         py::arg("noise_variance"), py::arg("random_ties"), py::arg("f_sup"), py::arg("noise_bound"),
-        py::arg("noise_moment"), py::arg("reward_moment"), py::arg("label"));
+        py::arg("noise_moment"), py::arg("reward_moment"), py::arg("label"),
+        "Builds a registered policy from its JSON parameters (use gpbandit.make_policy)");
 }
 
 }  // namespace gpb::python

@@ -1,9 +1,11 @@
-// Bindings of FinitePosterior: NumPy arrays in (no copy when already contiguous int32 / float64),
-// mean and variance out as copies or as read-only views into the posterior's own buffers.
+// Bindings of FinitePosterior: NumPy arrays in (no copy of float64 rewards; indices of any integer
+// dtype, range-checked), mean and variance out as copies or as read-only views into the
+// posterior's own buffers.
 #include <pybind11/stl.h>
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "bindings.hpp"
@@ -34,58 +36,101 @@ py::array over_domain(const FinitePosterior& p, const double* data, bool copy,
   return view;
 }
 
+std::string posterior_repr(const FinitePosterior& p) {
+  return "<gpbandit.FinitePosterior runs=" + std::to_string(p.runs()) +
+         " N=" + std::to_string(p.size()) + " rows=" + std::to_string(p.rows()) +
+         " pending=" + std::to_string(p.pending()) +
+         (p.recompute_mode() ? " recompute" : " incremental") + ">";
+}
+
+FinitePosterior* make_posterior(const Context& ctx, const Kernel& kernel, const Domain& domain,
+                                int runs, double noise_variance, int capacity,
+                                const std::string& mode, int chunk, bool lazy) {
+  PosteriorOptions o;
+  o.noise_variance = noise_variance;
+  o.capacity = capacity;
+  o.mode = parse_mode(mode);
+  o.chunk = chunk;
+  o.lazy = lazy;
+  return new FinitePosterior(ctx, kernel, domain, runs, o);
+}
+
+py::tuple ucb_argmax(const FinitePosterior& p, const py::handle& width, const py::object& excluded,
+                     std::optional<std::uint64_t> seed) {
+  const auto runs = static_cast<std::size_t>(p.runs());
+  const auto w = real_arg(width, runs, "width");
+  py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> ex;
+  if (!excluded.is_none()) {
+    ex = mask_arg(excluded, runs * static_cast<std::size_t>(p.size()), "excluded (R×N)");
+  }
+  std::vector<Rng> rngs;
+  if (seed) {
+    for (std::size_t r = 0; r < runs; ++r)
+      rngs.emplace_back(*seed, static_cast<std::uint32_t>(r), 0);
+  }
+  const auto choices =
+      p.ucb_argmax(w.data(), excluded.is_none() ? nullptr : ex.data(), seed ? &rngs : nullptr);
+  py::array_t<int> index(static_cast<py::ssize_t>(runs));
+  py::array_t<double> score(static_cast<py::ssize_t>(runs));
+  for (std::size_t r = 0; r < runs; ++r) {
+    index.mutable_at(r) = choices[r].index;
+    score.mutable_at(r) = choices[r].score;
+  }
+  return py::make_tuple(index, score);
+}
+
 }  // namespace
 
 void bind_posterior(py::module_& m) {
   py::class_<FinitePosterior>(m, "FinitePosterior",
                               "Exact GP posterior over a finite domain for R runs in lockstep")
-      .def(py::init([](const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
-                       double noise_variance, int capacity, const std::string& mode, int chunk,
-                       bool lazy) {
-             PosteriorOptions o;
-             o.noise_variance = noise_variance;
-             o.capacity = capacity;
-             o.mode = parse_mode(mode);
-             o.chunk = chunk;
-             o.lazy = lazy;
-             return new FinitePosterior(ctx, kernel, domain, runs, o);
-           }),
-           py::arg("context"), py::arg("kernel"), py::arg("domain"), py::arg("runs") = 1,
-           py::arg("noise_variance") = 1e-2, py::arg("capacity") = 256, py::arg("mode") = "auto",
-           py::arg("chunk") = 2048, py::arg("lazy") = true, py::keep_alive<1, 2>())
-      .def_property_readonly("runs", &FinitePosterior::runs)
-      .def_property_readonly("size", &FinitePosterior::size)
-      .def_property_readonly("rows", &FinitePosterior::rows)
-      .def_property_readonly("pending", &FinitePosterior::pending)
-      .def_property_readonly("recompute_mode", &FinitePosterior::recompute_mode)
-      .def_property_readonly("noise_variance", &FinitePosterior::noise_variance)
+      .def(py::init(&make_posterior), py::arg("context"), py::arg("kernel"), py::arg("domain"),
+           py::arg("runs") = 1, py::arg("noise_variance") = 1e-2, py::arg("capacity") = 256,
+           py::arg("mode") = "auto", py::arg("chunk") = 2048, py::arg("lazy") = true,
+           py::keep_alive<1, 2>(),
+           "Prior GP(0, kernel), Gaussian noise of variance noise_variance; capacity rows per run "
+           "size the incremental buffers (mode auto: incremental when they fit the context's "
+           "budget, else recompute); the posterior keeps its own copy of the domain's points")
+      .def_property_readonly("runs", &FinitePosterior::runs, "R, the runs advanced in lockstep")
+      .def_property_readonly("size", &FinitePosterior::size, "N, the number of candidates")
+      .def_property_readonly("rows", &FinitePosterior::rows,
+                             "Rows per run so far (observed + pending)")
+      .def_property_readonly("pending", &FinitePosterior::pending,
+                             "Pending (hallucinated, not yet resolved) rows per run")
+      .def_property_readonly("recompute_mode", &FinitePosterior::recompute_mode,
+                             "True when the posterior recomputes and streams instead of keeping V")
+      .def_property_readonly("noise_variance", &FinitePosterior::noise_variance,
+                             "λ, the Gaussian noise variance of the model")
       .def(
           "observe",
           [](FinitePosterior& p, const py::handle& index, const py::handle& y) {
             const auto runs = static_cast<std::size_t>(p.runs());
-            const auto i = vector_arg<int>(index, runs, "index");
-            const auto v = vector_arg<double>(y, runs, "y");
+            const auto i = index_arg(index, runs, p.size(), "index");
+            const auto v = real_arg(y, runs, "y");
             p.observe(i.data(), v.data());
           },
           py::arg("index"), py::arg("y"),
-          "Observes y[r] at candidate index[r] for every run r (length-R arrays or scalars for "
-          "R=1)")
+          "Observes y[r] at candidate index[r] for every run r (length-R arrays, or scalars for "
+          "R = 1); index must have an integer dtype and lie in [0, N)")
       .def(
           "add_pending",
           [](FinitePosterior& p, const py::handle& index) {
-            const auto i = vector_arg<int>(index, static_cast<std::size_t>(p.runs()), "index");
+            const auto i = index_arg(index, static_cast<std::size_t>(p.runs()), p.size(), "index");
             p.add_pending(i.data());
           },
-          py::arg("index"))
+          py::arg("index"),
+          "Hallucinates candidate index[r] for every run (variance update only), as GP-BUCB does")
       .def(
           "resolve_pending",
           [](FinitePosterior& p, const py::handle& y) {
             const auto n =
                 static_cast<std::size_t>(p.runs()) * static_cast<std::size_t>(p.pending());
-            const auto v = vector_arg<double>(y, n, "y (R×P, run-major)");
+            const auto v = real_arg(y, n, "y (R×P, run-major)");
             p.resolve_pending(v.data());
           },
-          py::arg("y"))
+          py::arg("y"),
+          "Resolves every pending row with its reward: y is R×P run-major, in the order the rows "
+          "were added")
       .def(
           "mean",
           [](const py::object& self, int run, bool copy) {
@@ -103,38 +148,15 @@ void bind_posterior(py::module_& m) {
             check_run(p, run);
             return over_domain(p, p.variance(run), copy, self);
           },
-          py::arg("run") = 0, py::arg("copy") = true)
-      .def(
-          "ucb_argmax",
-          [](const FinitePosterior& p, const py::handle& width, const py::object& excluded,
-             std::optional<std::uint64_t> seed) {
-            const auto runs = static_cast<std::size_t>(p.runs());
-            const auto w = vector_arg<double>(width, runs, "width");
-            py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> ex;
-            if (!excluded.is_none()) {
-              ex = vector_arg<std::uint8_t>(excluded, runs * static_cast<std::size_t>(p.size()),
-                                            "excluded (R×N)");
-            }
-            std::vector<Rng> rngs;
-            if (seed) {
-              for (std::size_t r = 0; r < runs; ++r) {
-                rngs.emplace_back(*seed, static_cast<std::uint32_t>(r), 0);
-              }
-            }
-            const auto choices = p.ucb_argmax(w.data(), excluded.is_none() ? nullptr : ex.data(),
-                                              seed ? &rngs : nullptr);
-            py::array_t<int> index(static_cast<py::ssize_t>(runs));
-            py::array_t<double> score(static_cast<py::ssize_t>(runs));
-            for (std::size_t r = 0; r < runs; ++r) {
-              index.mutable_at(r) = choices[r].index;
-              score.mutable_at(r) = choices[r].score;
-            }
-            return py::make_tuple(index, score);
-          },
-          py::arg("width"), py::arg("excluded") = py::none(), py::arg("seed") = py::none(),
-          "UCB argmax per run: returns (index[R], score[R]); width[r] multiplies sigma; "
-          "excluded is an R×N mask; seed breaks exact ties at random (lowest index without)")
-      .def("info_gain", &FinitePosterior::info_gain, py::arg("run") = 0)
+          py::arg("run") = 0, py::arg("copy") = true,
+          "Posterior variance over the domain (length N, clamped at 0); copy=False as in mean")
+      .def("ucb_argmax", &ucb_argmax, py::arg("width"), py::arg("excluded") = py::none(),
+           py::arg("seed") = py::none(),
+           "UCB argmax per run: returns (index[R], score[R]); width[r] multiplies sigma; "
+           "excluded is an R×N mask (bool or integer dtype); seed breaks exact ties at random "
+           "(lowest index without)")
+      .def("info_gain", &FinitePosterior::info_gain, py::arg("run") = 0,
+           "γ̂ = ½ ln|I + K_t/λ| over every row of the run (pending included)")
       .def(
           "history",
           [](const FinitePosterior& p, int run) {
@@ -142,9 +164,11 @@ void bind_posterior(py::module_& m) {
             const auto& h = p.history(run);
             return py::array_t<int>(static_cast<py::ssize_t>(h.size()), h.data());
           },
-          py::arg("run") = 0)
+          py::arg("run") = 0, "Candidate indices of the run's rows, in order (a copy)")
+      .def("__repr__", &posterior_repr)
       .def_static("incremental_bytes", &FinitePosterior::incremental_bytes, py::arg("runs"),
-                  py::arg("n"), py::arg("capacity"));
+                  py::arg("n"), py::arg("capacity"),
+                  "Bytes V takes in incremental mode for R runs, N candidates and capacity rows");
 }
 
 }  // namespace gpb::python

@@ -40,10 +40,11 @@ PoCuratorOptions curator_options(double epsilon, double delta, int r, const std:
 
 void bind_sources(py::module_& m) {
   py::class_<NoiseSource>(m, "NoiseSource", "Uniform random bits for privacy mechanisms")
-      .def("next_u64", &NoiseSource::next_u64)
-      .def("uniform", &NoiseSource::uniform)
-      .def_property_readonly("secure", &NoiseSource::secure)
-      .def("describe", &NoiseSource::describe)
+      .def("next_u64", &NoiseSource::next_u64, "The next 64 uniform random bits")
+      .def("uniform", &NoiseSource::uniform, "A uniform double in the open interval (0, 1)")
+      .def_property_readonly("secure", &NoiseSource::secure,
+                             "True for the cryptographically secure source")
+      .def("describe", &NoiseSource::describe, "One line naming the generator")
       .def("__repr__",
            [](const NoiseSource& s) { return "<gpbandit.NoiseSource " + s.describe() + ">"; });
   m.def("secure_source", &make_secure_source,
@@ -53,22 +54,31 @@ void bind_sources(py::module_& m) {
 }
 
 void bind_laplace(py::module_& m) {
-  m.def("clip", &clip, py::arg("y"), py::arg("bound"));
-  m.def("laplace_inverse_cdf", &laplace_inverse_cdf, py::arg("scale"), py::arg("source"));
+  m.def("clip", &clip, py::arg("y"), py::arg("bound"), "y clamped to [-bound, bound]");
+  m.def("laplace_inverse_cdf", &laplace_inverse_cdf, py::arg("scale"), py::arg("source"),
+        "One Laplace(0, scale) draw by the inverse CDF (the textbook sampler: its low-order bits "
+        "leak the input; reproduction runs only)");
   m.def("laplace_snapping", &laplace_snapping, py::arg("x"), py::arg("scale"), py::arg("bound"),
-        py::arg("source"));
+        py::arg("source"),
+        "Mironov's snapping mechanism: x plus Laplace(scale) noise, rounded and clamped to "
+        "[-bound, bound] so the floating-point output does not leak the input's low bits");
   py::class_<CtlMechanism>(m, "CtlMechanism",
                            "Convert-to-Laplace: clip(y, B+R) + Laplace(2(B+R)/ε)")
       .def(py::init([](double B, double R, double epsilon, bool clip, const std::string& sampler) {
              return new CtlMechanism(B, R, epsilon, clip, parse_sampler(sampler));
            }),
            py::arg("B"), py::arg("R"), py::arg("epsilon"), py::arg("clip") = true,
-           py::arg("sampler") = "snapping")
-      .def_property_readonly("scale", &CtlMechanism::scale)
-      .def_property_readonly("epsilon", &CtlMechanism::epsilon)
-      .def_property_readonly("proven_epsilon", &CtlMechanism::proven_epsilon)
-      .def_property_readonly("output_bound", &CtlMechanism::output_bound)
-      .def("guarantee", &CtlMechanism::guarantee)
+           py::arg("sampler") = "snapping",
+           "B bounds |f|, R the noise; sampler 'snapping' (proven for floating point) or "
+           "'inverse_cdf' (the paper's sampler, no floating-point guarantee)")
+      .def_property_readonly("scale", &CtlMechanism::scale, "Laplace scale 2(B+R)/epsilon")
+      .def_property_readonly("epsilon", &CtlMechanism::epsilon, "The nominal epsilon")
+      .def_property_readonly("proven_epsilon", &CtlMechanism::proven_epsilon,
+                             "The epsilon proven for this floating-point implementation "
+                             "(inf for inverse_cdf)")
+      .def_property_readonly("output_bound", &CtlMechanism::output_bound,
+                             "Bound on |privatize(y)| (inf for inverse_cdf)")
+      .def("guarantee", &CtlMechanism::guarantee, "The guarantee of this configuration, in words")
       .def(
           "privatize",
           [](const CtlMechanism& c, const py::handle& y, NoiseSource& source) -> py::object {
@@ -82,30 +92,44 @@ void bind_laplace(py::module_& m) {
             return std::move(out);
           },
           py::arg("y"), py::arg("source"),
-          "Privatises a number or every element of an array (fresh noise per element)");
+          "Privatises a number or every element of an array (fresh noise per element)")
+      .def("__repr__", [](const CtlMechanism& c) {
+        return "<gpbandit.CtlMechanism epsilon=" +
+               py::repr(py::float_(c.epsilon())).cast<std::string>() +
+               " scale=" + py::repr(py::float_(c.scale())).cast<std::string>() + ">";
+      });
 }
 
 void bind_curator(py::module_& m) {
   py::class_<PoRelease>(m, "PoRelease", "The PO-GP-UCB curator's output")
       .def_readonly("z", &PoRelease::z, "n×r released rows")
       .def_readonly("m", &PoRelease::m, "d×r Gaussian matrix used")
-      .def_readonly("r", &PoRelease::r)
-      .def_readonly("omega", &PoRelease::omega)
-      .def_readonly("sigma_min", &PoRelease::sigma_min)
-      .def_property_readonly("branch", [](const PoRelease& p) { return to_string(p.branch); });
+      .def_readonly("r", &PoRelease::r, "Projection dimension r")
+      .def_readonly("omega", &PoRelease::omega, "ω(r, ε, δ) of Algorithm 1")
+      .def_readonly("sigma_min", &PoRelease::sigma_min,
+                    "Smallest singular value of the centred data")
+      .def_property_readonly(
+          "branch", [](const PoRelease& p) { return to_string(p.branch); },
+          "'IF' (plain projection) or 'ELSE' (the data were perturbed first)")
+      .def("__repr__", [](const PoRelease& p) {
+        return "<gpbandit.PoRelease r=" + std::to_string(p.r) + " branch=" + to_string(p.branch) +
+               " z=" + std::to_string(p.z.rows()) + "x" + std::to_string(p.z.cols()) + ">";
+      });
   m.def(
       "po_omega",
       [](int r, double e, double d, const std::string& f) {
         return po_omega(r, e, d, parse_omega(f));
       },
-      py::arg("r"), py::arg("epsilon"), py::arg("delta"), py::arg("omega_form") = "sqrt_r_log");
+      py::arg("r"), py::arg("epsilon"), py::arg("delta"), py::arg("omega_form") = "sqrt_r_log",
+      "PO-GP-UCB's ω(r, ε, δ) (Algorithm 1, line 5)");
   m.def(
       "po_max_r",
       [](double s, double e, double d, int limit, const std::string& f) {
         return po_max_r(s, e, d, limit, parse_omega(f));
       },
       py::arg("sigma_min"), py::arg("epsilon"), py::arg("delta"), py::arg("r_limit"),
-      py::arg("omega_form") = "sqrt_r_log");
+      py::arg("omega_form") = "sqrt_r_log",
+      "The largest r in [1, r_limit] with ω(r) <= sigma_min (1 when none passes)");
   m.def(
       "po_curate",
       [](const Context& ctx, const Eigen::Ref<const Eigen::MatrixXd>& X, double epsilon,
@@ -126,7 +150,9 @@ void bind_curator(py::module_& m) {
       },
       py::arg("context"), py::arg("X"), py::arg("epsilon"), py::arg("delta"), py::arg("r") = 0,
       py::arg("omega_form") = "sqrt_r_log", py::arg("seed") = 0, py::arg("run") = 0,
-      py::arg("stream") = 0);
+      py::arg("stream") = 0,
+      "po_curate with the Gaussian matrix drawn from a seeded Philox stream (reproducible "
+      "simulation; NOT private)");
 }
 
 }  // namespace

@@ -6,18 +6,42 @@
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpb::python {
 
 namespace py = pybind11;
 
-/// A 1-D array of exactly `n` elements converted to T (no copy when it already is contiguous T).
-/// @throws InvalidArgument naming `what` when the size differs.
+/// A 1-D array of exactly `n` elements (any size when n = 0) converted to T (no copy when it
+/// already is contiguous T).
+/// @throws py::type_error naming `what` when `a` is not numeric; InvalidArgument when the size
+/// differs.
 template <typename T>
 py::array_t<T, py::array::c_style | py::array::forcecast> vector_arg(const py::handle& a,
                                                                      std::size_t n,
                                                                      const char* what);
+
+/// Candidate indices: a Python int or an array of integer dtype with `n` elements (any when
+/// n = 0), each in [0, bound), checked in 64 bits before narrowing to int.
+/// @throws py::type_error naming `what` for bool, float or any other non-integer input;
+/// InvalidArgument naming `what[i]`, its value and the bound when out of range, or on a size
+/// mismatch.
+std::vector<int> index_arg(const py::handle& a, std::size_t n, std::int64_t bound,
+                           const char* what);
+
+/// Real values as float64 (`n` elements, any when n = 0): float or integer dtype; bool, complex,
+/// strings and objects raise py::type_error naming `what`. No copy when already float64.
+py::array_t<double, py::array::c_style | py::array::forcecast> real_arg(const py::handle& a,
+                                                                        std::size_t n,
+                                                                        const char* what);
+
+/// A mask of `n` elements from bool or integer dtype (nonzero = set) as uint8.
+/// @throws py::type_error naming `what` for other dtypes; InvalidArgument on a size mismatch.
+py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> mask_arg(const py::handle& a,
+                                                                              std::size_t n,
+                                                                              const char* what);
 
 /// Marks a NumPy array read-only (views into library buffers).
 void set_read_only(py::array& a);
@@ -27,5 +51,6 @@ void bind_posterior(py::module_& m);   // FinitePosterior
 void bind_policy(py::module_& m);      // Policy, make_policy
 void bind_privacy(py::module_& m);     // noise sources, clip, Laplace, CTL, PO curator
 void bind_experiment(py::module_& m);  // configs, run_experiment, registry
+void bind_optimizer(py::module_& m);   // DomainSpec, HyperFit, OptimizerCore
 
 }  // namespace gpb::python

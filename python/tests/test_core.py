@@ -88,3 +88,30 @@ def test_precomputed_kernel(ctx):
     np.testing.assert_array_equal(g.kernel_matrix(ctx, k, idx, idx), K)
     with pytest.raises(g.InvalidArgument):
         g.Kernel.precomputed(np.array([[1.0, 0.2], [0.0, 1.0]]))  # not symmetric
+
+
+def test_ard_kernels_and_pickling(ctx):
+    import pickle
+    k = g.Kernel.matern(2.5, [0.2, 0.5], 2.0)
+    assert k.ard and k.type == "matern52"
+    np.testing.assert_array_equal(k.lengthscale, [0.2, 0.5])
+    np.testing.assert_array_equal(k.lengthscales, [0.2, 0.5])
+    iso = g.Kernel.se(0.3)
+    assert not iso.ard and iso.lengthscale == 0.3
+    # ARD SE equals the isotropic SE on inputs scaled axis by axis.
+    rng = np.random.default_rng(1)
+    A = np.asfortranarray(rng.uniform(size=(2, 5)))
+    B = np.asfortranarray(rng.uniform(size=(2, 3)))
+    ard = g.Kernel.se([0.2, 0.5])
+    scale = np.array([[1 / 0.2], [1 / 0.5]])
+    np.testing.assert_allclose(g.kernel_matrix(ctx, ard, A, B),
+                               se_reference(A * scale, B * scale, 1.0, 1.0), rtol=1e-12)
+    with pytest.raises(g.InvalidArgument):
+        g.Kernel.se([0.2, -1.0])
+    for kern in (k, iso, g.Kernel.linear(1.5, 0.5), g.Kernel.polynomial(3, 2.0, 0.5),
+                 g.Kernel.precomputed(np.array([[2.0, 0.5], [0.5, 1.0]]))):
+        back = pickle.loads(pickle.dumps(kern))
+        assert back.describe() == kern.describe()
+        x = np.array([0.0, 1.0]) if kern.type != "precomputed" else np.array([0.0])
+        y = np.array([0.3, 0.4]) if kern.type != "precomputed" else np.array([1.0])
+        assert back(x, y) == kern(x, y)

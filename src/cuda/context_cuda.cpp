@@ -20,13 +20,45 @@ void CudaResourcesDeleter::operator()(CudaResources* r) const {
   delete r;
 }
 
+namespace {
+
+/// "X.Y" for a CUDA version number (1000·major + 10·minor).
+std::string cuda_version_string(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+/// Why cudaGetDeviceCount found nothing, in the user's terms. The runtime reports a missing driver
+/// as cudaErrorInsufficientDriver ("driver version is insufficient"), which misleads on a machine
+/// with no NVIDIA driver at all: cudaDriverGetVersion tells the two apart (0 = no driver).
+std::string no_device_reason(cudaError_t st) {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  if (st == cudaSuccess || st == cudaErrorNoDevice) {
+    return "the NVIDIA driver (CUDA " + cuda_version_string(driver) +
+           ") sees no GPU (check CUDA_VISIBLE_DEVICES)";
+  }
+  if (driver == 0) {
+    return "no NVIDIA driver is installed on this machine (libcuda.so.1 not found)";
+  }
+  if (st == cudaErrorInsufficientDriver) {
+    return "the NVIDIA driver supports CUDA up to " + cuda_version_string(driver) +
+           " but this build uses the CUDA " + cuda_version_string(runtime) +
+           " runtime: update the driver";
+  }
+  return std::string(cudaGetErrorName(st)) + " (" + cudaGetErrorString(st) + ")";
+}
+
+}  // namespace
+
 CudaResourcesPtr make_cuda_resources(const ContextOptions& options) {
   int count = 0;
   const cudaError_t st = cudaGetDeviceCount(&count);
   if (st != cudaSuccess || count == 0) {
-    const std::string why = st != cudaSuccess ? cudaGetErrorString(st) : "no device found";
+    const std::string why = no_device_reason(st);
     cudaGetLastError();  // clear the sticky error state of the runtime
-    throw CudaError("Backend::Cuda requested but no CUDA device is available: " + why);
+    throw CudaError("backend cuda requested but no CUDA device is available: " + why +
+                    "; use backend cpu (or auto, which falls back to the CPU)");
   }
   if (options.device >= count) {
     std::ostringstream os;

@@ -1,0 +1,373 @@
+// Bindings of the ask/tell Optimizer (gpbandit/optimizer.hpp): DomainSpec, HyperFit and the core
+// object OptimizerCore, which gpbandit.Optimizer (python/gpbandit/optimizer.py) wraps with the
+// NumPy-friendly conversions, pickling and minimize(). Long calls release the GIL.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.hpp"
+#include "gpbandit/error.hpp"
+#include "gpbandit/optimizer.hpp"
+
+namespace gpb::python {
+namespace {
+
+const char* domain_kind_name(DomainSpec::Kind k) {
+  switch (k) {
+    case DomainSpec::Kind::Grid:
+      return "grid";
+    case DomainSpec::Kind::Sobol:
+      return "sobol";
+    default:
+      return "points";
+  }
+}
+
+std::string spec_repr(const DomainSpec& s) {
+  std::string out = "<gpbandit.DomainSpec " + std::string(domain_kind_name(s.kind)) +
+                    " d=" + std::to_string(s.dim());
+  if (s.kind == DomainSpec::Kind::Sobol) out += " count=" + std::to_string(s.count);
+  if (s.kind == DomainSpec::Kind::Points) out += " N=" + std::to_string(s.points.rows());
+  if (!s.source.empty()) out += " source=" + s.source;
+  return out + ">";
+}
+
+/// N×d rows from any real array (a 1-D array is N points of dimension 1).
+Eigen::MatrixXd rows_arg(const py::handle& a, const char* what) {
+  const auto arr = real_arg(a, 0, what);
+  if (arr.ndim() == 1) return Eigen::Map<const Eigen::VectorXd>(arr.data(), arr.size());
+  if (arr.ndim() != 2) {
+    throw InvalidArgument(std::string(what) + ": expected a 2-D array (one point per row), got " +
+                          std::to_string(arr.ndim()) + "-D");
+  }
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  return Eigen::Map<const RowMajor>(arr.data(), arr.shape(0), arr.shape(1));
+}
+
+void bind_domain_spec(py::module_& m) {
+  py::class_<DomainSpec>(m, "DomainSpec",
+                         "How an Optimizer's candidate set is given (saved with its state, so "
+                         "loading rebuilds the very same candidates)")
+      .def_static("grid", &DomainSpec::grid, py::arg("lower"), py::arg("upper"), py::arg("counts"),
+                  "A grid over [lower, upper] with counts[i] points on axis i")
+      .def_static("sobol", &DomainSpec::sobol, py::arg("lower"), py::arg("upper"), py::arg("count"),
+                  py::arg("seed") = 0,
+                  "count points of a scrambled Sobol sequence in the box [lower, upper]")
+      .def_static(
+          "from_rows",
+          [](const py::handle& rows) { return DomainSpec::from_rows(rows_arg(rows, "rows")); },
+          py::arg("rows"), "Explicit candidates, one per row of an N×d array (copied)")
+      .def_static("from_file", &DomainSpec::from_file, py::arg("path"),
+                  "Candidates from a .csv (optional header) or .npy file, one per row")
+      .def_property_readonly(
+          "kind", [](const DomainSpec& s) { return domain_kind_name(s.kind); },
+          "'grid', 'sobol' or 'points'")
+      .def_property_readonly("dim", &DomainSpec::dim, "Dimension d of the candidates")
+      .def_readonly("lower", &DomainSpec::lower, "Box lower corner (grid, sobol)")
+      .def_readonly("upper", &DomainSpec::upper, "Box upper corner (grid, sobol)")
+      .def_readonly("counts", &DomainSpec::counts, "Grid points per axis")
+      .def_readonly("count", &DomainSpec::count, "Sobol: number of candidates")
+      .def_readonly("seed", &DomainSpec::seed, "Sobol: scrambling seed")
+      .def_readonly("points", &DomainSpec::points, "Points: the N×d candidates (a copy)")
+      .def_readonly("source", &DomainSpec::source, "Points: the file they came from, or ''")
+      .def(
+          "build", [](const DomainSpec& s) { return s.build(); },
+          "The candidate set as a Domain (d×N points)")
+      .def("__repr__", &spec_repr);
+}
+
+void bind_hyperfit(py::module_& m) {
+  py::class_<HyperFit>(m, "HyperFit", "The result of a marginal-likelihood hyperparameter fit")
+      .def_property_readonly(
+          "lengthscales", [](const HyperFit& h) { return h.theta.lengthscales; },
+          "Fitted lengthscales (d values with ARD, else one), in input units")
+      .def_property_readonly(
+          "signal_variance", [](const HyperFit& h) { return h.theta.signal_variance; },
+          "Fitted kernel variance (in the model's units of y)")
+      .def_property_readonly(
+          "noise_variance", [](const HyperFit& h) { return h.theta.noise_variance; },
+          "Fitted noise variance (in the model's units of y)")
+      .def_readonly("log_likelihood", &HyperFit::log_likelihood,
+                    "Log marginal likelihood at the fit (rows used, standardised inputs)")
+      .def_readonly("rows_used", &HyperFit::rows_used, "Observations the fit used")
+      .def_readonly("starts_converged", &HyperFit::starts_converged,
+                    "L-BFGS-B starts that ended without an optimiser error")
+      .def_readonly("evaluations", &HyperFit::evaluations, "Likelihood evaluations, all starts")
+      .def("__repr__", [](const HyperFit& h) {
+        std::string l;
+        for (Eigen::Index i = 0; i < h.theta.lengthscales.size(); ++i) {
+          l += (i ? ", " : "") + py::repr(py::float_(h.theta.lengthscales(i))).cast<std::string>();
+        }
+        return "<gpbandit.HyperFit lengthscales=[" + l + "] signal_variance=" +
+               py::repr(py::float_(h.theta.signal_variance)).cast<std::string>() +
+               " noise_variance=" +
+               py::repr(py::float_(h.theta.noise_variance)).cast<std::string>() + ">";
+      });
+}
+
+BetaSchedule beta_from_dict(const py::dict& d) {
+  BetaSchedule b;
+  for (auto item : d) {
+    const auto key = item.first.cast<std::string>();
+    if (key == "type") {
+      const auto t = item.second.cast<std::string>();
+      if (t == "srinivas") {
+        b.kind = BetaSchedule::Kind::Srinivas;
+      } else if (t == "igp_ucb") {
+        b.kind = BetaSchedule::Kind::IgpUcb;
+      } else if (t == "constant") {
+        b.kind = BetaSchedule::Kind::Constant;
+      } else {
+        throw InvalidArgument("beta.type: expected srinivas, igp_ucb or constant, got " + t);
+      }
+    } else if (key == "delta") {
+      b.delta = item.second.cast<double>();
+    } else if (key == "value") {
+      b.value = item.second.cast<double>();
+    } else if (key == "B") {
+      b.rkhs_bound = item.second.cast<double>();
+    } else if (key == "R") {
+      b.subgaussian = item.second.cast<double>();
+    } else if (key == "scale") {
+      b.scale = item.second.cast<double>();
+    } else {
+      throw InvalidArgument("beta." + key + ": unknown key (type, delta, value, B, R, scale)");
+    }
+  }
+  b.validate();
+  return b;
+}
+
+/// Everything the Python constructor gathers, as one options struct.
+OptimizerOptions make_options(const DomainSpec& domain, const Kernel& kernel, double noise_variance,
+                              const std::string& acquisition, const py::dict& beta, double xi,
+                              int exact_max, int features, bool minimize, int initial_points,
+                              bool distinct, bool random_ties, std::uint64_t seed,
+                              const py::dict& fit, const std::string& backend, int threads,
+                              std::size_t memory_budget_bytes, int capacity) {
+  OptimizerOptions o;
+  o.domain = domain;
+  o.kernel = kernel;
+  o.noise_variance = noise_variance;
+  o.acquisition.kind = parse_acquisition_kind(acquisition);
+  o.acquisition.beta = beta_from_dict(beta);
+  o.acquisition.xi = xi;
+  o.acquisition.exact_max = exact_max;
+  o.acquisition.features = features;
+  o.minimize = minimize;
+  o.initial_points = initial_points;
+  o.distinct = distinct;
+  o.random_ties = random_ties;
+  o.seed = seed;
+  for (auto item : fit) {
+    const auto key = item.first.cast<std::string>();
+    if (key == "every") {
+      o.fit.every = item.second.cast<int>();
+    } else if (key == "min_observations") {
+      o.fit.min_observations = item.second.cast<int>();
+    } else if (key == "ard") {
+      o.fit.ard = item.second.cast<bool>();
+    } else if (key == "restarts") {
+      o.fit.restarts = item.second.cast<int>();
+    } else if (key == "max_rows") {
+      o.fit.max_rows = item.second.cast<int>();
+    } else if (key == "normalize") {
+      o.fit.normalize = item.second.cast<bool>();
+    } else {
+      throw InvalidArgument("fit." + key +
+                            ": unknown key (every, min_observations, ard, restarts, max_rows, "
+                            "normalize)");
+    }
+  }
+  o.context.backend = parse_backend(backend);
+  o.context.threads = threads;
+  o.context.memory_budget_bytes = memory_budget_bytes;
+  o.capacity = capacity;
+  return o;
+}
+
+std::optional<ContextOptions> context_arg(const std::optional<std::string>& backend) {
+  if (!backend) return std::nullopt;
+  ContextOptions c;
+  c.backend = parse_backend(*backend);
+  return c;
+}
+
+py::tuple prediction(const Prediction& p) {
+  return py::make_tuple(py::cast(p.mean), py::cast(p.variance));
+}
+
+std::string optimizer_repr(const Optimizer& o) {
+  const auto& opt = o.options();
+  return "<gpbandit.OptimizerCore N=" + std::to_string(o.domain().size()) +
+         " d=" + std::to_string(o.domain().dim()) + " " +
+         acquisition_kind_name(opt.acquisition.kind) +
+         " observations=" + std::to_string(o.num_observations()) +
+         " pending=" + std::to_string(o.pending().size()) + ">";
+}
+
+void bind_optimizer_methods(py::class_<Optimizer>& c) {
+  c.def(
+       "ask",
+       [](Optimizer& o, int q) {
+         AskResult a;
+         {
+           py::gil_scoped_release release;
+           a = o.ask(q);
+         }
+         py::array_t<std::int64_t> index(static_cast<py::ssize_t>(a.indices.size()));
+         std::copy(a.indices.begin(), a.indices.end(), index.mutable_data());
+         return py::make_tuple(py::cast(a.points), index);
+       },
+       py::arg("q") = 1, "Chooses q candidates: (q×d points, q int64 indices)")
+      .def(
+          "tell_indices",
+          [](Optimizer& o, const py::handle& index, const py::handle& y) {
+            const auto i = index_arg(index, 0, o.domain().size(), "index");
+            const auto v = real_arg(y, i.size(), "y");
+            std::vector<double> values(v.data(), v.data() + v.size());
+            py::gil_scoped_release release;
+            o.tell(i, values);
+          },
+          py::arg("index"), py::arg("y"), "Tells y[i] observed at candidate index[i]")
+      .def(
+          "tell_points",
+          [](Optimizer& o, const py::handle& points, const py::handle& y) {
+            const Eigen::MatrixXd x = rows_arg(points, "points");
+            const auto v = real_arg(y, static_cast<std::size_t>(x.rows()), "y");
+            std::vector<double> values(v.data(), v.data() + v.size());
+            py::gil_scoped_release release;
+            o.tell(x, values);
+          },
+          py::arg("points"), py::arg("y"),
+          "Tells y[i] observed at row i of the m×d points (candidates or any other points)")
+      .def(
+          "predict",
+          [](const Optimizer& o, const py::handle& points) {
+            const Eigen::MatrixXd x = rows_arg(points, "X");
+            Prediction p;
+            {
+              py::gil_scoped_release release;
+              p = o.predict(x);
+            }
+            return prediction(p);
+          },
+          py::arg("X"), "(mean, variance) of f at the m×d points X")
+      .def(
+          "predict_candidates",
+          [](const Optimizer& o) {
+            Prediction p;
+            {
+              py::gil_scoped_release release;
+              p = o.predict_candidates();
+            }
+            return prediction(p);
+          },
+          "(mean, variance) of f at every candidate")
+      .def("fit_hyperparameters", &Optimizer::fit_hyperparameters,
+           py::call_guard<py::gil_scoped_release>(),
+           "Fits lengthscales, kernel variance and noise by marginal likelihood; rebuilds the "
+           "posterior")
+      .def_property_readonly(
+          "kernel", [](const Optimizer& o) { return o.options().kernel; },
+          "The current (possibly fitted) kernel")
+      .def_property_readonly(
+          "noise_variance", [](const Optimizer& o) { return o.options().noise_variance; },
+          "The current (possibly fitted) noise variance, in the model's units")
+      .def_property_readonly(
+          "domain", [](const Optimizer& o) { return o.options().domain; },
+          "The candidate set's DomainSpec")
+      .def_property_readonly(
+          "candidates",
+          [](const Optimizer& o) -> Eigen::MatrixXd { return o.domain().points().transpose(); },
+          "The N×d candidates (a copy)")
+      .def_property_readonly(
+          "backend", [](const Optimizer& o) { return o.context().describe(); },
+          "The backend the engine runs on")
+      .def_property_readonly("num_observations", &Optimizer::num_observations,
+                             "Observations told so far")
+      .def_property_readonly("observed_points", &Optimizer::observed_points,
+                             "The observed points, one per row, in tell order")
+      .def_property_readonly("observed_values", &Optimizer::observed_values,
+                             "The observed y, as told, in tell order")
+      .def_property_readonly("observed_indices", &Optimizer::observed_indices,
+                             "Candidate index of each observation (-1 off the candidate set)")
+      .def_property_readonly("pending", &Optimizer::pending,
+                             "Candidates asked for and not yet told, in ask order")
+      .def(
+          "best",
+          [](const Optimizer& o) {
+            const BestObservation b = o.best();
+            return py::make_tuple(py::cast(b.point), b.value, b.index, b.observation);
+          },
+          "(point, value, index, observation) of the best observation")
+      .def_property_readonly("fits", &Optimizer::fits, "Hyperparameter fits done so far")
+      .def_property_readonly("last_fit_error", &Optimizer::last_fit_error,
+                             "Why the last automatic refit failed ('' when it did not)")
+      .def_property_readonly("y_offset", &Optimizer::y_offset,
+                             "y = y_offset + y_scale·g maps the model's units g to y's")
+      .def_property_readonly("y_scale", &Optimizer::y_scale, "See y_offset")
+      .def_property_readonly(
+          "minimize", [](const Optimizer& o) { return o.options().minimize; },
+          "True when y is minimised")
+      .def("dumps", &Optimizer::dumps, "The whole state as JSON text")
+      .def("save", &Optimizer::save, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+           "Writes the state atomically (JSON, or .npz when path ends in .npz)")
+      .def_static(
+          "loads",
+          [](const std::string& text, const std::optional<std::string>& backend) {
+            const auto ctx = context_arg(backend);
+            py::gil_scoped_release release;
+            return Optimizer::loads(text, ctx);
+          },
+          py::arg("state"), py::arg("backend") = py::none(),
+          "An optimizer from dumps() text (replays the posterior: bit-identical continuation)")
+      .def_static(
+          "load",
+          [](const std::string& path, const std::optional<std::string>& backend) {
+            const auto ctx = context_arg(backend);
+            py::gil_scoped_release release;
+            return Optimizer::load(path, ctx);
+          },
+          py::arg("path"), py::arg("backend") = py::none(), "An optimizer from a saved file")
+      .def_static(
+          "from_config",
+          [](const std::string& path) { return Optimizer(load_optimizer_config(path)); },
+          py::arg("path"), "An optimizer from a config file (the CLI's `gpbandit init` format)")
+      .def("__repr__", &optimizer_repr);
+}
+
+}  // namespace
+
+void bind_optimizer(py::module_& m) {
+  bind_domain_spec(m);
+  bind_hyperfit(m);
+  py::class_<Optimizer> c(m, "OptimizerCore",
+                          "The C++ ask/tell optimizer behind gpbandit.Optimizer (use that)");
+  c.def(
+      py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
+                  const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
+                  int features, bool minimize, int initial_points, bool distinct, bool random_ties,
+                  std::uint64_t seed, const py::dict& fit, const std::string& backend, int threads,
+                  std::size_t memory_budget_bytes, int capacity) {
+        return Optimizer(make_options(domain, kernel, noise_variance, acquisition, beta, xi,
+                                      exact_max, features, minimize, initial_points, distinct,
+                                      random_ties, seed, fit, backend, threads, memory_budget_bytes,
+                                      capacity));
+      }),
+      py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
+      py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
+      py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
+      py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
+      py::arg("memory_budget_bytes"), py::arg("capacity"),
+      "Every option of gpbandit.Optimizer, validated by the engine");
+  bind_optimizer_methods(c);
+}
+
+}  // namespace gpb::python

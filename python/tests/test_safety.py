@@ -1,0 +1,256 @@
+"""Module safety: indices are never wrapped or truncated, wrong arguments give one-line errors,
+the CUDA request fails clearly, and the loaded libraries cannot pull a library from the current
+directory."""
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import gpbandit as g
+
+
+@pytest.fixture
+def post(ctx):
+    return g.FinitePosterior(ctx, g.Kernel.se(0.3), g.Domain.grid([0.0], [1.0], [10]))
+
+
+@pytest.mark.parametrize("bad", [np.int64(2**40), 2**40, 2**70, -1, 10, np.uint64(2**64 - 1),
+                                 np.array([10], np.int16)])
+def test_out_of_range_index_names_the_index_and_the_bound(post, bad):
+    with pytest.raises(g.InvalidArgument, match=r"^index = -?\d+ is out of range \[0, 10\)$"):
+        post.observe(bad, 1.0)
+    assert post.rows == 0  # nothing observed
+
+
+@pytest.mark.parametrize("bad", [11.7, 3.0, True, np.bool_(True), np.array([3.0]), "3",
+                                 np.array([1 + 2j]), None])
+def test_non_integer_index_is_a_type_error(post, bad):
+    with pytest.raises(TypeError, match=r"^index: expected integer indices"):
+        post.observe(bad, 1.0)
+    with pytest.raises(TypeError, match=r"^index: expected integer indices"):
+        post.add_pending(bad)
+    assert post.rows == 0
+
+
+@pytest.mark.parametrize("good", [3, np.int64(3), np.uint8(3), np.array([3], np.int16), [3],
+                                  np.array(3, np.int32)])
+def test_every_integer_dtype_is_accepted(post, good):
+    post.observe(good, 0.5)
+    np.testing.assert_array_equal(post.history(), [3])
+
+
+def test_multi_run_index_names_the_element(ctx):
+    p = g.FinitePosterior(ctx, g.Kernel.se(0.3), g.Domain.grid([0.0], [1.0], [10]), runs=3)
+    with pytest.raises(g.InvalidArgument, match=r"^index\[1\] = 1099511627776 is out of range"):
+        p.observe(np.array([1, 2**40, 2], np.int64), np.zeros(3))
+    with pytest.raises(g.InvalidArgument, match=r"^index: expected 3 elements, got 2$"):
+        p.observe([1, 2], np.zeros(3))
+
+
+@pytest.mark.parametrize("bad", [True, "0.5", 1 + 2j, np.array(["a"]), None])
+def test_rewards_must_be_real_numbers(post, bad):
+    with pytest.raises(TypeError, match=r"^y: expected real numbers"):
+        post.observe(3, bad)
+
+
+def test_policy_observe_checks_chosen(ctx):
+    d = g.Domain.grid([0.0], [1.0], [8])
+    pol = g.make_policy("random", context=ctx, domain=d, kernel=g.Kernel.se(0.2), runs=2)
+    c = pol.select(1, 0)
+    with pytest.raises(TypeError, match=r"^chosen: expected integer indices"):
+        pol.observe(c.astype(float), np.zeros((2, 1)))
+    with pytest.raises(g.InvalidArgument, match=r"^chosen\[1\] = 4294967296 is out of range"):
+        pol.observe(np.array([[0], [2**32]]), np.zeros((2, 1)))
+    pol.observe(c.astype(np.int64), np.zeros((2, 1)))
+
+
+def test_excluded_mask_is_bool_or_integer(post):
+    mask = np.zeros(10, np.int64)
+    mask[:9] = 256  # nonzero: excluded (a cast to uint8 would wrap 256 to 0)
+    (i,), _ = post.ucb_argmax([1.0], excluded=mask)
+    assert i == 9
+    with pytest.raises(TypeError, match=r"^excluded \(R×N\): expected a mask"):
+        post.ucb_argmax([1.0], excluded=np.zeros(10))
+
+
+# ---------------------------------------------------------------- one-line argument errors
+
+def test_wrong_argument_messages_name_the_argument(ctx, post):
+    cases = [
+        (lambda: post.mean(1.5), r"^FinitePosterior\.mean\(\): argument 'run': expected an "
+                                 r"integer, got float 1\.5$"),
+        (lambda: g.Context(backnd="cpu"), r"^Context\(\): unexpected keyword argument 'backnd' "
+                                          r"\(accepted: backend, memory_budget_bytes"),
+        (lambda: g.Domain.grid([0], [1]), r"^Domain\.grid\(\): missing required argument "
+                                          r"'counts'$"),
+        (lambda: g.Domain.grid([0], [1], [2.5]), r"^Domain\.grid\(\): argument 'counts': "
+                                                 r"expected a sequence of integers"),
+        (lambda: g.Kernel.se("wide"), r"^lengthscale: expected real numbers \(a float or an "
+                                      r"array of float or integer dtype\), got a string$"),
+        (lambda: g.Kernel.se(0.2, "big"), r"^Kernel\.se\(\): argument 'variance': expected a "
+                                          r"number, got str 'big'$"),
+        (lambda: g.FinitePosterior(ctx, "se", g.Domain.indices(3)),
+         r"^FinitePosterior\(\): argument 'kernel': expected a gpbandit\.Kernel, got str"),
+        (lambda: g.kernel_matrix(ctx, g.Kernel.se(1.0), "A", "B"),
+         r"^kernel_matrix\(\): argument 'A': expected an array of numbers"),
+        (lambda: g.clip(1.0, 2.0, 3.0), r"^clip\(\) takes at most 2 arguments \(3 given\)$"),
+        (lambda: post.mean(2**40), r"^FinitePosterior\.mean\(\): argument 'run': 1099511627776 "
+                                   r"is out of range for its C\+\+ integer type$"),
+    ]
+    for call, pattern in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert re.search(pattern, str(info.value)), str(info.value)
+
+
+def instances(ctx, tmp_path):
+    """One instance of every class of the module (the walk below fails on a class missing here)."""
+    d = g.Domain.grid([0.0], [1.0], [5])
+    cfg = g.parse_config('{"domain": {"type": "grid", "lower": [0], "upper": [1], "counts": [5]},'
+                         '"objective": {"type": "rkhs"}, "policies": [{"type": "random"}],'
+                         '"runs": 1, "T": 2}')
+    res = g.run_experiment(cfg, str(tmp_path / "exp"))
+    entry = g.registry()[0]
+    opt = g.Optimizer({"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [4, 4]})
+    suggestion = opt.ask(2)
+    opt.tell(suggestion.points, [0.5, 1.5])
+    opt.tell(np.random.default_rng(0).uniform(size=(3, 2)), [0.1, 0.2, 0.3])
+    result = g.minimize(lambda x: float(x.sum()), [(0.0, 1.0)], n_calls=2, n_candidates=8)
+    return {
+        "Optimizer": opt, "Suggestion": suggestion, "Best": opt.best,
+        "HyperFit": opt.fit_hyperparameters(), "DomainSpec": opt.domain,
+        "OptimizeResult": result,
+        "Context": ctx, "Domain": d, "Kernel": g.Kernel.se(0.3),
+        "FinitePosterior": g.FinitePosterior(ctx, g.Kernel.se(0.3), d),
+        "Policy": g.make_policy("random", context=ctx, domain=d, kernel=g.Kernel.se(0.3)),
+        "NoiseSource": g.seeded_source(1), "CtlMechanism": g.CtlMechanism(1.0, 1.0, 1.0),
+        "PoRelease": g.po_curate_seeded(ctx, np.random.default_rng(0).normal(size=(9, 3)), 1.0,
+                                        1e-5, r=1),
+        "ExperimentConfig": cfg, "PolicySpec": cfg.policies[0], "ExperimentResult": res,
+        "PolicySummary": res.policies[0], "RegistryEntry": entry, "ParamDoc": entry.params[0],
+    }
+
+
+def public_classes():
+    return {n: c for n, c in vars(g).items()
+            if isinstance(c, type) and not n.startswith("_") and not issubclass(c, BaseException)}
+
+
+def test_every_callable_gives_one_line_type_errors(ctx, tmp_path):
+    objs = instances(ctx, tmp_path)
+    missing = set(public_classes()) - set(objs)
+    assert not missing, f"add an instance of {missing} to instances()"
+    calls = []
+    for name in g.__all__:
+        obj = getattr(g, name)
+        if callable(obj) and not isinstance(obj, type) and name not in ("make_policy", "run"):
+            calls.append((name, obj))
+    for cname, cls in public_classes().items():
+        for name, attr in vars(cls).items():
+            if name.startswith("__") and name not in ("__init__", "__call__"):
+                continue
+            if isinstance(attr, property) or not callable(getattr(cls, name)):
+                continue
+            if isinstance(attr, staticmethod) or name == "__init__":
+                fn = getattr(cls, name) if name != "__init__" else cls
+            else:
+                fn = getattr(objs[cname], name)
+            calls.append((f"{cname}.{name}", fn))
+    assert len(calls) > 40
+    for label, fn in calls:
+        for args, kwargs in (((), {"no_such_argument": 1}), ((object(),) * 9, {})):
+            try:
+                fn(*args, **kwargs)
+            except TypeError as e:
+                text = str(e)
+                assert "\n" not in text and "Invoked with" not in text, f"{label}: {text}"
+            except g.Error:
+                pass  # accepted the arguments' types and refused their values
+            else:
+                pytest.fail(f"{label}{args}{kwargs} did not raise")
+
+
+# ---------------------------------------------------------------- docstrings and repr
+
+SIGNATURE_LINE = re.compile(r"^(\d+\. )?[\w.]+\(.*\) -> \S.*$")
+
+
+def doc_text(obj):
+    """The docstring without pybind11's signature lines."""
+    lines = (obj.__doc__ or "").splitlines()
+    return "\n".join(l for l in lines
+                     if not SIGNATURE_LINE.match(l.strip()) and l.strip() != "Overloaded function."
+                     ).strip()
+
+
+def test_every_public_name_has_a_docstring_and_every_class_a_repr(ctx, tmp_path):
+    undocumented = []
+    for name in g.__all__:
+        obj = getattr(g, name)
+        if isinstance(obj, (str, bool)):
+            continue
+        if not doc_text(obj):
+            undocumented.append(name)
+        if isinstance(obj, type) and not issubclass(obj, BaseException):
+            assert obj.__repr__ is not object.__repr__, f"{name} has no __repr__"
+            for member, attr in vars(obj).items():
+                if member.startswith("_") and member not in ("__init__", "__call__", "__len__"):
+                    continue
+                if not doc_text(attr if isinstance(attr, property) else getattr(obj, member)):
+                    undocumented.append(f"{name}.{member}")
+    assert not undocumented, f"no docstring: {undocumented}"
+    for cname, obj in instances(ctx, tmp_path).items():
+        text = repr(obj)
+        assert text.startswith(f"<gpbandit.{cname}") and "\n" not in text, text
+
+
+# ---------------------------------------------------------------- copies, CUDA, RUNPATH
+
+def test_from_rows_copies_once_into_the_domain():
+    # README: the domain owns its points (the engine caches kernel rows computed from them), so
+    # from_rows copies; the copy is then exposed without further copies.
+    rows = np.arange(12.0).reshape(6, 2)
+    d = g.Domain.from_rows(rows)
+    assert not np.shares_memory(d.points, rows)
+    rows[0, 0] = 99.0
+    assert d.points[0, 0] == 0.0
+    np.testing.assert_array_equal(d.points, np.arange(12.0).reshape(6, 2).T)
+    assert np.shares_memory(d.points, d.points) and not d.points.flags.writeable
+    ints = g.Domain.from_rows(np.arange(6).reshape(3, 2))
+    np.testing.assert_array_equal(ints.points, [[0, 2, 4], [1, 3, 5]])
+    with pytest.raises(g.InvalidArgument, match=r"rows\[:, None\]"):
+        g.Domain.from_rows(np.arange(3.0))
+    with pytest.raises(TypeError, match="^rows: expected real numbers"):
+        g.Domain.from_rows(np.array([[True, False]]))
+
+
+def test_cuda_without_device_says_what_is_missing():
+    if not g.HAS_CUDA or g.Context.cuda_device_count() > 0:
+        pytest.skip("needs a CUDA build on a machine without a usable GPU")
+    with pytest.raises(g.CudaError) as info:
+        g.Context("cuda")
+    text = str(info.value)
+    assert "no CUDA device is available" in text and "use backend cpu" in text
+    assert "insufficient" not in text and "\n" not in text
+
+
+def loaded_gpbandit_libraries():
+    ext = g._gpbandit.__file__
+    with open("/proc/self/maps") as f:
+        libs = {line.split()[-1] for line in f if "libgpbandit.so" in line}
+    return [ext] + sorted(libs)
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="needs readelf (binutils)")
+def test_loaded_libraries_have_no_empty_or_relative_runpath():
+    files = loaded_gpbandit_libraries()
+    assert len(files) == 2, files
+    for path in files:
+        out = subprocess.run(["readelf", "-d", os.path.realpath(path)], capture_output=True,
+                             text=True, check=True).stdout
+        for entry in re.findall(r"Library (?:rpath|runpath): \[([^\]]*)\]", out):
+            for p in entry.split(":"):
+                assert p.startswith("/") or p.startswith("$ORIGIN"), f"{path}: [{entry}]"
