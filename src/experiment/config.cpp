@@ -13,7 +13,8 @@
 //     "lockstep": 0,             // runs advanced together, 0 = all; a checkpoint is written after
 //                                // each group; default 0
 //     "backend": "auto",         // "auto" | "cpu" | "cuda"; default "auto"
-//     "memory_budget_mb": 4096,  // engine budget for posterior buffers (> 0); default 4096
+//     "memory_budget_mb": 4096,  // engine budget for posterior buffers (> 0); default: automatic
+//                                // (4096 on the CPU, 75% of the free device memory on CUDA)
 //     "threads": 0,              // CPU threads for engine ops, 0 = all cores; default 0
 //     "tie_break": "random",     // "random" | "lowest" (argmax ties); default "random"
 //     "noise_variance": 0.01,    // lambda of the surrogate GP (> 0); default 0.01
@@ -82,6 +83,7 @@
 // ---------------------------------------------------------------------------------------------
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
@@ -411,7 +413,8 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
   if (e.contains("memory_budget_mb")) {
     const double mb = c.positive(e, "memory_budget_mb", "memory_budget_mb");
     if (mb > 1e12) c.fail("memory_budget_mb", "too large, got " + e["memory_budget_mb"].dump());
-    cfg.memory_budget_bytes = static_cast<std::size_t>(mb * 1024.0 * 1024.0);
+    cfg.memory_budget_bytes =
+        std::max<std::size_t>(1, static_cast<std::size_t>(mb * 1024.0 * 1024.0));
   }
   if (e.contains("tie_break")) {
     const std::string t = e["tie_break"].get<std::string>();

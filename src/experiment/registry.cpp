@@ -100,7 +100,9 @@ std::vector<RegistryEntry> build_registry() {
         {"lockstep", "integer", "0",
          "runs advanced together, 0 = all; checkpoint after each group"},
         {"backend", "string", "\"auto\"", "auto | cpu | cuda"},
-        {"memory_budget_mb", "number", "4096", "engine memory budget for posterior buffers (> 0)"},
+        {"memory_budget_mb", "number", "auto",
+         "engine memory budget for posterior buffers (> 0); auto: 4096 on the CPU, 75% of the free "
+         "device memory on CUDA"},
         {"threads", "integer", "0", "CPU threads for engine ops, 0 = all cores"},
         {"tie_break", "string", "\"random\"", "random | lowest: how exact argmax ties are broken"},
         {"noise_variance", "number", "0.01", "noise variance lambda of the surrogate GP (> 0)"},
