@@ -68,7 +68,7 @@ TEST(CudaCli, RunMatchesCpuBackend) {
     EXPECT_NEAR(b[i].reward, a[i].reward, 1e-9 * (1 + std::abs(a[i].reward))) << a[i].key;
   }
   const std::string summary = gpb::test::read_file(dir.file("cuda/summary.json"));
-  EXPECT_NE(summary.find("cuda"), std::string::npos) << summary.substr(0, 400);
+  EXPECT_NE(summary.find("\"backend\": \"cuda: "), std::string::npos) << summary.substr(0, 400);
 }
 
 }  // namespace
