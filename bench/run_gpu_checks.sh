@@ -27,7 +27,7 @@ log=$out/build.log
   echo "host: $(uname -srm), $(nproc) cores"
   echo "cxx: $(g++ --version | head -n1)"
   echo "cmake: $(cmake --version | head -n1)"
-  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem \
+  nvidia-smi --query-gpu=name,memory.total,driver_version \
     --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
 } >"$out/env.txt"
 

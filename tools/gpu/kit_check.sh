@@ -48,7 +48,8 @@ launcher=""
 command -v ccache >/dev/null && launcher=ccache
 set +e
 OUT=$out GPB_KIT_BUILD=$build GPB_KIT_PREFIX=/tmp/gpb-kit-check-prefix GPB_KIT_LAUNCHER=$launcher \
-  GPB_KIT_DEADLINE_S=${GPB_KIT_CHECK_DEADLINE_S:-5400} GPB_KIT_JOBS=${GPB_KIT_JOBS:-$(nproc)} \
+  GPB_KIT_DEADLINE_S=${GPB_KIT_CHECK_DEADLINE_S:-7200} GPB_KIT_BUILD_CAP_S=6600 \
+  GPB_KIT_JOBS=${GPB_KIT_JOBS:-$(nproc)} \
   bash "$root/bench/run_gpu_checks.sh" | tee "$out/kit.txt"
 set -e
 last=$(tail -n1 "$out/kit.txt")

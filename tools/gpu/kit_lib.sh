@@ -6,7 +6,8 @@
 # default build-gpu), GPB_KIT_DEPS (the .deb folder; default .deps), GPB_KIT_PREFIX (where the
 # .debs are unpacked; default /tmp/gpb-kit-prefix), GPB_KIT_JOBS (build jobs; default nproc),
 # GPB_KIT_LAUNCHER (compiler launcher such as ccache; default none), GPB_KIT_DEADLINE_S (seconds
-# the whole script may take; default 540).
+# the whole script may take; default 540), GPB_KIT_BUILD_CAP_S (seconds the build may take;
+# default 480).
 
 # shellcheck source=tools/gpu/kit_packages.sh
 source "$(dirname "${BASH_SOURCE[0]}")/kit_packages.sh"
@@ -196,7 +197,7 @@ kit_build() {
   local log=$1
   shift
   local t0=$SECONDS
-  if ! timeout "$(kit_budget 480)" cmake --build "$KIT_BUILD" -j "$KIT_JOBS" --target "$@" >>"$log" 2>&1; then
+  if ! timeout "$(kit_budget "${GPB_KIT_BUILD_CAP_S:-480}")" cmake --build "$KIT_BUILD" -j "$KIT_JOBS" --target "$@" >>"$log" 2>&1; then
     kit_verdict "FAIL: build failed or timed out (see $(basename "$log"))"
     return 1
   fi
