@@ -68,9 +68,16 @@ double measure_copy_bandwidth() {
   return 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e-3) / 1e9;
 }
 
+gpb::ContextOptions cuda_options(gpb::Precision precision) {
+  gpb::ContextOptions o;  // automatic memory budget: 3/4 of the free device memory
+  o.backend = gpb::Backend::Cuda;
+  o.precision = precision;
+  return o;
+}
+
 gpb::Context& context(bool mixed) {
-  static gpb::Context dbl(gpb::ContextOptions{gpb::Backend::Cuda, 0, 0, gpb::Precision::Double});
-  static gpb::Context mix(gpb::ContextOptions{gpb::Backend::Cuda, 0, 0, gpb::Precision::Mixed});
+  static gpb::Context dbl(cuda_options(gpb::Precision::Double));
+  static gpb::Context mix(cuda_options(gpb::Precision::Mixed));
   return mixed ? mix : dbl;
 }
 
