@@ -8,10 +8,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "experiment/atomic_file.hpp"
 #include "experiment/plot.hpp"
 #include "gpbandit/build_config.hpp"
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/xarmed/experiment.hpp"
@@ -351,6 +353,11 @@ int run_xarmed_command(const std::string& config_path, const XRunOptions& opt) {
     code = run_impl(c, opt);
   } catch (const std::exception& e) {
     const mpi::World w = mpi::init();
+    const auto* lost = dynamic_cast<const RankFailure*>(&e);
+    if (lost != nullptr && !lost->reporter()) {  // the reporting rank prints it and aborts
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      mpi::abort_all(1);
+    }
     std::string msg = e.what();
     for (char& ch : msg) {
       if (ch == '\n') ch = ' ';
