@@ -114,10 +114,14 @@ double tgp_level(const HeavyTailedOptions& o, const RunConstants& k, int t) {
   return root_1pa(k.v, o.alpha) * power_or_zero(t, 1.0 / (2.0 * (1.0 + o.alpha)));
 }
 
+bool tgp_width_uses_gamma(const HeavyTailedOptions& o) {
+  return theory(o) && !o.gamma_log_t;
+}
+
 double tgp_width(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int t,
                  double gamma_prev) {
   const double tp = static_cast<double>(t - 1);
-  const double gamma = o.gamma_log_t ? log1(tp) : gamma_prev;
+  const double gamma = tgp_width_uses_gamma(o) ? gamma_prev : log1(tp);
   const double sl = std::sqrt(lambda);
   if (o.ldp) {
     const double b_prev = tgp_level(o, k, t - 1);

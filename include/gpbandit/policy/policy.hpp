@@ -137,6 +137,8 @@ struct BetaSchedule {
   /// √β_t·scale for the t-th evaluation (t ≥ 1) on a domain of n candidates, with information
   /// gain γ̂_{t−1}. @throws InvalidArgument for δ ∉ (0,1), value ≤ 0, B < 0, R < 0, scale ≤ 0.
   double width(int t, int n, double gamma) const;
+  /// True when width() reads its γ̂ argument (IGP-UCB only); callers skip the O(t) sum otherwise.
+  bool uses_gamma() const { return kind == Kind::IgpUcb; }
   /// Checks the parameters. @throws InvalidArgument naming the bad one (as width()).
   void validate() const;
   /// Human-readable description, e.g. "srinivas(delta=0.1)".
