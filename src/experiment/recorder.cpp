@@ -248,6 +248,13 @@ std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t
       for (std::size_t k = 0; k < curve.size() && k < r.curve.size(); ++k) curve[k] += r.curve[k];
     }
     for (double& v : curve) v /= std::max<double>(1.0, static_cast<double>(rs.size()));
+    std::vector<double> curve_sd(evals.size(), 0.0);  // sample sd (n−1), specs/ldp-bo.md §7
+    for (std::size_t k = 0; k < curve_sd.size(); ++k) {
+      std::vector<double> at;
+      for (const auto& r : rs)
+        if (k < r.curve.size()) at.push_back(r.curve[k]);
+      curve_sd[k] = mean_sd(at).second;
+    }
     const PolicySummary& s = sums[p];
     json finals = json::array();
     for (const auto& r : rs) finals.push_back(r.cumulative);
@@ -259,7 +266,8 @@ std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t
          {"cumulative_regret", {{"mean", s.cumulative_mean}, {"sd", s.cumulative_sd}}},
          {"simple_regret", {{"mean", s.simple_mean}, {"sd", s.simple_sd}}},
          {"seconds", s.seconds},
-         {"mean_cumulative_regret_curve", curve}});
+         {"mean_cumulative_regret_curve", curve},
+         {"sd_cumulative_regret_curve", curve_sd}});
     per_policy[s.label] = s.seconds;
   }
   json j = {{"name", config.name},
