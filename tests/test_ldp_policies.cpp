@@ -315,6 +315,63 @@ TEST(TgpGamma, WidthsThatSkipTheSumDoNotDependOnIt) {
   }
 }
 
+// ------------------------------------------------------------------ width_scale, level_scale
+
+TEST(LdpKnobs, WidthScaleMultipliesEveryWidthAndLevelScaleOnlyTheLevels) {
+  gpb::detail::RunConstants k;
+  k.B = 2.0;
+  k.R = 1.0;
+  k.L = 6.0;
+  k.v = 7.0;
+  k.c = 3.0;
+  k.K = 77.0;
+  for (int preset = 0; preset < 2; ++preset)
+    for (int ldp = 0; ldp < 2; ++ldp) {
+      HeavyTailedOptions o;
+      o.preset = preset ? Preset::Theory : Preset::Practical;
+      o.ldp = ldp;
+      HeavyTailedOptions w = o, l = o;
+      w.width_scale = 0.25;
+      l.level_scale = 8.0;
+      for (int t : {2, 9, 300}) {
+        using namespace gpb::detail;
+        EXPECT_DOUBLE_EQ(tgp_width(w, k, 1.0, t, 3.0), 0.25 * tgp_width(o, k, 1.0, t, 3.0));
+        EXPECT_DOUBLE_EQ(ata_width(w, k, 1.0, 1000, t, 5), 0.25 * ata_width(o, k, 1.0, 1000, t, 5));
+        EXPECT_DOUBLE_EQ(moma_width(w, k, 1.0, t, 5), 0.25 * moma_width(o, k, 1.0, t, 5));
+        EXPECT_EQ(tgp_level(w, k, t), tgp_level(o, k, t));
+        EXPECT_DOUBLE_EQ(tgp_level(l, k, t), 8.0 * tgp_level(o, k, t));
+        EXPECT_DOUBLE_EQ(ata_level(l, k, 1000, t, 5), 8.0 * ata_level(o, k, 1000, t, 5));
+        // The LDP-TGP width reads b_{t−1}; scaling the truncation level must not move it.
+        EXPECT_EQ(tgp_width(l, k, 1.0, t, 3.0), tgp_width(o, k, 1.0, t, 3.0));
+        EXPECT_EQ(ata_width(l, k, 1.0, 1000, t, 5), ata_width(o, k, 1.0, 1000, t, 5));
+      }
+    }
+  HeavyTailedOptions bad;
+  bad.width_scale = 0.0;
+  EXPECT_THROW(gpb::detail::validate_options(bad), gpb::InvalidArgument);
+  bad.width_scale = 1.0;
+  bad.level_scale = -1.0;
+  EXPECT_THROW(gpb::detail::validate_options(bad), gpb::InvalidArgument);
+}
+
+TEST(LdpKnobs, HugeLevelScaleFeedsTheRawRewards) {
+  const gpb::Context ctx;
+  const auto domain = gpb::Domain::grid({0}, {1}, {10});
+  const auto env = make_env(ctx, domain, gpb::Kernel::se(0.3), 1, 10);
+  HeavyTailedOptions o;
+  o.ldp = true;
+  o.epsilon = 1.0;  // b_1 = B + R = 2: without the knob 2.5 would be zeroed
+  o.level_scale = 1e12;
+  gpb::detail::TgpUcb p(env, o);
+  gpb::Selection s;
+  s.runs = 1;
+  s.q = 1;
+  s.chosen = {3};
+  p.observe(s, gpb::Rewards{{2.5}});
+  p.observe(s, gpb::Rewards{{-1000.0}});
+  EXPECT_EQ(p.fed(0), (std::vector<double>{2.5, -1000.0}));
+}
+
 // ------------------------------------------------------------------ F8 reductions
 
 /// A policy built from a registry type and JSON parameters.

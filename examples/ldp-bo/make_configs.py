@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the LDP-BO reproduction configs (specs/ldp-bo.md §7, panels L1-L9) and the scale configs.
+"""Writes the LDP-BO reproduction configs (specs/ldp-bo.md §7, panels L1-L9), the configs of the
+experiments that explain the private panels (why-*.json) and the scale configs.
 
-Usage: python3 examples/ldp-bo/make_configs.py [--T 1000]   (writes next to this script)
+Usage: python3 examples/ldp-bo/make_configs.py [--T 20000]   (writes next to this script)
 
-Every panel: 10 trials (seeds 0..9 = runs 0..9 of seed 0), lambda = 1, delta = 0.1, eps_nys = 0.1,
-alpha = 1, both presets of every algorithm, and GP-UCB as the extra curve "not in paper".
-LDP panels use the SEEDED privacy source and the paper's inverse-CDF Laplace sampler: this is a
+Every panel: T = 20000 (the paper's horizon), 10 trials (runs 0..9 of seed 0), lambda = 1,
+delta = 0.1, eps_nys = 0.1, alpha = 1, both presets of every algorithm, GP-UCB as the extra curve
+"not in paper" and uniform random play as the baseline every panel is judged against.
+LDP configs use the SEEDED privacy source and the paper's inverse-CDF Laplace sampler: this is a
 reproducible simulation, not a private deployment (summary.json says so).
 """
 import argparse
@@ -20,29 +22,43 @@ LIGHT = {"type": "dataset", "path": f"{DATA}/light-sensor/test.csv",
          "kernel_path": f"{DATA}/light-sensor/train.csv", "correlation": True}
 STOCK = {"type": "dataset", "path": f"{DATA}/stock/prices.csv", "skip_columns": 1,
          "correlation": True}
+SE = {"type": "se", "lengthscale": 0.2}
+M52 = {"type": "matern52", "lengthscale": 0.2}
 
 NAMES = {"tgp_ucb": "TGP-UCB", "ata_gp_ucb": "ATA-GP-UCB", "moma_gp_ucb": "MoMA-GP-UCB"}
+RANDOM = {"type": "random", "label": "Uniform random (baseline)"}
+
+# id, paper panel, instance, kernel (synthetic only), epsilon (None = non-private)
+PANELS = [("L1", "Fig 2(a)", "synthetic", M52, 1.0), ("L2", "Fig 2(b)", "light", None, 0.5),
+          ("L3", "Fig 2(c)", "stock", None, 1.0), ("L4", "Fig 2(d)", "synthetic", SE, None),
+          ("L5", "Fig 2(e)", "light", None, None), ("L6", "Fig 2(f)", "stock", None, None),
+          ("L7", "Fig 3(a)", "synthetic", SE, 1.0), ("L8", "Fig 3(b)", "light", None, 1.0),
+          ("L9", "Fig 3(c)", "stock", None, 0.5)]
 
 
-def policies(eps):
-    out = []
-    for preset in ("practical", "theory"):
-        for fam in ("tgp_ucb", "ata_gp_ucb", "moma_gp_ucb"):
-            p = {"type": ("ldp_" if eps else "") + fam, "preset": preset,
-                 "label": ("LDP-" if eps else "") + NAMES[fam] + f" ({preset})"}
-            if eps:
-                p["epsilon"] = eps
-            out.append(p)
+def heavy(fam, preset, eps, **extra):
+    """One policy of the paper's family; `extra` are further policy keys (label suffix too)."""
+    suffix = extra.pop("suffix", "")
+    p = {"type": ("ldp_" if eps else "") + fam, "preset": preset,
+         "label": ("LDP-" if eps else "") + NAMES[fam] + f" ({preset}{suffix})"}
+    if eps:
+        p["epsilon"] = eps
+    p.update(extra)
+    return p
+
+
+def paper_policies(eps):
+    out = [heavy(fam, preset, eps) for preset in ("practical", "theory")
+           for fam in ("tgp_ucb", "ata_gp_ucb", "moma_gp_ucb")]
     gp = {"type": "gp_ucb", "label": "GP-UCB (not in paper)"}
     if eps:
         gp["ldp"] = {"epsilon": eps}
-    out.append(gp)
-    return out
+    return out + [gp, RANDOM]
 
 
-def panel(pid, figure, instance, kernel, eps, T):
-    cfg = {"name": pid, "description": f"{figure} of Zhou & Tan 2021 (specs/ldp-bo.md §7 {pid}); "
-           f"T = {T}, 10 trials", "seed": 0, "runs": 10, "T": T, "noise_variance": 1.0}
+def base(name, description, instance, kernel, eps, T, runs=10):
+    cfg = {"name": name, "description": description, "seed": 0, "runs": runs, "T": T,
+           "noise_variance": 1.0, "threads": 1}
     if eps:
         cfg["privacy_noise"] = "seeded"
         cfg["laplace_sampler"] = "inverse_cdf"
@@ -54,41 +70,115 @@ def panel(pid, figure, instance, kernel, eps, T):
                                                                 "scale": 1}
     else:
         cfg["objective"] = LIGHT if instance == "light" else STOCK
-    cfg["policies"] = policies(eps)
     return cfg
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--T", type=int, default=1000)
-    T = ap.parse_args().T
-    se = {"type": "se", "lengthscale": 0.2}
-    m52 = {"type": "matern52", "lengthscale": 0.2}
-    panels = [("L1", "Fig 2(a)", "synthetic", m52, 1.0), ("L2", "Fig 2(b)", "light", None, 0.5),
-              ("L3", "Fig 2(c)", "stock", None, 1.0), ("L4", "Fig 2(d)", "synthetic", se, None),
-              ("L5", "Fig 2(e)", "light", None, None), ("L6", "Fig 2(f)", "stock", None, None),
-              ("L7", "Fig 3(a)", "synthetic", se, 1.0), ("L8", "Fig 3(b)", "light", None, 1.0),
-              ("L9", "Fig 3(c)", "stock", None, 0.5)]
-    for pid, fig, inst, ker, eps in panels:
-        with open(os.path.join(HERE, f"{pid}.json"), "w") as f:
-            json.dump(panel(pid, fig, inst, ker, eps, T), f, indent=2)
-            f.write("\n")
-    # Scale: the same synthetic family on large grids (project addition, not in the paper).
-    for name, counts, T_s in (("scale-1e5-d2", [317, 316], 200), ("scale-1e6-d3", [100, 100, 100], 60)):
+def panel(pid, figure, instance, kernel, eps, T):
+    cfg = base(pid, f"{figure} of Zhou & Tan 2021 (specs/ldp-bo.md §7 {pid}); T = {T}, 10 trials",
+               instance, kernel, eps, T)
+    cfg["policies"] = paper_policies(eps)
+    return cfg
+
+
+# ---- why the private panels fail: one factor at a time on the three LDP instances at eps = 1
+# (L7 synthetic SE, L8 light, L3 stock), practical preset (the paper's primary preset).
+WHY_INSTANCES = [("synthetic", SE), ("light", None), ("stock", None)]
+
+
+def why_epsilon(instance, kernel, T):
+    """Privacy level: LDP-MoMA / LDP-TGP / GP-UCB(+CTL) / random for eps from 0.5 to 1000."""
+    pols = []
+    for eps in (0.5, 1, 4, 16, 64, 256, 1000):
+        tag = f", eps={eps:g}"
+        pols.append(heavy("moma_gp_ucb", "practical", eps, suffix=tag))
+        pols.append(heavy("tgp_ucb", "practical", eps, suffix=tag))
+    pols.append(RANDOM)
+    cfg = base(f"why-eps-{instance}", "LDP-MoMA and LDP-TGP (practical) against uniform random "
+               f"play over eps on the {instance} instance: where do the private algorithms start "
+               "to learn? (project experiment, not in the paper)", instance, kernel, 1.0, T)
+    cfg["policies"] = pols
+    return cfg
+
+
+def why_width(instance, kernel, T):
+    """Width scale: the practical widths times s (s = 1 is the paper's algorithm)."""
+    pols = []
+    for s in (1, 0.1, 0.01, 0.001):
+        tag = f", width x{s:g}"
+        for fam in ("moma_gp_ucb", "tgp_ucb"):
+            pols.append(heavy(fam, "practical", 1.0, suffix=tag, width_scale=s))
+    pols.append(RANDOM)
+    cfg = base(f"why-width-{instance}", "LDP-MoMA and LDP-TGP (practical, eps = 1) with their "
+               f"confidence width multiplied by s, on the {instance} instance (project experiment, "
+               "not in the paper)", instance, kernel, 1.0, T)
+    cfg["policies"] = pols
+    return cfg
+
+
+def why_mechanism(instance, kernel, T):
+    """Truncation levels off (level_scale huge), and B + R supplied tighter than the paper's."""
+    pols = []
+    for fam in ("moma_gp_ucb", "tgp_ucb", "ata_gp_ucb"):
+        pols.append(heavy(fam, "practical", 1.0))
+        pols.append(heavy(fam, "practical", 1.0, suffix=", no truncation", level_scale=1e12))
+    pols.append(RANDOM)
+    cfg = base(f"why-trunc-{instance}", "LDP-TGP / LDP-ATA / LDP-MoMA (practical, eps = 1) with "
+               f"and without truncation on the {instance} instance (project experiment, not in the "
+               "paper)", instance, kernel, 1.0, T)
+    cfg["policies"] = pols
+    return cfg
+
+
+def why_sampler(instance, kernel, T):
+    """The same panel with the project's default snapping sampler instead of the inverse CDF."""
+    cfg = base(f"why-sampler-{instance}", "LDP-TGP / LDP-ATA / LDP-MoMA (practical, eps = 1) with "
+               "Mironov's snapping Laplace sampler (the project default) instead of the paper's "
+               f"inverse-CDF sampler, on the {instance} instance (project experiment, not in the "
+               "paper)", instance, kernel, 1.0, T)
+    cfg["laplace_sampler"] = "snapping"
+    cfg["policies"] = [heavy(f, "practical", 1.0) for f in ("tgp_ucb", "ata_gp_ucb", "moma_gp_ucb")]
+    cfg["policies"].append(RANDOM)
+    return cfg
+
+
+def scale_configs():
+    """The same synthetic family on large grids (project addition, not in the paper)."""
+    out = []
+    for name, counts, T_s in (("scale-1e5-d2", [317, 316], 200),
+                              ("scale-1e6-d3", [100, 100, 100], 60)):
         d = len(counts)
         cfg = {"name": name, "description": "synthetic LDP family (§6.1) on a large grid; "
                "project addition, not in the paper", "seed": 0, "runs": 2, "T": T_s,
                "noise_variance": 1.0, "privacy_noise": "seeded", "laplace_sampler": "inverse_cdf",
-               "domain": {"type": "grid", "lower": [0.01] * d, "upper": [1.0] * d, "counts": counts},
-               "kernel": {"type": "se", "lengthscale": 0.2},
-               "objective": {"type": "rkhs", "support": 100},
+               "domain": {"type": "grid", "lower": [0.01] * d, "upper": [1.0] * d,
+                          "counts": counts},
+               "kernel": SE, "objective": {"type": "rkhs", "support": 100},
                "noise": {"type": "uniform", "R": 1},
-               "policies": [{"type": "ldp_tgp_ucb", "epsilon": 1, "label": "LDP-TGP-UCB (practical)"},
+               "policies": [{"type": "ldp_tgp_ucb", "epsilon": 1,
+                             "label": "LDP-TGP-UCB (practical)"},
                             {"type": "gp_ucb", "label": "GP-UCB (not in paper)",
                              "ldp": {"epsilon": 1}}]}
-        with open(os.path.join(HERE, f"{name}.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
+        out.append(cfg)
+    return out
+
+
+def write(cfg):
+    with open(os.path.join(HERE, f"{cfg['name']}.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--T", type=int, default=20000)
+    T = ap.parse_args().T
+    for pid, fig, inst, ker, eps in PANELS:
+        write(panel(pid, fig, inst, ker, eps, T))
+    for inst, ker in WHY_INSTANCES:
+        for make in (why_epsilon, why_width, why_mechanism, why_sampler):
+            write(make(inst, ker, T))
+    for cfg in scale_configs():
+        write(cfg)
 
 
 if __name__ == "__main__":

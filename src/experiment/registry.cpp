@@ -31,7 +31,11 @@ void add_heavy_tailed(std::vector<RegistryEntry>& r) {
         {"R", "number", "instance",
          "bound on |noise| (> 0); default U[-R,R]'s R or the data set's max|y - f|"},
         {"v", "number", "instance", "override of the moment bound v (> 0)"},
-        {"c", "number", "instance", "override of the noise moment bound c (> 0)"}};
+        {"c", "number", "instance", "override of the noise moment bound c (> 0)"},
+        {"width_scale", "number", "1",
+         "multiplies the confidence width beta (> 0; 1 = the paper; project knob)"},
+        {"level_scale", "number", "1",
+         "multiplies the truncation level b (> 0; 1 = the paper; huge = no truncation)"}};
     if (nystrom) p.push_back({"eps_nys", "number", "0.1", "Nystrom accuracy epsilon, in (0, 1)"});
     if (ldp) {
       p.push_back({"epsilon", "number", kReq, "local DP level (> 0)"});
@@ -326,6 +330,8 @@ HeavyTailedOptions parse_heavy(const json& p, const std::string& type) {
   o.median_midpoint = p.value("median", std::string("lower")) == "midpoint";
   o.moma_aaai = p.value("moma_exponent", std::string("arxiv")) == "aaai";
   o.k_groups = p.value("k_groups", 0);
+  o.width_scale = p.value("width_scale", 1.0);
+  o.level_scale = p.value("level_scale", 1.0);
   return o;
 }
 
