@@ -15,6 +15,7 @@
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
+#include "gpbandit/experiment.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/objective/po_data.hpp"
 #include "gpbandit/policy/po_gp_ucb.hpp"
@@ -218,6 +219,33 @@ TEST(PoGpUcbOptions, InfoRecordsOmegaSigmaMinAndBranch) {
   EXPECT_NEAR(p.info["sigma_min"].get<double>(), smin, 1e-9 * smin);
   EXPECT_EQ(p.info["branch"], smin >= omega ? "IF" : "ELSE");
   EXPECT_EQ(p.info["r"], 4);
+}
+
+// A "beta" object that does not set delta keeps PO-GP-UCB's δ′ = 0.025 (spec §5, D2), not the
+// generic schedule default 0.1 (a config that only changed the scale used to switch δ′ silently).
+TEST(PoGpUcbOptions, BetaWithoutDeltaKeepsDeltaPrime) {
+  const gpb::Domain dom = grid20();
+  gpb::PolicyEnv env = gpb::test::policy_env(cpu(), dom, gpb::Kernel::se(5.0), 3, 12, 11, 1e-4);
+  const Eigen::MatrixXd X = dom.points().transpose();
+  const auto run = [&](const std::string& params) {
+    auto p = gpb::make_policy(gpb::PolicySpec{"po_gp_ucb", "PO", params}, env);
+    Played out;
+    out.chosen =
+        gpb::test::play(*p, 3, 12, [&](int, int j) { return -X.row(j).squaredNorm() / 400; });
+    out.info = json::parse(p->info_json());
+    return out;
+  };
+  const std::string base = R"("epsilon": 1e6, "r": 2)";
+  const Played none = run("{" + base + "}");
+  const Played scale_only = run("{" + base + R"(, "beta": {"type": "srinivas", "scale": 1}})");
+  const Played type_only = run("{" + base + R"(, "beta": {"type": "srinivas"}})");
+  const Played generic = run("{" + base + R"(, "beta": {"type": "srinivas", "delta": 0.1}})");
+  EXPECT_EQ(none.info["beta"], "srinivas(delta=0.025, scale=1)");
+  EXPECT_EQ(scale_only.info["beta"], none.info["beta"]);
+  EXPECT_EQ(type_only.info["beta"], none.info["beta"]);
+  EXPECT_EQ(generic.info["beta"], "srinivas(delta=0.1, scale=1)");
+  EXPECT_EQ(scale_only.chosen, none.chosen);
+  EXPECT_EQ(type_only.chosen, none.chosen);
 }
 
 // calibrate_to (spec §7): ε_low = 1.1·ε_crit(10) puts r = 10 just inside IF and r = 15 in ELSE

@@ -4,7 +4,9 @@ experiments that explain the private panels (why-*.json) and the scale configs.
 
 Usage: python3 examples/ldp-bo/make_configs.py [--T 20000]   (writes next to this script)
 
-Every panel: T = 20000 (the paper's horizon), 10 trials (runs 0..9 of seed 0), lambda = 1,
+Every panel: T = 20000 (the paper's horizon), 10 trials (runs 0..9 of seed 0, one at a time:
+"lockstep": 1 keeps the exact posterior's t x t Cholesky factor to one run, 1.6 GB at T = 20000,
+and checkpoints after every trial), lambda = 1,
 delta = 0.1, eps_nys = 0.1, alpha = 1, both presets of every algorithm, GP-UCB as the extra curve
 "not in paper" and uniform random play as the baseline every panel is judged against.
 LDP configs use the SEEDED privacy source and the paper's inverse-CDF Laplace sampler: this is a
@@ -58,7 +60,7 @@ def paper_policies(eps):
 
 def base(name, description, instance, kernel, eps, T, runs=10):
     cfg = {"name": name, "description": description, "seed": 0, "runs": runs, "T": T,
-           "noise_variance": 1.0, "threads": 1}
+           "noise_variance": 1.0, "threads": 1, "lockstep": 1}
     if eps:
         cfg["privacy_noise"] = "seeded"
         cfg["laplace_sampler"] = "inverse_cdf"

@@ -276,8 +276,10 @@ std::vector<RegistryEntry> build_registry() {
   return r;
 }
 
-BetaSchedule parse_beta(const json& b) {
-  BetaSchedule s;
+/// A schedule from a "beta" object; keys it does not set keep the policy's own defaults
+/// (PO-GP-UCB: δ′ = 0.025, not the generic 0.1).
+BetaSchedule parse_beta(const json& b, const BetaSchedule& defaults = BetaSchedule{}) {
+  BetaSchedule s = defaults;
   const std::string type = b.value("type", std::string("srinivas"));
   if (type == "srinivas") {
     s.kind = BetaSchedule::Kind::Srinivas;
@@ -376,7 +378,7 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
   if (spec.type == "po_gp_ucb") {
     PoGpUcbOptions o = detail::parse_po_gp_ucb(p, spec.label);
     if (p.contains("beta")) {
-      o.beta = parse_beta(beta);
+      o.beta = parse_beta(beta, o.beta);
     }
     return make_po_gp_ucb(env, o);
   }
