@@ -33,7 +33,8 @@
 //                                                   {"type": "indices", "n": N}
 //     "objective": REQUIRED
 //         {"type": "rkhs", "support": 100 (>= 1), "fixed": false}
-//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false}
+//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false,
+//          "kronecker": false (exact draw on a grid by Kronecker factors; se kernel)}
 //       | {"type": "branin"}                          (2-d domain)
 //       | {"type": "hartmann6"}                       (6-d domain)
 //       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0,
@@ -94,6 +95,7 @@
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "objective/sampling.hpp"
 
 namespace gpb {
 namespace {
@@ -222,7 +224,11 @@ std::shared_ptr<const Objective> build_objective(const Checker& c, const json& o
   if (e.name == "gp_sample") {
     const int m = static_cast<int>(c.integer(o, "features", "objective.features", 0, INT_MAX));
     const bool fixed = o["fixed"].get<bool>();
-    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed); });
+    const bool kron = o["kronecker"].get<bool>();
+    if (kron && !detail::grid_axes(domain)) {
+      c.fail("objective.kronecker", "needs a grid domain (type grid), the points are not one");
+    }
+    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed, kron); });
   }
   const int need = e.name == "branin" ? 2 : 6;
   if (domain.dim() != need) {

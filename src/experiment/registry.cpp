@@ -198,7 +198,9 @@ std::vector<RegistryEntry> build_registry() {
                "gp_sample",
                "a GP(0, k) sample path on the domain",
                {{"features", "integer", "0", "random Fourier features (0 = exact, N <= 20000)"},
-                {"fixed", "boolean", "false", "same f (run 0's) for every run"}}});
+                {"fixed", "boolean", "false", "same f (run 0's) for every run"},
+                {"kronecker", "boolean", "false",
+                 "exact draw on a grid domain by Kronecker factors (se kernel, any N)"}}});
   r.push_back({"objective", "branin", "-Branin on a 2-d domain (max -0.397887)", {}});
   for (auto& e : detail::po_registry_entries()) r.push_back(e);
   r.push_back({"objective", "hartmann6", "Hartmann-6 on a 6-d domain (max 3.32237)", {}});
