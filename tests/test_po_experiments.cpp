@@ -132,6 +132,44 @@ TEST(PoData, PropertyLikeStaysInTheBox) {
   EXPECT_LT(t.y.array().log().maxCoeff(), 11.5);
 }
 
+TEST(PoData, PropertyHedonicSharesTheLocationsAndAddsAPerPropertyEffect) {
+  const gpb::XyTable like = gpb::property_like_table(300, 2);
+  const gpb::XyTable h = gpb::property_hedonic_table(300, 2);
+  EXPECT_EQ(h.X, like.X);  // the same 10-cluster locations
+  EXPECT_EQ(h.y, gpb::property_hedonic_table(300, 2).y);
+  EXPECT_NE(h.y, gpb::property_hedonic_table(300, 3).y);
+  // ln price = 9.6 − 0.8·dist/0.2 + 0.15 g + 0.15 e, dist ≤ 0.28°: within [9.6 − 1.12 − 1.5, 9.6 +
+  // 1.5] (|0.15 g + 0.15 e| ≤ 1.5 is a 7-sd event for 300 points).
+  EXPECT_GT(h.y.array().log().minCoeff(), 9.6 - 1.12 - 1.5);
+  EXPECT_LT(h.y.array().log().maxCoeff(), 9.6 + 1.5);
+  // The per-property effect is not spatially smooth: nearest neighbours differ far more than in
+  // the spec's PropertyLike (whose only non-smooth term has sd 0.05).
+  const auto nn_gap = [](const gpb::XyTable& t) {
+    double sum = 0;
+    for (Eigen::Index i = 0; i < t.X.rows(); ++i) {
+      Eigen::Index best = -1;
+      double bd = 1e300;
+      for (Eigen::Index j = 0; j < t.X.rows(); ++j) {
+        const double dd = (t.X.row(i) - t.X.row(j)).squaredNorm();
+        if (j != i && dd < bd) bd = dd, best = j;
+      }
+      sum += std::abs(std::log(t.y(i)) - std::log(t.y(best)));
+    }
+    return sum / static_cast<double>(t.X.rows());
+  };
+  EXPECT_GT(nn_gap(h), 2.0 * nn_gap(like));
+}
+
+TEST(PoData, NearOptimalCountIsTheRowsWithinWidthSigmaOfTheBest) {
+  gpb::PoPreprocessed d;
+  d.y.resize(6);
+  d.y << 0.0, 1.0, 0.95, 0.5, 0.91, -2.0;
+  d.signal_variance = 0.25;                       // σ_y = 0.5: 0.1σ_y = 0.05, 0.5σ_y = 0.25
+  EXPECT_EQ(gpb::near_optimal_count(d, 0.1), 2);  // 1.0, 0.95
+  EXPECT_EQ(gpb::near_optimal_count(d, 0.2), 3);  // + 0.91
+  EXPECT_EQ(gpb::near_optimal_count(d, 1.0), 4);  // + 0.5
+}
+
 TEST(PoData, CsvLoaderNamesFileAndLine) {
   gpb::test::TempDir dir;
   gpb::test::write_file(dir.file("ok.csv"), "x1,x2,y\n1,2,3\n2,3,4\n4,1,5\n");
