@@ -138,9 +138,9 @@ TEST(PoData, PropertyHedonicSharesTheLocationsAndAddsAPerPropertyEffect) {
   EXPECT_EQ(h.X, like.X);  // the same 10-cluster locations
   EXPECT_EQ(h.y, gpb::property_hedonic_table(300, 2).y);
   EXPECT_NE(h.y, gpb::property_hedonic_table(300, 3).y);
-  // ln price = 9.6 − 0.8·dist/0.2 + 0.15 g + 0.15 e, dist ≤ 0.28°: within [9.6 − 1.12 − 1.5, 9.6 +
-  // 1.5] (|0.15 g + 0.15 e| ≤ 1.5 is a 7-sd event for 300 points).
-  EXPECT_GT(h.y.array().log().minCoeff(), 9.6 - 1.12 - 1.5);
+  // ln price = 9.6 − 0.6·dist/0.2 + 0.2 g + 0.15 e, dist ≤ 0.28°: within [9.6 − 0.84 − 1.5, 9.6 +
+  // 1.5] (|0.2 g + 0.15 e| > 1.5 is a 6-sd event, fixed seed).
+  EXPECT_GT(h.y.array().log().minCoeff(), 9.6 - 0.84 - 1.5);
   EXPECT_LT(h.y.array().log().maxCoeff(), 9.6 + 1.5);
   // The per-property effect is not spatially smooth: nearest neighbours differ far more than in
   // the spec's PropertyLike (whose only non-smooth term has sd 0.05).

@@ -46,8 +46,8 @@ XyTable property_like_table(int n, std::uint64_t seed);
 
 /// PropertyHedonic (a seeded look-alike of the URA Singapore transactions, not real data, built
 /// so that the instance is as hard as the paper's property results imply): the PropertyLike
-/// locations and ℓ = 9.6 − 0.8·dist/0.2° + 0.15·g(x) + 0.15·e, with g an exact SE-GP draw
-/// (l = 0.01°, neighbourhood effect) and e ~ N(0, 1) per property (project, floor, age: the part
+/// locations and ℓ = 9.6 − 0.6·dist/0.2° + 0.2·g(x) + 0.15·e, with g an exact SE-GP draw
+/// (l = 0.04°, a district effect) and e ~ N(0, 1) per property (project, floor, age: the part
 /// of the price no location model predicts); y = exp(ℓ), minimised. Its statistics (fitted
 /// signal-to-noise, near-optimal count) are recorded by the objective's info_json. O(n³).
 /// @throws InvalidArgument if n < 2.
