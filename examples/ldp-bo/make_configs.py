@@ -83,64 +83,65 @@ def panel(pid, figure, instance, kernel, eps, T):
 
 
 # ---- why the private panels fail: one factor at a time on the three LDP instances at eps = 1
-# (L7 synthetic SE, L8 light, L3 stock), practical preset (the paper's primary preset).
+# (L7 synthetic SE, L8 light, L3 stock), practical preset (the paper's primary preset). MoMA is
+# cheap (one update per epoch), TGP costs ~10x more per run and ATA ~20x: they appear where the
+# factor concerns them.
 WHY_INSTANCES = [("synthetic", SE), ("light", None), ("stock", None)]
+# Pure exploration (UCB with an enormous width = argmax of the posterior sd): the reference a
+# width-dominated algorithm converges to. GP-UCB's CTL wrapper gives it the same private rewards.
+EXPLORE = {"type": "gp_ucb", "label": "max posterior sd (pure exploration)",
+           "beta": {"type": "constant", "value": 1e16}, "ldp": {"epsilon": 1.0}}
+
+
+def why_config(kind, instance, kernel, T, description, policies, runs=10):
+    cfg = base(f"why-{kind}-{instance}", description + " (project experiment, not in the paper)",
+               instance, kernel, 1.0, T, runs)
+    cfg["policies"] = policies + [RANDOM]
+    return cfg
 
 
 def why_epsilon(instance, kernel, T):
-    """Privacy level: LDP-MoMA / LDP-TGP / GP-UCB(+CTL) / random for eps from 0.5 to 1000."""
-    pols = []
-    for eps in (0.5, 1, 4, 16, 64, 256, 1000):
-        tag = f", eps={eps:g}"
-        pols.append(heavy("moma_gp_ucb", "practical", eps, suffix=tag))
-        pols.append(heavy("tgp_ucb", "practical", eps, suffix=tag))
-    pols.append(RANDOM)
-    cfg = base(f"why-eps-{instance}", "LDP-MoMA and LDP-TGP (practical) against uniform random "
-               f"play over eps on the {instance} instance: where do the private algorithms start "
-               "to learn? (project experiment, not in the paper)", instance, kernel, 1.0, T)
-    cfg["policies"] = pols
-    return cfg
+    """Privacy level: LDP-MoMA for eps from 0.5 to 1000, LDP-TGP at three of them."""
+    pols = [heavy("moma_gp_ucb", "practical", e, suffix=f"; eps={e:g}")
+            for e in (0.5, 1, 4, 16, 64, 256, 1000)]
+    pols += [heavy("tgp_ucb", "practical", e, suffix=f"; eps={e:g}") for e in (1, 16, 256)]
+    return why_config("eps", instance, kernel, T, "LDP-MoMA and LDP-TGP (practical) against "
+                      f"uniform random play over eps on the {instance} instance", pols)
 
 
 def why_width(instance, kernel, T):
     """Width scale: the practical widths times s (s = 1 is the paper's algorithm)."""
-    pols = []
-    for s in (1, 0.1, 0.01, 0.001):
-        tag = f", width x{s:g}"
-        for fam in ("moma_gp_ucb", "tgp_ucb"):
-            pols.append(heavy(fam, "practical", 1.0, suffix=tag, width_scale=s))
-    pols.append(RANDOM)
-    cfg = base(f"why-width-{instance}", "LDP-MoMA and LDP-TGP (practical, eps = 1) with their "
-               f"confidence width multiplied by s, on the {instance} instance (project experiment, "
-               "not in the paper)", instance, kernel, 1.0, T)
-    cfg["policies"] = pols
-    return cfg
+    pols = [heavy("moma_gp_ucb", "practical", 1.0, suffix=f"; width x{s:g}", width_scale=s)
+            for s in (1, 0.1, 0.01, 0.001)]
+    pols += [heavy("tgp_ucb", "practical", 1.0, suffix=f"; width x{s:g}", width_scale=s)
+             for s in (1, 0.01)]
+    return why_config("width", instance, kernel, T, "LDP-MoMA and LDP-TGP (practical, eps = 1) "
+                      f"with their confidence width multiplied by s, on the {instance} instance",
+                      pols + [EXPLORE])
 
 
-def why_mechanism(instance, kernel, T):
-    """Truncation levels off (level_scale huge), and B + R supplied tighter than the paper's."""
+def why_truncation(instance, kernel, T):
+    """Truncation off (level_scale huge) for the two algorithms that truncate."""
     pols = []
-    for fam in ("moma_gp_ucb", "tgp_ucb", "ata_gp_ucb"):
+    for fam in ("tgp_ucb", "ata_gp_ucb"):
         pols.append(heavy(fam, "practical", 1.0))
-        pols.append(heavy(fam, "practical", 1.0, suffix=", no truncation", level_scale=1e12))
-    pols.append(RANDOM)
-    cfg = base(f"why-trunc-{instance}", "LDP-TGP / LDP-ATA / LDP-MoMA (practical, eps = 1) with "
-               f"and without truncation on the {instance} instance (project experiment, not in the "
-               "paper)", instance, kernel, 1.0, T)
-    cfg["policies"] = pols
-    return cfg
+        pols.append(heavy(fam, "practical", 1.0, suffix="; no truncation", level_scale=1e12))
+    return why_config("trunc", instance, kernel, T, "LDP-TGP and LDP-ATA (practical, eps = 1) "
+                      f"with and without truncation on the {instance} instance", pols)
 
 
 def why_sampler(instance, kernel, T):
-    """The same panel with the project's default snapping sampler instead of the inverse CDF."""
-    cfg = base(f"why-sampler-{instance}", "LDP-TGP / LDP-ATA / LDP-MoMA (practical, eps = 1) with "
-               "Mironov's snapping Laplace sampler (the project default) instead of the paper's "
-               f"inverse-CDF sampler, on the {instance} instance (project experiment, not in the "
-               "paper)", instance, kernel, 1.0, T)
+    """The project default snapping sampler instead of the paper's inverse CDF."""
+    cfg = why_config("sampler", instance, kernel, T, "LDP-TGP and LDP-MoMA (practical, eps = 1) "
+                     "with Mironov's snapping Laplace sampler (the project default) instead of "
+                     f"the paper's inverse-CDF sampler, on the {instance} instance",
+                     [heavy(f, "practical", 1.0) for f in ("tgp_ucb", "moma_gp_ucb")])
     cfg["laplace_sampler"] = "snapping"
-    cfg["policies"] = [heavy(f, "practical", 1.0) for f in ("tgp_ucb", "ata_gp_ucb", "moma_gp_ucb")]
-    cfg["policies"].append(RANDOM)
     return cfg
+
+
+WHY = [(why_epsilon, WHY_INSTANCES), (why_width, WHY_INSTANCES),
+       (why_truncation, WHY_INSTANCES[:2]), (why_sampler, WHY_INSTANCES[1:2])]
 
 
 def scale_configs():
@@ -176,8 +177,8 @@ def main():
     T = ap.parse_args().T
     for pid, fig, inst, ker, eps in PANELS:
         write(panel(pid, fig, inst, ker, eps, T))
-    for inst, ker in WHY_INSTANCES:
-        for make in (why_epsilon, why_width, why_mechanism, why_sampler):
+    for make, insts in WHY:
+        for inst, ker in insts:
             write(make(inst, ker, T))
     for cfg in scale_configs():
         write(cfg)
