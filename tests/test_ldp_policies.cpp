@@ -278,15 +278,22 @@ TEST(TgpGamma, InformationGainIsAskedForOnlyByTheTheoryWidthWithInfoGain) {
   }
 }
 
-TEST(TgpGamma, WidthsThatSkipTheSumDoNotDependOnIt) {
-  // Skipping γ̂ keeps results identical only if those widths ignore the argument; the theory
-  // width with info_gain must read it (else the sum would be dead code).
+/// Arbitrary positive instance constants for the width and level formulas.
+gpb::detail::RunConstants some_constants() {
   gpb::detail::RunConstants k;
   k.B = 2.0;
   k.R = 1.0;
   k.L = 6.0;
   k.v = 7.0;
+  k.c = 3.0;
   k.K = 77.0;
+  return k;
+}
+
+TEST(TgpGamma, WidthsThatSkipTheSumDoNotDependOnIt) {
+  // Skipping γ̂ keeps results identical only if those widths ignore the argument; the theory
+  // width with info_gain must read it (else the sum would be dead code).
+  const gpb::detail::RunConstants k = some_constants();
   for (int preset = 0; preset < 2; ++preset)
     for (int ldp = 0; ldp < 2; ++ldp)
       for (int log_t = 0; log_t < 2; ++log_t) {
@@ -318,13 +325,7 @@ TEST(TgpGamma, WidthsThatSkipTheSumDoNotDependOnIt) {
 // ------------------------------------------------------------------ width_scale, level_scale
 
 TEST(LdpKnobs, WidthScaleMultipliesEveryWidthAndLevelScaleOnlyTheLevels) {
-  gpb::detail::RunConstants k;
-  k.B = 2.0;
-  k.R = 1.0;
-  k.L = 6.0;
-  k.v = 7.0;
-  k.c = 3.0;
-  k.K = 77.0;
+  const gpb::detail::RunConstants k = some_constants();
   for (int preset = 0; preset < 2; ++preset)
     for (int ldp = 0; ldp < 2; ++ldp) {
       HeavyTailedOptions o;
