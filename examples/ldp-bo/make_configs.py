@@ -101,12 +101,13 @@ def why_config(kind, instance, kernel, T, description, policies, runs=10):
 
 
 def why_epsilon(instance, kernel, T):
-    """Privacy level: LDP-MoMA for eps from 0.5 to 1000, LDP-TGP at three of them."""
+    """Privacy level: LDP-MoMA for eps from 0.5 to 1000, LDP-TGP and LDP-ATA from 1 to 256."""
     pols = [heavy("moma_gp_ucb", "practical", e, suffix=f"; eps={e:g}")
             for e in (0.5, 1, 4, 16, 64, 256, 1000)]
-    pols += [heavy("tgp_ucb", "practical", e, suffix=f"; eps={e:g}") for e in (1, 16, 256)]
-    return why_config("eps", instance, kernel, T, "LDP-MoMA and LDP-TGP (practical) against "
-                      f"uniform random play over eps on the {instance} instance", pols)
+    for fam in ("tgp_ucb", "ata_gp_ucb"):
+        pols += [heavy(fam, "practical", e, suffix=f"; eps={e:g}") for e in (1, 4, 16, 64, 256)]
+    return why_config("eps", instance, kernel, T, "LDP-MoMA, LDP-TGP and LDP-ATA (practical) "
+                      f"against uniform random play over eps on the {instance} instance", pols)
 
 
 def why_width(instance, kernel, T):
