@@ -153,7 +153,8 @@ def scale_configs():
         d = len(counts)
         cfg = {"name": name, "description": "synthetic LDP family (§6.1) on a large grid; "
                "project addition, not in the paper", "seed": 0, "runs": 2, "T": T_s,
-               "noise_variance": 1.0, "privacy_noise": "seeded", "laplace_sampler": "inverse_cdf",
+               "noise_variance": 1.0, "threads": 1, "privacy_noise": "seeded",
+               "laplace_sampler": "inverse_cdf",
                "domain": {"type": "grid", "lower": [0.01] * d, "upper": [1.0] * d,
                           "counts": counts},
                "kernel": SE, "objective": {"type": "rkhs", "support": 100},
