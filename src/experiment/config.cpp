@@ -41,11 +41,12 @@
 //          "kernel_path": "train.csv", "kernel_skip_columns": 0}   (kernel from a separate file)
 //             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
 //             must be absent, and "noise" must be absent or {"type": "none"}
-//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like" | "csv",
+//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like"
+//                                      | "property_hedonic" | "csv",
 //          "path": "xy.csv" (csv: header x1..xd,y), "n", "data_seed": 0, "log_output": true,
 //          "minimise", "fit": "ard" | "iso", "mle_rows": 2000, "mle_starts": 5,
 //          "preprocess_order": "centre_then_scale", "max_norm": 25}
-//             specs/po-gp-ucb.md s2/s7 (loan_like, property_like: seeded look-alikes); like
+//             specs/po-gp-ucb.md s2/s7 (loan_like, property_*: seeded look-alikes); like
 //             "dataset" it prescribes domain, kernel and (unless given) noise_variance
 //     "noise":     default {"type": "none"}
 //         {"type": "none"} | {"type": "gaussian", "sd": 0.1 (>= 0)}
