@@ -2,6 +2,7 @@
 """Statistics and plots of the LDP-BO examples, from summary.json files only (make_readme.py)."""
 import glob
 import json
+import math
 import os
 import statistics
 
@@ -107,6 +108,36 @@ def timing_order(s):
         ata += max(sec, key=sec.get) == "ata"
         moma += min(sec, key=sec.get) == "moma"
     return {"ata_slowest": ata, "moma_fastest": moma}
+
+
+def scales(s):
+    """Signal against noise for each LDP-MoMA policy (one eps each) of a why-eps summary.
+
+    From the instance values in summary.json and the formulas of specs/ldp-bo.md §4 (practical):
+    Laplace scale L, reward noise sd sqrt(c0 + 2L^2), the mean gap of uniform play
+    R_T(random)/T, the standard error of one arm's mean from T/N plays (TGP pools every reward)
+    and from T/(kN) (MoMA keeps one of its k replicates), and the final widths
+    beta_TGP(T) = B + (B + R + L ln T) sqrt(ln T), beta_MoMA = B + sqrt(N (c0 + 2 L^2))."""
+    inst = s["instance"]
+    T, N = s["T"], s["N"]
+    B = statistics.median(inst["B_per_run"])
+    R = inst["R"]
+    c0 = inst.get("c_emp", 1.0 / 3.0) or 1.0 / 3.0  # U[-1, 1] noise: 1/3 (spec §4)
+    k = math.ceil(math.log(4 * math.e * T / 0.1))
+    gap = random_mean(s) / T
+    rows = []
+    for p in s["policies"]:
+        if "moma" not in p["type"]:
+            continue
+        eps = p["params"]["epsilon"]
+        L = 2 * (B + R) / eps
+        sd = math.sqrt(c0 + 2 * L * L)
+        b_tgp = B + (B + R + L * math.log(T)) * math.sqrt(math.log(T))
+        b_moma = B + math.sqrt(N * (c0 + 2 * L * L))
+        rows.append({"eps": eps, "L": L, "sd": sd, "gap": gap, "se_pooled": sd / math.sqrt(T / N),
+                     "se_moma": sd / math.sqrt(T / (k * N)), "beta_tgp": b_tgp,
+                     "beta_moma": b_moma})
+    return rows
 
 
 def plots(data, out_dir):

@@ -123,6 +123,24 @@ def why_table(data, kind):
     return "\n".join(rows)
 
 
+def scales_table(data):
+    rows = ["| instance | ϵ | 𝓛 = 2(B+R)/ϵ | reward noise sd | mean gap of random play "
+            "| se of an arm mean, all T/N plays (TGP) | se of MoMA's kept replicate (T/(kN) plays) "
+            "| β_TGP(T) | β_MoMA |", "|---|---|---|---|---|---|---|---|---|"]
+    for inst in ("synthetic", "light", "stock"):
+        s = data.get(f"why-eps-{inst}")
+        if s is None:
+            continue
+        for r in st.scales(s):
+            rows.append(f"| {inst} | {r['eps']:g} | {st.fmt(r['L'])} | {st.fmt(r['sd'])} "
+                        f"| {st.fmt(r['gap'])} | {st.fmt(r['se_pooled'])} "
+                        f"| {st.fmt(r['se_moma'])} | {st.fmt(r['beta_tgp'])} "
+                        f"| {st.fmt(r['beta_moma'])} |")
+    if len(rows) == 2:
+        rows.append("| not run | | | | | | | | |")
+    return "\n".join(rows)
+
+
 def scale_table(data):
     rows = ["| config | N | d | T | runs | policy | R_T mean ± sd | seconds |",
             "|---|---|---|---|---|---|---|---|"]
@@ -146,7 +164,7 @@ def main(argv):
              "CLAIMS": other_claims(data), "EPSPAIRS": eps_pairs(data),
              "WHY_EPS": why_table(data, "eps"), "WHY_WIDTH": why_table(data, "width"),
              "WHY_TRUNC": why_table(data, "trunc"), "WHY_SAMPLER": why_table(data, "sampler"),
-             "SCALE": scale_table(data)}
+             "SCALE": scale_table(data), "SCALES": scales_table(data)}
     text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], text)
     target = os.path.join(HERE, "README.md")
     if argv and argv[0] == "--check":
