@@ -141,7 +141,24 @@ def why_sampler(instance, kernel, T):
     return cfg
 
 
+# B = max f and R = max |y - f| of the real instances (specs/ldp-bo.md §6.4).
+BR = {"light": (945.5416666666666, 835.28125), "stock": (237.33, 203.29)}
+
+
+def why_clip(instance, kernel, T):
+    """B and R given smaller than the instance's: CTL clips to +-(B+R)s and the Laplace scale
+    2(B+R)s/eps shrinks by s, at the price of clipping the rewards (and a smaller B in beta)."""
+    B, R = BR[instance]
+    pols = [heavy("moma_gp_ucb", "practical", 1.0, suffix=f"; B R x{f:g}", B=B * f, R=R * f)
+            for f in (1, 0.5, 0.25, 0.125)]
+    pols += [heavy("tgp_ucb", "practical", 1.0, suffix=f"; B R x{f:g}", B=B * f, R=R * f)
+             for f in (1, 0.25)]
+    return why_config("clip", instance, kernel, T, "LDP-MoMA and LDP-TGP (practical, eps = 1) "
+                      f"told a B and R smaller than the {instance} instance's", pols)
+
+
 WHY = [(why_epsilon, WHY_INSTANCES), (why_width, WHY_INSTANCES),
+       (why_clip, WHY_INSTANCES[1:]),
        (why_truncation, WHY_INSTANCES[:2]), (why_sampler, WHY_INSTANCES[1:2])]
 
 

@@ -163,7 +163,7 @@ def main(argv):
     parts = {"PANELS": panels_table(data), "REGRET": regret_table(data),
              "CLAIMS": other_claims(data), "EPSPAIRS": eps_pairs(data),
              "WHY_EPS": why_table(data, "eps"), "WHY_WIDTH": why_table(data, "width"),
-             "WHY_TRUNC": why_table(data, "trunc"), "WHY_SAMPLER": why_table(data, "sampler"),
+             "WHY_TRUNC": why_table(data, "trunc"), "WHY_CLIP": why_table(data, "clip"), "WHY_SAMPLER": why_table(data, "sampler"),
              "SCALE": scale_table(data), "SCALES": scales_table(data)}
     text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], text)
     target = os.path.join(HERE, "README.md")
