@@ -102,7 +102,8 @@ struct MethodState {
   nlohmann::json curve() const {
     nlohmann::json ev = nlohmann::json::array(), mean = nlohmann::json::array(),
                    sd = nlohmann::json::array(), th = nlohmann::json::array(),
-                   noise = nlohmann::json::array(), bias = nlohmann::json::array();
+                   th_sd = nlohmann::json::array(), noise = nlohmann::json::array(),
+                   bias = nlohmann::json::array();
     const std::size_t stride = std::max<std::size_t>(1, (loss_at.size() + 199) / 200);
     bool has_bias = false;
     for (std::size_t i = 0; i < loss_at.size(); ++i) {
@@ -111,7 +112,9 @@ struct MethodState {
       ev.push_back(gpb::detail::mean_sd(evals_at[i]).first);
       mean.push_back(m);
       sd.push_back(d);
-      th.push_back(gpb::detail::mean_sd(theta1_at[i]).first);
+      const auto [tm, tsd] = gpb::detail::mean_sd(theta1_at[i]);
+      th.push_back(tm);
+      th_sd.push_back(tsd);
       noise.push_back(gpb::detail::mean_sd(noise_at[i]).first);
       const double b = gpb::detail::mean_sd(bias_at[i]).first;
       has_bias = has_bias || std::isfinite(b);
@@ -122,6 +125,7 @@ struct MethodState {
                         {"loss_mean", mean},
                         {"loss_sd", sd},
                         {"theta1_mean", th},
+                        {"theta1_sd", th_sd},
                         {"noise_norm_mean", noise}};
     if (has_bias) j["bias_mean"] = bias;
     return j;
