@@ -302,7 +302,10 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
   sj["task"] = task->describe();
   sj["users"] = task->users();
   sj["eval_noise_sd"] = c.eval_noise_sd;
-  if (opt) sj["optimum_loss"] = res.optimum_loss;
+  if (opt) {
+    sj["optimum_loss"] = res.optimum_loss;
+    sj["optimum"] = std::vector<double>(opt->data(), opt->data() + opt->size());
+  }
   sj["privacy_noise"] = c.privacy_seeded ? "seeded simulation — not private" : "secure";
   nlohmann::json methods = nlohmann::json::array();
   for (std::size_t mi = 0; mi < c.methods.size(); ++mi) {
