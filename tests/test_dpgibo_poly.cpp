@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dpgibo_points.hpp"
 #include "gpbandit/dpgibo/algorithms.hpp"
 #include "gpbandit/dpgibo/gradient_gp.hpp"
 #include "gpbandit/dpgibo/poly_gradient_gp.hpp"
@@ -18,10 +19,7 @@ namespace gpb::dpgibo {
 namespace {
 
 Eigen::MatrixXd points(int d, int n, std::uint64_t seed, double half = 1.0) {
-  Rng rng(seed, 0, 7);
-  Eigen::MatrixXd X(d, n);
-  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rng.uniform(-half, half);
-  return X;
+  return test::uniform_points(d, n, seed, half, 7);
 }
 
 constexpr double kV = 1.3, kC = 0.7;  // kernel v·(xᵀz + c)²
@@ -216,12 +214,8 @@ TEST(JointDesign, KeepsThetaAndWorksOnAHistory) {
   EXPECT_LT(gp->trace(theta), before);
 }
 
-TEST(PolyDpGibo, NonPrivateRunReachesTheMeanWithVanishingBias) {
-  // E-DP6 without privacy: normal location, d = 5, b = 3, σ = 0, polynomial kernel in weight
-  // space. After 7 iterations N = 21 = p points make the GP exact (bias ≈ 0), and GD with
-  // η = 0.5 contracts θ − x̄ by 1/2 per step.
-  const Context ctx;
-  const auto task = make_normal_location(5, 50, 1.0, 1.0, -3, 3, 4);
+/// Non-private GIBO on the exact polynomial surrogate: clip off, σ = 0, b = 3, plain GD η = 0.5.
+GiboOptions exact_poly_options() {
   GiboOptions o;
   o.kernel = SurrogateKernel::Polynomial;
   o.mu = std::numeric_limits<double>::infinity();
@@ -234,9 +228,18 @@ TEST(PolyDpGibo, NonPrivateRunReachesTheMeanWithVanishingBias) {
   o.n_cand = 64;
   o.n_restart = 1;
   o.n_steps = 5;
+  return o;
+}
+
+TEST(PolyDpGibo, NonPrivateRunReachesTheMeanWithVanishingBias) {
+  // E-DP6 without privacy: normal location, d = 5, b = 3, σ = 0, polynomial kernel in weight
+  // space. After 7 iterations N = 21 = p points make the GP exact (bias ≈ 0), and GD with
+  // η = 0.5 contracts θ − x̄ by 1/2 per step.
+  const Context ctx;
+  const auto task = make_normal_location(5, 50, 1.0, 1.0, -3, 3, 4);
   Rng ev(1, 0, 1), acq(1, 0, 2);
-  const RunTrace tr =
-      run_dp_gibo(ctx, *task, o, Eigen::VectorXd::Zero(5), 0.0, {&ev, &acq, nullptr});
+  const RunTrace tr = run_dp_gibo(ctx, *task, exact_poly_options(), Eigen::VectorXd::Zero(5), 0.0,
+                                  {&ev, &acq, nullptr});
   ASSERT_EQ(tr.rows.size(), 41u);
   EXPECT_LT((tr.theta - *task->optimum()).norm(), 1e-6);
   for (std::size_t t = 8; t < tr.rows.size(); ++t) EXPECT_LT(tr.rows[t].bias, 1e-5) << t;
