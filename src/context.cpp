@@ -4,6 +4,10 @@
 
 #include <omp.h>
 
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "detail/context_backend.hpp"
@@ -30,6 +34,21 @@ const char* backend_name(Backend b) {
   return "unknown";
 }
 
+int idle_cores() {
+  const int cores = std::max(1, omp_get_num_procs());
+  double load[1] = {0.0};
+  if (::getloadavg(load, 1) != 1 || !(load[0] >= 0)) return cores;
+  const int busy = static_cast<int>(std::lround(std::min(load[0], 1e6)));
+  return std::max(1, cores - busy);
+}
+
+int threads_for_work(int threads, double min_work, double work) {
+  const int most = std::max(threads, 1);
+  if (!(min_work > 0)) return most;
+  const double n = std::floor(work / min_work);
+  return n >= most ? most : std::max(1, static_cast<int>(n));
+}
+
 namespace {
 Backend resolve_backend(Backend requested) {
   if (requested != Backend::Auto) return requested;
@@ -47,8 +66,15 @@ Context::Context(const ContextOptions& options) : options_(options) {
   GPB_EXPECTS(options.threads >= 0, "context.threads must be >= 0, got " << options.threads);
   GPB_EXPECTS(options.memory_budget_bytes > 0, "context.memory_budget_bytes must be > 0");
   GPB_EXPECTS(options.device >= 0, "context.device must be >= 0, got " << options.device);
-  threads_ = options.threads > 0 ? options.threads : omp_get_max_threads();
+  GPB_EXPECTS(options.min_parallel_work >= 0,
+              "context.min_parallel_work must be >= 0, got " << options.min_parallel_work);
+  threads_ = options.threads > 0                         ? options.threads
+             : std::getenv("OMP_NUM_THREADS") != nullptr ? omp_get_max_threads()
+                                                         : idle_cores();
   if (threads_ < 1) threads_ = 1;
+  // Eigen's GEMM parallelises on its own (OpenMP, omp_get_max_threads() unless told): without
+  // this, a "threads": 1 run still multiplies matrices on every core.
+  Eigen::setNbThreads(threads_);
   backend_ = resolve_backend(options.backend);
   if (backend_ == Backend::Cuda) cuda_ = detail::make_cuda_resources(options_);
   options_.backend = backend_;

@@ -21,7 +21,7 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) return cuda::kernel_matrix(ctx, k, A, B);
 #endif
-  return detail::kernel_matrix_cpu(k, A, B, ctx.threads());
+  return detail::kernel_matrix_cpu(k, A, B, detail::Threads::of(ctx));
 }
 
 Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& domain) {
@@ -29,7 +29,7 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& d
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) return cuda::kernel_diag(ctx, k, domain.points());
 #endif
-  return detail::kernel_diag_cpu(k, domain.points(), ctx.threads());
+  return detail::kernel_diag_cpu(k, domain.points(), detail::Threads::of(ctx));
 }
 
 UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* variance, int n,
@@ -43,7 +43,8 @@ UcbChoice ucb_argmax(const Context& ctx, const double* mean, const double* varia
     return cuda::ucb_argmax(ctx, mean, variance, n, width, excluded, tiebreak);
   }
 #endif
-  return detail::ucb_argmax_cpu(mean, variance, n, width, excluded, tiebreak, ctx.threads());
+  return detail::ucb_argmax_cpu(mean, variance, n, width, excluded, tiebreak,
+                                detail::Threads::of(ctx));
 }
 
 }  // namespace gpb

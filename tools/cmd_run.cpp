@@ -21,6 +21,9 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   cmd->add_option("--runs", args.runs, "override the number of runs")
       ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--seed", args.seed, "override the seed");
+  cmd->add_option("--threads", args.threads,
+                  "CPU threads for the engine ops, 0 = all cores (overrides the config)")
+      ->check(CLI::Range(0, 4096));
   cmd->add_option("--out", args.out, "output directory (default results/<name>)");
   cmd->add_flag("--resume", args.resume, "continue from the checkpoint in the output directory");
   cmd->add_flag("--quiet", args.quiet, "no progress line on stderr");
@@ -65,6 +68,7 @@ RunOptions run_options(const CLI::App& cmd, const RunArgs& args) {
   if (cmd.count("--backend") > 0) opt.backend = parse_backend(args.backend);
   if (cmd.count("--runs") > 0) opt.runs = args.runs;
   if (cmd.count("--seed") > 0) opt.seed = args.seed;
+  if (cmd.count("--threads") > 0) opt.threads = args.threads;
   return opt;
 }
 
@@ -83,6 +87,7 @@ int run_command(const CLI::App& cmd, const RunArgs& args) {
       throw InvalidArgument("--resume: fed-pne runs are not checkpointed; run again");
     if (cmd.count("--runs") > 0) xo.runs = args.runs;
     if (cmd.count("--seed") > 0) xo.seed = args.seed;
+    if (cmd.count("--threads") > 0) xo.threads = args.threads;
     return xarmed::run_xarmed_command(args.config, xo);
   }
   if (args.mpi) throw InvalidArgument("--mpi: only for configs with \"experiment\": \"fed-pne\"");

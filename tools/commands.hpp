@@ -16,6 +16,7 @@ struct RunArgs {
   std::string backend;
   int runs = 0;
   std::uint64_t seed = 0;
+  int threads = 0;
   std::string out;
   bool resume = false;
   bool quiet = false;

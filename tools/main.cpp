@@ -2,9 +2,11 @@
 //
 // Exit codes: 0 success; 2 bad input (invalid config or flags, missing file, CUDA requested where
 // there is none); 1 any other error. Every error is one line on stderr: "gpbandit: error: ...".
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -29,9 +31,24 @@ bool is_no_device(const std::string& what) {
          what.find("no device") != std::string::npos;
 }
 
+/// OpenMP threads waiting for work sleep (OMP_WAIT_POLICY=passive) unless the user chose a
+/// policy. libgomp reads the variable once, when it is loaded (before main), so the only way to
+/// change it for this process is to start it again with the variable set: the first thing main
+/// does. On a busy machine active waiting (libgomp's default spins ~0.3 ms after every parallel
+/// loop) makes runs several times slower in wall time (bench/RESULTS.md, "Threads"). Only `run`
+/// starts thread teams, so only `run` pays for the second start (~0.1 s of CPU, mostly loading
+/// the CUDA libraries). If the re-execution fails (no /proc), the run goes on with the default.
+void prefer_passive_omp_waiting(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) != "run") return;
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  if (::setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  prefer_passive_omp_waiting(argc, argv);
   CLI::App app{"gpbandit: Gaussian-process bandits over large finite domains"};
   app.name("gpbandit");
   bool version = false;

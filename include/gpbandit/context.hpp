@@ -16,6 +16,19 @@ enum class Backend { Cpu, Cuda, Auto };
 /// Storage precision of the posterior's V buffer (the Cholesky factor, μ and σ² are always double).
 enum class Precision { Double, Mixed };
 
+/// Default of ContextOptions::min_parallel_work: estimated scalar operations (multiply-adds) a
+/// parallel loop must give each thread before a second thread is started. Measured on the
+/// project's 2-core machine (bench/bench_parallel.cpp; bench/RESULTS.md, "Parallel threshold").
+inline constexpr double kDefaultMinParallelWork = 1 << 18;
+
+/// Threads worth starting for about `work` scalar operations: at most `threads`, one more per
+/// `min_work` operations, at least 1 (`min_work` ≤ 0: always `threads`).
+int threads_for_work(int threads, double min_work, double work);
+
+/// Cores not busy now: the cores OpenMP may use minus the 1-minute load average (rounded), at
+/// least 1; all of them when the load average cannot be read.
+int idle_cores();
+
 /// Parses "cpu" | "cuda" | "auto". @throws InvalidArgument naming the bad value.
 Backend parse_backend(const std::string& name);
 /// "cpu", "cuda" or "auto".
@@ -28,8 +41,15 @@ struct ContextOptions {
   /// Bytes the engine may use for the posterior's V buffers (all runs together). When
   /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode.
   std::size_t memory_budget_bytes = std::size_t{4} << 30;
-  /// CPU threads for engine ops; 0 = OpenMP default (all cores).
+  /// CPU threads for engine ops: the OpenMP loops of the CPU backend and Eigen's own parallel
+  /// products (Eigen::setNbThreads, which is process-wide: the Context constructed last sets it).
+  /// 0 = OMP_NUM_THREADS when set, else the cores idle when the Context is made (idle_cores()):
+  /// on a busy machine a second thread costs more than it gives (bench/RESULTS.md, "Threads").
   int threads = 0;
+  /// Estimated scalar operations a parallel loop must give each thread before a second thread is
+  /// started; smaller loops run on the calling thread alone (waking a team costs more than it
+  /// saves, above all on a loaded machine). 0 = every loop uses every thread (benchmarks).
+  double min_parallel_work = kDefaultMinParallelWork;
   /// Storage of the posterior's V in incremental mode, on the CPU and on CUDA (Mixed: float
   /// values, every sum accumulated in double; halves the bytes a round reads, and V's memory;
   /// μ and σ² then agree with Double to about 1e-6 relative, not bit for bit). Recompute mode is
@@ -72,6 +92,11 @@ class Context {
   std::size_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
   /// Threads engine ops use on the CPU (resolved, ≥ 1).
   int threads() const { return threads_; }
+  /// Threads a CPU loop of about `work` scalar operations should use (threads_for_work with
+  /// threads() and options().min_parallel_work).
+  int threads_for(double work) const {
+    return threads_for_work(threads_, options_.min_parallel_work, work);
+  }
   /// A short description, e.g. "cpu (2 threads)" or "cuda: NVIDIA H100 (device 0)".
   std::string describe() const;
 

@@ -87,6 +87,7 @@ struct RunOptions {
   std::optional<Backend> backend;     ///< overrides the config
   std::optional<int> runs;            ///< overrides the config
   std::optional<std::uint64_t> seed;  ///< overrides the config
+  std::optional<int> threads;         ///< overrides the config's "threads" (0 = idle cores)
   std::string python;                 ///< interpreter for the plot (default: build's)
 };
 

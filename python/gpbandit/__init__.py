@@ -12,6 +12,10 @@ Errors raise ``gpbandit.Error`` subclasses: ``InvalidArgument`` (also a ``ValueE
 import json as _json
 import os as _os
 
+# OpenMP threads waiting for work sleep instead of spinning, as in the gpbandit CLI, unless the
+# user chose: libgomp reads the variable once, when the extension below loads it.
+_os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 from ._gpbandit import (  # noqa: F401
     HAS_CUDA,
     Context,

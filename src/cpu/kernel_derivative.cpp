@@ -33,7 +33,8 @@ Eigen::MatrixXd se_kernel_grad(const Context& ctx, const Kernel& k,
   const Eigen::MatrixXd Xc = X, Zc = Z;  // dense copies (column stride d)
   const double inv_l2 = 1.0 / (k.lengthscale() * k.lengthscale());
   Eigen::MatrixXd G(d * n, m);
-#pragma omp parallel for num_threads(ctx.threads()) schedule(static)
+  const int nt = ctx.threads_for(static_cast<double>(n) * static_cast<double>(m) * (3.0 * d + 8));
+#pragma omp parallel for num_threads(nt) schedule(static)
   for (Eigen::Index j = 0; j < m; ++j) {
     for (Eigen::Index i = 0; i < n; ++i) {
       detail::se_grad(Xc.col(i).data(), Zc.col(j).data(), d, inv_l2, k.variance(),
@@ -55,7 +56,9 @@ Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
   const Eigen::MatrixXd Xc = X, Zc = Z;
   const double inv_l2 = 1.0 / (k.lengthscale() * k.lengthscale());
   Eigen::MatrixXd H(d * n, d * m);
-#pragma omp parallel for num_threads(ctx.threads()) schedule(static)
+  const int nt =
+      ctx.threads_for(static_cast<double>(n) * static_cast<double>(m) * (2.0 * d * d + 8));
+#pragma omp parallel for num_threads(nt) schedule(static)
   for (Eigen::Index j = 0; j < m; ++j) {
     for (Eigen::Index i = 0; i < n; ++i) {
       detail::se_grad_grad(Xc.col(i).data(), Zc.col(j).data(), d, inv_l2, k.variance(),

@@ -32,7 +32,7 @@ void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
 }
 
 Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& A,
-                                  const Eigen::Ref<const Eigen::MatrixXd>& B, int threads) {
+                                  const Eigen::Ref<const Eigen::MatrixXd>& B, Threads threads) {
   const KernelEval eval(k);
   const int d = static_cast<int>(A.rows());
   const Eigen::Index n = A.cols(), m = B.cols();
@@ -40,7 +40,7 @@ Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen:
   // Ref<const MatrixXd> has an inner stride of 1 and columns spaced outerStride() apart.
   const Eigen::Index sa = A.outerStride(), sb = B.outerStride();
   const double work = static_cast<double>(n) * static_cast<double>(m) * (d + 8);
-  const int nt = static_cast<int>(std::max(1.0, std::min<double>(threads, work / (1 << 17))));
+  const int nt = threads.for_work(work);
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (Eigen::Index j = 0; j < m; ++j) {
     const double* y = B.data() + j * sb;
@@ -51,13 +51,12 @@ Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen:
 }
 
 Eigen::VectorXd kernel_diag_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
-                                int threads) {
+                                Threads threads) {
   const KernelEval eval(k);
   const int d = static_cast<int>(points.rows());
   const Eigen::Index n = points.cols(), s = points.outerStride();
   Eigen::VectorXd diag(n);
-  const int nt =
-      static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(threads, n / 8192)));
+  const int nt = threads.for_work(static_cast<double>(n) * (d + 8));
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (Eigen::Index j = 0; j < n; ++j) {
     const double* x = points.data() + j * s;
@@ -128,10 +127,10 @@ int find_tie(const double* mean, const double* variance, int begin, int end, dou
 }
 
 UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
-                         const std::uint8_t* excluded, Rng* tiebreak, int threads) {
+                         const std::uint8_t* excluded, Rng* tiebreak, Threads threads) {
   // One pass: each thread scans a contiguous slice; slices are merged in index order, so the
   // result (including the tie count) does not depend on the number of threads.
-  const int nt = std::max(1, std::min(threads, n / 4096 + 1));
+  const int nt = threads.for_work(kUcbWorkPerCandidate * n);
   std::vector<UcbBest> part(static_cast<std::size_t>(nt));
 #pragma omp parallel num_threads(nt)
   {

@@ -11,11 +11,27 @@
 #include <limits>
 
 #include "detail/scalar_steps.hpp"
+#include "gpbandit/context.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/ops.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::detail {
+
+/// The thread budget of a CPU op: at most `max` threads, one more per `min_work` estimated scalar
+/// operations (gpb::threads_for_work), so small loops run on the calling thread alone.
+struct Threads {
+  int max = 1;          ///< Context::threads()
+  double min_work = 0;  ///< ContextOptions::min_parallel_work
+  /// The budget of `ctx`.
+  static Threads of(const Context& ctx) { return {ctx.threads(), ctx.options().min_parallel_work}; }
+  /// Threads for a loop of about `work` operations.
+  int for_work(double work) const { return threads_for_work(max, min_work, work); }
+};
+
+/// Estimated scalar operations of one candidate's UCB score (a square root, a multiply-add and a
+/// compare), the work unit of the argmax loops' thread budget.
+inline constexpr double kUcbWorkPerCandidate = 8.0;
 
 /// Checks that the columns of `points` are valid inputs of `k`: for a precomputed kernel a 1×n
 /// row of integer indices in range. `what` names the argument in the message.
@@ -23,13 +39,13 @@ namespace gpb::detail {
 void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
                          const char* what);
 
-/// K(A, B) on the host with `threads` OpenMP threads. Inputs already validated.
+/// K(A, B) on the host with up to `threads.max` OpenMP threads. Inputs already validated.
 Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& A,
-                                  const Eigen::Ref<const Eigen::MatrixXd>& B, int threads);
+                                  const Eigen::Ref<const Eigen::MatrixXd>& B, Threads threads);
 
 /// k(x_j, x_j) for every column of `points`. Inputs already validated.
 Eigen::VectorXd kernel_diag_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
-                                int threads);
+                                Threads threads);
 
 /// Best UCB score of a range of candidates: the lowest index reaching it and how many candidates
 /// tie with it exactly; `nan` when some score was NaN (nan_index = the first such candidate).
@@ -59,6 +75,6 @@ int find_tie(const double* mean, const double* variance, int begin, int end, dou
 
 /// UCB argmax over n candidates (see gpb::ucb_argmax for the contract).
 UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
-                         const std::uint8_t* excluded, Rng* tiebreak, int threads);
+                         const std::uint8_t* excluded, Rng* tiebreak, Threads threads);
 
 }  // namespace gpb::detail

@@ -35,7 +35,7 @@ struct CpuState {
         runs(static_cast<std::size_t>(r)),
         lambda(options.noise_variance),
         chunk(options.chunk),
-        threads(ctx.threads()),
+        threads(detail::Threads::of(ctx)),
         mixed(ctx.options().precision == Precision::Mixed),
         blocks((n + kBlock - 1) / kBlock),
         alpha2(runs.size(), std::vector<double>(1, 0.0)),
@@ -49,7 +49,7 @@ struct CpuState {
   std::vector<detail::RunRows> runs;
   double lambda = 0;
   int chunk = 0;
-  int threads = 1;
+  detail::Threads threads;
   bool mixed = false;  // V stored in float (Precision::Mixed), sums in double
   bool recompute = false;
   Eigen::VectorXd kdiag;
@@ -100,10 +100,7 @@ struct CpuState {
   int num_runs() const { return static_cast<int>(runs.size()); }
   /// Threads worth starting for about `flops` operations (small updates run serially: waking a
   /// team costs more than it saves, especially on a loaded machine).
-  int threads_for(double flops) const {
-    const double per_thread = 1 << 17;
-    return static_cast<int>(std::max(1.0, std::min<double>(threads, flops / per_thread)));
-  }
+  int threads_for(double flops) const { return threads.for_work(flops); }
   template <class VT>
   VT* vbase() const {
     if constexpr (std::is_same_v<VT, float>) {
@@ -502,7 +499,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
       part[static_cast<std::size_t>(b)] =
           detail::scan_ucb(m, s2, b * kBlock, std::min(s.n, (b + 1) * kBlock), width, ex);
     };
-    const int nt = s.threads_for(static_cast<double>(s.n) * 8.0);
+    const int nt = s.threads_for(detail::kUcbWorkPerCandidate * s.n);
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int b = 0; b < nb; ++b) {
       if (s.rows_of_block(r, b) == t) {
@@ -546,8 +543,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
         if (p.index >= 0) best = std::max(best, p.score);
       }
       floor = best;
-      batch =
-          batch == stale.size() ? static_cast<std::size_t>(std::max(2 * s.threads, 4)) : 2 * batch;
+      batch = batch == stale.size() ? static_cast<std::size_t>(std::max(2 * s.threads.max, 4))
+                                    : 2 * batch;
     }
     // Every block that can reach `best` is now up to date; the others score strictly below it.
     detail::UcbBest all;

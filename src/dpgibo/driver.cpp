@@ -226,7 +226,7 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
   }
   ContextOptions co;
   co.backend = backend;
-  co.threads = c.threads;
+  co.threads = options.threads.value_or(c.threads);
   Context ctx(co);
   const std::unique_ptr<Task> task = detail::make_task(c, seed);
   for (std::size_t i = 0; i < c.methods.size(); ++i) {

@@ -262,7 +262,7 @@ GroupInput make_group(const ExperimentConfig& cfg, const Context& ctx, std::uint
   return g;
 }
 
-Context make_context(const ExperimentConfig& cfg, Backend backend) {
+Context make_context(const ExperimentConfig& cfg, Backend backend, int threads) {
   if (backend == Backend::Cuda && Context::cuda_compiled() && Context::cuda_device_count() == 0) {
     throw InvalidArgument(
         "backend 'cuda' requested but no CUDA device is available (use --backend cpu or auto)");
@@ -270,7 +270,7 @@ Context make_context(const ExperimentConfig& cfg, Backend backend) {
   ContextOptions o;
   o.backend = backend;
   o.memory_budget_bytes = cfg.memory_budget_bytes;
-  o.threads = cfg.threads;
+  o.threads = threads;
   return Context(o);
 }
 
@@ -361,7 +361,7 @@ ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions
   res.summary_json = (out / "summary.json").string();
   res.plot_png = (out / "regret.png").string();
 
-  Context ctx = make_context(config, backend);
+  Context ctx = make_context(config, backend, options.threads.value_or(config.threads));
   res.backend = ctx.describe();
   detail::ensure_writable_directory(res.out_dir);
   remove_stale_temporaries(res.out_dir);

@@ -114,7 +114,8 @@ class GpSampleObjective final : public Objective {
       phase.colwise() += b;
       const Eigen::Index total = phase.size();
       double* data = phase.data();
-#pragma omp parallel for schedule(static) num_threads(ctx.threads()) if (total > 65536)
+      const int nt = ctx.threads_for(20.0 * static_cast<double>(total));  // ~20 operations a cos
+#pragma omp parallel for schedule(static) num_threads(nt)
       for (Eigen::Index k = 0; k < total; ++k) data[k] = std::cos(data[k]);
       f.segment(start, len).noalias() = phase.transpose() * z;
     }

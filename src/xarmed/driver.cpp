@@ -12,6 +12,7 @@
 #include "experiment/atomic_file.hpp"
 #include "experiment/plot.hpp"
 #include "gpbandit/build_config.hpp"
+#include "gpbandit/context.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/xarmed/experiment.hpp"
 #include "gpbandit/xarmed/mpi_runtime.hpp"
@@ -60,11 +61,11 @@ std::string g17(double v) {
 }
 
 MethodOut run_baseline(const MethodSpec& m, const FedObjective& f, const XConfig& c,
-                       const std::vector<std::uint32_t>& runs) {
+                       const std::vector<std::uint32_t>& runs, int threads) {
   MethodOut out;
   out.runs.resize(runs.size());
   const long long R = static_cast<long long>(runs.size());
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
   for (long long j = 0; j < R; ++j) {
     const std::uint32_t r = runs[static_cast<std::size_t>(j)];
     BaselineRun b;
@@ -166,6 +167,10 @@ int run_impl(XConfig c, const XRunOptions& opt) {
     c.seed = *opt.seed;
     c.objective.seed = c.seed;
   }
+  ContextOptions co;
+  co.backend = Backend::Cpu;
+  co.threads = opt.threads.value_or(0);
+  const Context ctx(co);  // threads of the per-run loops and of Eigen
   mpi::World world;
   if (opt.mpi) world = mpi::init();
   const bool root = world.rank == 0;
@@ -211,12 +216,12 @@ int run_impl(XConfig c, const XRunOptions& opt) {
       FedPneParams p = m.fed;
       p.noise = c.noise;
       p.pull_seed = c.seed;
-      InProcessPool pool(p, f, c.clients, c.seed, runs);
+      InProcessPool pool(p, f, c.clients, c.seed, runs, ctx.threads());
       copy_fed(mo, run_fed_pne(p, *f, c.clients, c.horizon, runs, pool));
       mo.privacy = pool.privacy_description();
     } else {
       if (!root) continue;
-      mo = run_baseline(m, *f, c, runs);
+      mo = run_baseline(m, *f, c, runs, ctx.threads());
     }
     mo.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (root) {

@@ -1,6 +1,8 @@
 // Fed-PNE server, client and the lockstep driver shared by both runtimes.
 #include "gpbandit/xarmed/fed_pne.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -227,8 +229,9 @@ std::vector<double> FedPneClient::play(const PhaseRequest& req) {
 // ------------------------------------------------------------------ in-process pool
 
 InProcessPool::InProcessPool(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
-                             std::uint64_t seed, const std::vector<std::uint32_t>& runs)
-    : M_(M) {
+                             std::uint64_t seed, const std::vector<std::uint32_t>& runs,
+                             int threads)
+    : M_(M), threads_(threads > 0 ? threads : omp_get_max_threads()) {
   auto part = std::make_shared<const Partition>(f->box(), p.k, p.partition_seed);
   for (std::uint32_t r : runs) {
     for (int m = 0; m < M; ++m) {
@@ -252,7 +255,7 @@ void InProcessPool::exchange(const std::vector<const PhaseRequest*>& reqs,
       means[j].resize(static_cast<std::size_t>(M_) * reqs[j]->nodes.size());
   }
   // One batched call: every (run, client) of the phase in parallel.
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) num_threads(threads_)
   for (long long jm = 0; jm < R * M_; ++jm) {
     const std::size_t j = static_cast<std::size_t>(jm / M_);
     const int m = static_cast<int>(jm % M_);

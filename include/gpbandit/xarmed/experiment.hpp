@@ -69,6 +69,7 @@ struct XRunOptions {
   std::string out_dir;                ///< output folder; empty → results/NAME (XConfig::name)
   std::optional<int> runs;            ///< overrides XConfig::runs when set
   std::optional<std::uint64_t> seed;  ///< overrides XConfig::seed (and the objective's) when set
+  std::optional<int> threads;         ///< CPU threads (0 or unset = all cores)
   bool plot = true;                   ///< draw regret.png (only when T ≤ 20000)
   bool progress = true;               ///< print a line per finished method on stderr
   bool mpi = false;                   ///< run through the MPI runtime (mpi_runtime.hpp)

@@ -178,9 +178,10 @@ class ClientPool {
 class InProcessPool final : public ClientPool {
  public:
   /// Builds M clients for each run in `runs` (sharing one Partition from p.k and
-  /// p.partition_seed), each with its make_client_privacy() source.
+  /// p.partition_seed), each with its make_client_privacy() source. `threads` > 0 caps the
+  /// OpenMP threads of exchange() (0 = the OpenMP default).
   InProcessPool(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
-                std::uint64_t seed, const std::vector<std::uint32_t>& runs);
+                std::uint64_t seed, const std::vector<std::uint32_t>& runs, int threads = 0);
   void exchange(const std::vector<const PhaseRequest*>& reqs,
                 std::vector<std::vector<double>>& means) override;
   /// Description of the clients' privacy noise source, or "none" without DP.
@@ -188,6 +189,7 @@ class InProcessPool final : public ClientPool {
 
  private:
   int M_;
+  int threads_;
   std::vector<std::unique_ptr<FedPneClient>> clients_;  // run-major
 };
 
