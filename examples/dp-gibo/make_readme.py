@@ -6,7 +6,7 @@ it), {{plot:NAME}} (loss curves drawn from the summary's per-iteration means), {
 paper's Fig. 3 panels: θ₁, loss, bias against noise, per iteration, with a table),
 {{pooled:NAME}} (one table over the split runs results/NAME-s<seed>/, one run per seed),
 {{verdict:NAME}} (verdicts/NAME.md).
-Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change)"""
+Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change; writes nothing)"""
 import json
 import math
 import os
@@ -14,6 +14,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+WRITE_PLOTS = True  # False under --check: compare the text, write nothing
 
 
 def fmt(x, digits=4):
@@ -103,6 +104,8 @@ def plot(name):
     plt = _pyplot()
     if plt is None:
         return ""
+    if not WRITE_PLOTS:
+        return f"![{name}](plots/{name}.png)"
     os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     for m in s["methods"]:
@@ -143,6 +146,8 @@ def fig3(name):
     plt = _pyplot()
     if plt is None:
         return "\n".join(rows) + note
+    if not WRITE_PLOTS:
+        return "\n".join(rows) + note + f"\n\n![{name}](plots/{name}.png)"
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     for m in s["methods"]:
         c = m["curve"]
@@ -207,6 +212,9 @@ def verdict(name):
 
 
 def main(argv):
+    global WRITE_PLOTS
+    check = bool(argv) and argv[0] == "--check"
+    WRITE_PLOTS = not check
     with open(os.path.join(HERE, "README.template.md")) as f:
         text = f.read()
     out = re.sub(r"\{\{table:([A-Za-z0-9_.-]+)\}\}", lambda m: table(m.group(1)), text)
@@ -216,7 +224,7 @@ def main(argv):
     out = out.replace("{{snr}}", snr())
     out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
     target = os.path.join(HERE, "README.md")
-    if argv and argv[0] == "--check":
+    if check:
         with open(target) as f:
             return 0 if f.read() == out else 1
     with open(target, "w") as f:
