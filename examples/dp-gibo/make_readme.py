@@ -101,11 +101,11 @@ def plot(name):
     if s is None or not all("curve" in m for m in s["methods"]):
         legacy = os.path.join("results", name, "loss.png")
         return f"![{name}]({legacy})" if os.path.exists(os.path.join(HERE, legacy)) else ""
+    if not WRITE_PLOTS:  # --check: the link a drawing run writes
+        return f"![{name}](plots/{name}.png)"
     plt = _pyplot()
     if plt is None:
         return ""
-    if not WRITE_PLOTS:
-        return f"![{name}](plots/{name}.png)"
     os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     for m in s["methods"]:
@@ -143,11 +143,11 @@ def fig3(name):
             f"f(x̄) = {fmt(s['optimum_loss'], 6)}, privacy noise: {s['privacy_noise']}. ‖bias‖ = "
             "‖g − clipped mean of the true per-user gradients‖ (the surrogate's error), ‖g − ∇f‖ adds "
             "the clipping bias; both are means over runs and iterations t ≥ 1.")
+    if not WRITE_PLOTS:  # --check: the text a drawing run writes
+        return "\n".join(rows) + note + f"\n\n![{name}](plots/{name}.png)"
     plt = _pyplot()
     if plt is None:
         return "\n".join(rows) + note
-    if not WRITE_PLOTS:
-        return "\n".join(rows) + note + f"\n\n![{name}](plots/{name}.png)"
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     for m in s["methods"]:
         c = m["curve"]
