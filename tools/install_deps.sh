@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpbandit needs, only those missing, then makes sure the python3 first
-# on PATH (the one the Python module is built for) can import numpy, pytest and pybind11.
+# on PATH (the one the Python module is built for) can import numpy, pytest, pybind11 and
+# scikit-build-core.
 # Idempotent and silent when everything is present. Used by `make demo` / `make test`.
 # Usage: tools/install_deps.sh PACKAGE...
 set -euo pipefail
@@ -14,15 +15,17 @@ done
 
 # The python3 first on PATH. Debian's /usr/bin/python3 gets python3-numpy, python3-pytest and
 # pybind11-dev from the package list; any other interpreter (pyenv, a venv, ...) gets what it
-# lacks from PyPI. pybind11 comes with it then, because Debian 12's pybind11 2.10 predates NumPy 2.
+# lacks from PyPI. pybind11 comes with it then, because Debian 12's pybind11 2.10 predates NumPy 2;
+# scikit-build-core (not packaged in Debian 12) lets the ctest PythonWheel build the wheel of
+# `pip install .` (that test skips without it, as it does for Debian's python3).
 python_deps() {
   command -v python3 >/dev/null 2>&1 || return 0
   local exe
   exe=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || return 0
   case "$exe" in /usr/bin/python3*) return 0 ;; esac
   local want=()
-  for mod in numpy pytest pybind11; do
-    python3 -c "import $mod" >/dev/null 2>&1 || want+=("$mod")
+  for mod in numpy pytest pybind11 scikit_build_core; do
+    python3 -c "import $mod" >/dev/null 2>&1 || want+=("${mod//_/-}")
   done
   [ ${#want[@]} -eq 0 ] && return 0
   echo "gpbandit: installing for $exe from PyPI: ${want[*]}" >&2

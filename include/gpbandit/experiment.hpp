@@ -41,8 +41,9 @@ struct ExperimentConfig {
   int lockstep = 0;   ///< runs advanced together (0 = all); a checkpoint follows each group
   /// Backend of the engine ops.
   Backend backend = Backend::Auto;
-  /// Memory budget of the posterior buffers, bytes (ContextOptions::memory_budget_bytes).
-  std::size_t memory_budget_bytes = std::size_t{4} << 30;
+  /// Memory budget of the posterior buffers, bytes (ContextOptions::memory_budget_bytes; 0 =
+  /// automatic: 4 GiB on the CPU, kCudaBudgetFraction of the free device memory on CUDA).
+  std::size_t memory_budget_bytes = 0;
   /// CPU threads for the engine ops (0 = all cores).
   int threads = 0;
   /// Break exact argmax ties at random (true) or by lowest index.

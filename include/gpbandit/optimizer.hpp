@@ -305,7 +305,8 @@ class Optimizer {
 ///    "tie_break": "random" | "lowest", "seed": 0, "capacity": 256,
 ///    "fit": {"every": 0, "min_observations": 5, "ard": true, "restarts": 5, "max_rows": 2000,
 ///            "normalize": true},
-///    "backend": "auto" | "cpu" | "cuda", "threads": 0, "memory_budget_mb": 4096}
+///    "backend": "auto" | "cpu" | "cuda", "threads": 0,
+///    "memory_budget_mb": 4096 (default: automatic, ContextOptions::memory_budget_bytes = 0)}
 /// @endcode
 /// Relative paths resolve against `base_dir`. Every problem throws InvalidArgument
 /// "<source>: <field>: <what>".

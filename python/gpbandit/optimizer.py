@@ -168,7 +168,7 @@ class Optimizer:
                  noise_variance=1e-2, acquisition="ucb", beta=None, xi=0.0, exact_max=4096,
                  features=1024, minimize=False, initial_points=0, distinct=True,
                  random_ties=True, seed=0, fit_every=None, fit=None, n_candidates=4096,
-                 domain_seed=0, backend="auto", threads=0, memory_budget_bytes=4 << 30,
+                 domain_seed=0, backend="auto", threads=0, memory_budget_bytes=0,
                  capacity=256):
         """Builds the candidate set, the surrogate and an empty posterior (options: see the
         class docstring). Raises InvalidArgument naming a bad option."""

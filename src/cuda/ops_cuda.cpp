@@ -6,22 +6,21 @@
 
 #include "cpu/kernel_eval.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/matrix_cache.hpp"
 #include "cuda/resources.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::cuda {
 
-DeviceKernel upload_kernel(const Kernel& k, cudaStream_t stream) {
+DeviceKernel upload_kernel(const Context& ctx, const Kernel& k, cudaStream_t stream) {
   DeviceKernel dk;
   dk.formula = detail::KernelEval(k);
-  if (k.matrix() != nullptr) {
-    dk.matrix = upload(k.matrix()->data(), static_cast<std::size_t>(k.matrix()->size()), stream);
-  }
+  dk.matrix = device_matrix(ctx, k);
   if (k.is_ard()) {
     const Eigen::VectorXd& inv = k.inverse_lengthscales();
     dk.inv_lengthscales = upload(inv.data(), static_cast<std::size_t>(inv.size()), stream);
   }
-  dk.formula.matrix = dk.matrix.data();
+  dk.formula.matrix = dk.matrix ? dk.matrix->data() : nullptr;
   dk.formula.inv_lengthscales = k.is_ard() ? dk.inv_lengthscales.data() : nullptr;
   return dk;
 }
@@ -53,7 +52,7 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
   Eigen::MatrixXd K(n, m);
   if (n == 0 || m == 0) return K;
   const DeviceBuffer<double> a = upload_points(A, s), b = upload_points(B, s);
-  const DeviceKernel dk = upload_kernel(k, s);
+  const DeviceKernel dk = upload_kernel(ctx, k, s);
   DeviceBuffer<double> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
   launch_kernel_matrix(ctx, dk.formula, a.data(), d, n, b.data(), d, m, d, out.data(), n);
   copy_to_host(K.data(), out.data(), out.size(), s);
@@ -68,7 +67,7 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k,
   Eigen::VectorXd diag(n);
   if (n == 0) return diag;
   const DeviceBuffer<double> x = upload_points(points, s);
-  const DeviceKernel dk = upload_kernel(k, s);
+  const DeviceKernel dk = upload_kernel(ctx, k, s);
   DeviceBuffer<double> out(static_cast<std::size_t>(n));
   launch_kernel_diag(ctx, dk.formula, x.data(), d, n, d, out.data());
   copy_to_host(diag.data(), out.data(), out.size(), s);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/device_buffer.hpp"
+#include "cuda/matrix_cache.hpp"
 #include "detail/kernel_formula.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/kernel.hpp"
@@ -17,17 +18,18 @@
 
 namespace gpb::cuda {
 
-/// A kernel on the device: copies of its precomputed matrix and ARD inverse lengthscales (each
-/// empty when the kernel has none) and the formula that points at them. Keep it alive while
-/// kernels launched with `formula` may run.
+/// A kernel on the device: its precomputed matrix (the Context's cached copy, matrix_cache.hpp),
+/// a copy of its ARD inverse lengthscales (each empty when the kernel has none) and the formula
+/// that points at them. Keep it alive while kernels launched with `formula` may run.
 struct DeviceKernel {
-  DeviceBuffer<double> matrix;            ///< column-major n×n (precomputed kernels only)
+  DeviceMatrix matrix;                    ///< column-major n×n (precomputed kernels only)
   DeviceBuffer<double> inv_lengthscales;  ///< d values (ARD kernels only)
   detail::KernelFormula formula;          ///< device pointers into the two buffers
 };
 
-/// Uploads what `k` keeps in host memory (on `stream`) and fills the formula.
-DeviceKernel upload_kernel(const Kernel& k, cudaStream_t stream);
+/// The device form of `k` on `ctx`: looks up (or uploads once) its precomputed matrix, uploads
+/// its ARD inverse lengthscales on `stream` and fills the formula.
+DeviceKernel upload_kernel(const Context& ctx, const Kernel& k, cudaStream_t stream);
 
 /// K(A, B) on the device; host in, host out (n×m column-major). O(n·m·d) on the device plus
 /// the transfers of A, B, K (and of a precomputed matrix).

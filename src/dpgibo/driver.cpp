@@ -5,8 +5,8 @@
 // included) has been validated; outputs are written atomically at the end.
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -58,7 +58,7 @@ std::string csv_rows(const std::string& label, int run, const RunTrace& tr) {
   for (const Iterate& it : tr.rows) {
     os << label << ',' << run << ',' << it.t << ',' << it.b << ',' << it.evaluations << ','
        << it.trace << ',' << it.loss << ',' << it.grad_norm << ',' << it.noise_norm << ','
-       << it.clipped_fraction << ',' << it.theta1 << '\n';
+       << it.clipped_fraction << ',' << it.theta1 << ',' << it.bias << ',' << it.grad_error << '\n';
   }
   return os.str();
 }
@@ -70,16 +70,27 @@ struct MethodState {
   std::string rows;
   double grad_sum = 0, noise_sum = 0;  // ‖g‖ and ν‖w‖ summed over runs and iterations t ≥ 1
   long steps = 0;
-  std::vector<std::vector<double>> loss_at, evals_at;  // per row index: one value per run
+  double bias_sum = 0, error_sum = 0;  // ‖g − clipped true mean‖, ‖g − ∇f‖ (where known)
+  long bias_steps = 0;
+  // Per row index: one value per run.
+  std::vector<std::vector<double>> loss_at, evals_at, theta1_at, noise_at, bias_at;
   /// Adds one run's trace to the per-iteration statistics.
   void add(const RunTrace& tr) {
     for (std::size_t i = 0; i < tr.rows.size(); ++i) {
       if (loss_at.size() <= i) {
-        loss_at.emplace_back();
-        evals_at.emplace_back();
+        for (auto* v : {&loss_at, &evals_at, &theta1_at, &noise_at, &bias_at}) v->emplace_back();
       }
-      loss_at[i].push_back(tr.rows[i].loss);
-      evals_at[i].push_back(static_cast<double>(tr.rows[i].evaluations));
+      const Iterate& it = tr.rows[i];
+      loss_at[i].push_back(it.loss);
+      evals_at[i].push_back(static_cast<double>(it.evaluations));
+      theta1_at[i].push_back(it.theta1);
+      noise_at[i].push_back(it.noise_norm);
+      bias_at[i].push_back(it.bias);
+      if (it.t >= 1 && std::isfinite(it.bias)) {
+        bias_sum += it.bias;
+        error_sum += it.grad_error;
+        ++bias_steps;
+      }
       if (tr.rows[i].t >= 1) {
         grad_sum += tr.rows[i].grad_norm;
         noise_sum += tr.rows[i].noise_norm;
@@ -90,19 +101,34 @@ struct MethodState {
   /// Mean ± sd of the loss per row (≤ 200 rows, evenly thinned), for plots from summary.json.
   nlohmann::json curve() const {
     nlohmann::json ev = nlohmann::json::array(), mean = nlohmann::json::array(),
-                   sd = nlohmann::json::array();
+                   sd = nlohmann::json::array(), th = nlohmann::json::array(),
+                   th_sd = nlohmann::json::array(), noise = nlohmann::json::array(),
+                   bias = nlohmann::json::array();
     const std::size_t stride = std::max<std::size_t>(1, (loss_at.size() + 199) / 200);
+    bool has_bias = false;
     for (std::size_t i = 0; i < loss_at.size(); ++i) {
       if (i % stride != 0 && i + 1 != loss_at.size()) continue;
       const auto [m, d] = gpb::detail::mean_sd(loss_at[i]);
       ev.push_back(gpb::detail::mean_sd(evals_at[i]).first);
       mean.push_back(m);
       sd.push_back(d);
+      const auto [tm, tsd] = gpb::detail::mean_sd(theta1_at[i]);
+      th.push_back(tm);
+      th_sd.push_back(tsd);
+      noise.push_back(gpb::detail::mean_sd(noise_at[i]).first);
+      const double b = gpb::detail::mean_sd(bias_at[i]).first;
+      has_bias = has_bias || std::isfinite(b);
+      bias.push_back(std::isfinite(b) ? nlohmann::json(b) : nlohmann::json(nullptr));
     }
-    return {{"row", "iteration t (0 = start) or evaluation for searches"},
-            {"evaluations", ev},
-            {"loss_mean", mean},
-            {"loss_sd", sd}};
+    nlohmann::json j = {{"row", "iteration t (0 = start) or evaluation for searches"},
+                        {"evaluations", ev},
+                        {"loss_mean", mean},
+                        {"loss_sd", sd},
+                        {"theta1_mean", th},
+                        {"theta1_sd", th_sd},
+                        {"noise_norm_mean", noise}};
+    if (has_bias) j["bias_mean"] = bias;
+    return j;
   }
 };
 
@@ -259,7 +285,9 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
   if (options.progress && tty) std::fputc('\n', stderr);
 
   gpb::detail::AtomicFile csv(res.runs_csv);
-  csv.write("method,run,t,b,evaluations,trace,loss,grad_norm,noise_norm,clipped_fraction,theta1\n");
+  csv.write(
+      "method,run,t,b,evaluations,trace,loss,grad_norm,noise_norm,clipped_fraction,theta1,bias,"
+      "grad_error\n");
   for (const MethodState& s : st) csv.write(s.rows);
   csv.commit();
 
@@ -274,7 +302,10 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
   sj["task"] = task->describe();
   sj["users"] = task->users();
   sj["eval_noise_sd"] = c.eval_noise_sd;
-  if (opt) sj["optimum_loss"] = res.optimum_loss;
+  if (opt) {
+    sj["optimum_loss"] = res.optimum_loss;
+    sj["optimum"] = std::vector<double>(opt->data(), opt->data() + opt->size());
+  }
   sj["privacy_noise"] = c.privacy_seeded ? "seeded simulation — not private" : "secure";
   nlohmann::json methods = nlohmann::json::array();
   for (std::size_t mi = 0; mi < c.methods.size(); ++mi) {
@@ -305,13 +336,17 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
     mj["eval_noise_sd"] = m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd;
     mj["seconds"] = s.seconds;
     mj["curve"] = s.curve();
-    if (s.steps > 0 && (m.type == "dp_gibo" || m.type == "gibo" || m.type == "dp_gd" ||
-                        m.type == "gd")) {
+    if (s.steps > 0 &&
+        (m.type == "dp_gibo" || m.type == "gibo" || m.type == "dp_gd" || m.type == "gd")) {
       // Signal against privacy noise: the clipped-mean gradient the method sees, ‖g‖, against the
       // noise added to it (ν‖w‖, expected ≈ ν√d), averaged over runs and iterations.
       mj["grad_norm_mean"] = s.grad_sum / static_cast<double>(s.steps);
       mj["noise_norm_mean"] = s.noise_sum / static_cast<double>(s.steps);
       mj["noise_norm_expected"] = ms.noise_std * std::sqrt(static_cast<double>(task->dim()));
+    }
+    if (s.bias_steps > 0) {  // the surrogate's gradient error, where the task knows ∇L_i
+      mj["bias_norm_mean"] = s.bias_sum / static_cast<double>(s.bias_steps);
+      mj["grad_error_mean"] = s.error_sum / static_cast<double>(s.bias_steps);
     }
     mj["privacy"] = ledger(c, m, task->users(), source_desc);
     methods.push_back(mj);

@@ -13,7 +13,8 @@
 //     "lockstep": 0,             // runs advanced together, 0 = all; a checkpoint is written after
 //                                // each group; default 0
 //     "backend": "auto",         // "auto" | "cpu" | "cuda"; default "auto"
-//     "memory_budget_mb": 4096,  // engine budget for posterior buffers (> 0); default 4096
+//     "memory_budget_mb": 4096,  // engine budget for posterior buffers (> 0); default: automatic
+//                                // (4096 on the CPU, 75% of the free device memory on CUDA)
 //     "threads": 0,              // CPU threads for engine ops, 0 = all cores; default 0
 //     "tie_break": "random",     // "random" | "lowest" (argmax ties); default "random"
 //     "noise_variance": 0.01,    // lambda of the surrogate GP (> 0); default 0.01
@@ -34,18 +35,20 @@
 //                                                   {"type": "indices", "n": N}
 //     "objective": REQUIRED
 //         {"type": "rkhs", "support": 100 (>= 1), "fixed": false}
-//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false}
+//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false,
+//          "kronecker": false (exact draw on a grid by Kronecker factors; se kernel)}
 //       | {"type": "branin"}                          (2-d domain)
 //       | {"type": "hartmann6"}                       (6-d domain)
 //       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0,
 //          "kernel_path": "train.csv", "kernel_skip_columns": 0}   (kernel from a separate file)
 //             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
 //             must be absent, and "noise" must be absent or {"type": "none"}
-//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like" | "csv",
+//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like"
+//                                      | "property_hedonic" | "csv",
 //          "path": "xy.csv" (csv: header x1..xd,y), "n", "data_seed": 0, "log_output": true,
 //          "minimise", "fit": "ard" | "iso", "mle_rows": 2000, "mle_starts": 5,
 //          "preprocess_order": "centre_then_scale", "max_norm": 25}
-//             specs/po-gp-ucb.md s2/s7 (loan_like, property_like: seeded look-alikes); like
+//             specs/po-gp-ucb.md s2/s7 (loan_like, property_*: seeded look-alikes); like
 //             "dataset" it prescribes domain, kernel and (unless given) noise_variance
 //     "noise":     default {"type": "none"}
 //         {"type": "none"} | {"type": "gaussian", "sd": 0.1 (>= 0)}
@@ -83,6 +86,7 @@
 // ---------------------------------------------------------------------------------------------
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
@@ -95,6 +99,7 @@
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "objective/sampling.hpp"
 
 namespace gpb {
 namespace {
@@ -222,7 +227,11 @@ std::shared_ptr<const Objective> build_objective(const Checker& c, const json& o
   if (e.name == "gp_sample") {
     const int m = static_cast<int>(c.integer(o, "features", "objective.features", 0, INT_MAX));
     const bool fixed = o["fixed"].get<bool>();
-    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed); });
+    const bool kron = o["kronecker"].get<bool>();
+    if (kron && !detail::grid_axes(domain)) {
+      c.fail("objective.kronecker", "needs a grid domain (type grid), the points are not one");
+    }
+    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed, kron); });
   }
   const int need = e.name == "branin" ? 2 : 6;
   if (domain.dim() != need) {
@@ -411,7 +420,8 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
   if (e.contains("memory_budget_mb")) {
     const double mb = c.positive(e, "memory_budget_mb", "memory_budget_mb");
     if (mb > 1e12) c.fail("memory_budget_mb", "too large, got " + e["memory_budget_mb"].dump());
-    cfg.memory_budget_bytes = static_cast<std::size_t>(mb * 1024.0 * 1024.0);
+    cfg.memory_budget_bytes =
+        std::max<std::size_t>(1, static_cast<std::size_t>(mb * 1024.0 * 1024.0));
   }
   if (e.contains("tie_break")) {
     const std::string t = e["tie_break"].get<std::string>();

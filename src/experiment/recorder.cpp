@@ -64,6 +64,7 @@ void GroupRecorder::record(int r, int round, int j, double fj, double y) {
   rec.simple = simple;
   if (rec.curve.size() < curve_at_.size() && count_[i] == curve_at_[rec.curve.size()]) {
     rec.curve.push_back(cumulative_[i]);
+    rec.simple_curve.push_back(simple);
   }
 }
 
@@ -88,6 +89,7 @@ json chunk_to_json(const Chunk& c) {
                     {"cumulative", r.cumulative},
                     {"simple", r.simple},
                     {"curve", r.curve},
+                    {"simple_curve", r.simple_curve},
                     {"f_sup", r.f_sup},
                     {"x_star", r.x_star}});
   }
@@ -105,6 +107,9 @@ Chunk chunk_from_json(const json& j) {
     rec.cumulative = r.at("cumulative").get<double>();
     rec.simple = r.at("simple").get<double>();
     rec.curve = r.at("curve").get<std::vector<double>>();
+    if (r.contains("simple_curve")) {  // absent in checkpoints of older versions
+      rec.simple_curve = r.at("simple_curve").get<std::vector<double>>();
+    }
     rec.f_sup = r.at("f_sup").get<double>();
     rec.x_star = r.at("x_star").get<int>();
     c.runs.push_back(std::move(rec));
@@ -233,6 +238,22 @@ std::vector<PolicySummary> summarize(const ExperimentConfig& config,
   return out;
 }
 
+namespace {
+/// Mean and sample sd (n−1; specs/ldp-bo.md §7) over the runs of one curve member, point by point.
+std::pair<std::vector<double>, std::vector<double>> curve_mean_sd(
+    const std::vector<RunRecord>& rs, std::vector<double> RunRecord::*member, std::size_t points) {
+  std::vector<double> mean(points, 0.0), sd(points, 0.0);
+  for (std::size_t k = 0; k < points; ++k) {
+    std::vector<double> at;
+    for (const auto& r : rs) {
+      if (k < (r.*member).size()) at.push_back((r.*member)[k]);
+    }
+    std::tie(mean[k], sd[k]) = mean_sd(at);
+  }
+  return {mean, sd};
+}
+}  // namespace
+
 std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t seed,
                          const std::string& backend, const std::vector<Chunk>& chunks,
                          double total_seconds, const std::string& extra_json) {
@@ -243,11 +264,8 @@ std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t
   for (std::size_t p = 0; p < config.policies.size(); ++p) {
     double seconds = 0;
     const auto rs = policy_runs(chunks, static_cast<int>(p), &seconds);
-    std::vector<double> curve(evals.size(), 0.0);
-    for (const auto& r : rs) {
-      for (std::size_t k = 0; k < curve.size() && k < r.curve.size(); ++k) curve[k] += r.curve[k];
-    }
-    for (double& v : curve) v /= std::max<double>(1.0, static_cast<double>(rs.size()));
+    const auto [curve, curve_sd] = curve_mean_sd(rs, &RunRecord::curve, evals.size());
+    const auto [simple, simple_sd] = curve_mean_sd(rs, &RunRecord::simple_curve, evals.size());
     const PolicySummary& s = sums[p];
     json finals = json::array();
     for (const auto& r : rs) finals.push_back(r.cumulative);
@@ -259,7 +277,10 @@ std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t
          {"cumulative_regret", {{"mean", s.cumulative_mean}, {"sd", s.cumulative_sd}}},
          {"simple_regret", {{"mean", s.simple_mean}, {"sd", s.simple_sd}}},
          {"seconds", s.seconds},
-         {"mean_cumulative_regret_curve", curve}});
+         {"mean_cumulative_regret_curve", curve},
+         {"sd_cumulative_regret_curve", curve_sd},
+         {"mean_simple_regret_curve", simple},
+         {"sd_simple_regret_curve", simple_sd}});
     per_policy[s.label] = s.seconds;
   }
   json j = {{"name", config.name},

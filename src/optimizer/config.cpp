@@ -200,7 +200,8 @@ void parse_engine(const Checker& c, const json& root, OptimizerOptions& o) {
   const std::string backend = str(c, root, "backend", "", "auto");
   o.context.backend = c.guarded("backend", [&] { return parse_backend(backend); });
   o.context.threads = static_cast<int>(integer(c, root, "threads", "", 0, 0, 4096));
-  const double mb = num(c, root, "memory_budget_mb", "", 4096.0);
+  if (!root.contains("memory_budget_mb")) return;  // 0: the backend's automatic budget
+  const double mb = num(c, root, "memory_budget_mb", "", 0.0);
   if (!(mb > 0 && mb <= 1e12))
     c.fail("memory_budget_mb", "must be in (0, 1e12], got " + std::to_string(mb));
   o.context.memory_budget_bytes = static_cast<std::size_t>(mb * 1024.0 * 1024.0);
