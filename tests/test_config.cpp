@@ -143,7 +143,8 @@ TEST(Config, WrongTypes) {
   EXPECT_EQ(error_of(j), "cfg.json: T: expected an integer, got number 2.5");
   j = base();
   j["kernel"]["lengthscale"] = "0.2";
-  EXPECT_ONE_LINE_NAMING(error_of(j), "kernel.lengthscale: expected a number or an array of numbers, got string");
+  EXPECT_ONE_LINE_NAMING(
+      error_of(j), "kernel.lengthscale: expected a number or an array of numbers, got string");
   j = base();
   j["policies"][1]["distinct"] = 1;
   EXPECT_ONE_LINE_NAMING(error_of(j), "policies[1].distinct: expected a boolean");

@@ -200,7 +200,8 @@ TEST(GpSampleObjective, KroneckerCovarianceMatchesKernelOnGrids) {
   check_second_moments(*obj, d3, gpb::kernel_matrix(ctx, k, d3.points(), d3.points()), 1000,
                        2 * 1.5 * 1.5);
   // ARD: axis i's factor uses lengthscale i (a shared lengthscale would miss the covariance).
-  const gpb::Kernel ard = gpb::Kernel::ard(gpb::KernelType::SE, Eigen::Vector3d(0.2, 1.0, 3.0), 1.5);
+  const gpb::Kernel ard =
+      gpb::Kernel::ard(gpb::KernelType::SE, Eigen::Vector3d(0.2, 1.0, 3.0), 1.5);
   const auto obj_ard = gpb::make_gp_sample_objective(ard, 0, false, true);
   check_second_moments(*obj_ard, d3, gpb::kernel_matrix(ctx, ard, d3.points(), d3.points()), 1000,
                        2 * 1.5 * 1.5);

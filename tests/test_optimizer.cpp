@@ -251,4 +251,38 @@ TEST(Optimizer, BadInputIsOneClearMessageAndChangesNothing) {
   EXPECT_TRUE(contains(error_of([&] { Optimizer::loads(broken); }), "posterior.log"));
 }
 
+TEST(OptimizerConfig, ParsesEveryKeyAndNamesTheBadField) {
+  const OptimizerOptions o = gpb::parse_optimizer_config(
+      R"({"domain": {"type": "sobol", "lower": [0, 0], "upper": [1, 2], "count": 64, "seed": 3},
+          // comments are allowed
+          "kernel": {"type": "matern32", "lengthscale": [0.2, 0.4], "variance": 2},
+          "noise_variance": 0.05, "goal": "minimize", "initial_points": 4, "seed": 9,
+          "acquisition": {"type": "ucb", "beta": {"type": "igp_ucb", "B": 2, "R": 0.3}},
+          "fit": {"every": 3, "ard": false}, "backend": "cpu"})",
+      "cfg.json", ".");
+  EXPECT_EQ(o.domain.kind, gpb::DomainSpec::Kind::Sobol);
+  EXPECT_EQ(o.domain.count, 64);
+  EXPECT_EQ(o.kernel.lengthscales(), Eigen::Vector2d(0.2, 0.4));
+  EXPECT_EQ(o.acquisition.beta.kind, gpb::BetaSchedule::Kind::IgpUcb);
+  EXPECT_EQ(o.acquisition.beta.rkhs_bound, 2.0);
+  EXPECT_TRUE(o.minimize);
+  EXPECT_EQ(o.fit.every, 3);
+  EXPECT_FALSE(o.fit.ard);
+  EXPECT_EQ(o.context.memory_budget_bytes, 0u);  // automatic unless given
+  const auto bad = [](const std::string& body) {
+    return error_of([&] {
+      gpb::parse_optimizer_config(
+          R"({"domain": {"type": "grid", "lower": [0], "upper": [1], "counts": [5]}, )" + body +
+              "}",
+          "cfg.json", ".");
+    });
+  };
+  EXPECT_EQ(bad(R"("acquisition": {"type": "ucb", "beta": {"type": "srinivass"}})"),
+            "cfg.json: acquisition.beta.type: expected srinivas, igp_ucb or constant, got "
+            "'srinivass'");
+  EXPECT_TRUE(contains(bad(R"("acquisition": {"type": "pi"})"), "cfg.json: acquisition.type"));
+  EXPECT_TRUE(contains(bad(R"("memory_budget_mb": 0)"), "cfg.json: memory_budget_mb"));
+  EXPECT_TRUE(contains(bad(R"("fit": {"evry": 2})"), "unknown key 'evry'"));
+}
+
 }  // namespace

@@ -148,17 +148,18 @@ std::vector<int> wins_over_random(int first, int runs, int T) {
     }
     wins.push_back(won);
     std::printf("%-7s wins %d of %d, mean regret %.1f (random %.1f), worst ratio %.2f\n", rule.name,
-                won, runs, ours / runs,
-                std::accumulate(random.begin(), random.end(), 0.0) / runs, worst);
+                won, runs, ours / runs, std::accumulate(random.begin(), random.end(), 0.0) / runs,
+                worst);
   }
   return wins;
 }
 
 TEST(AcquisitionRegret, ThompsonAndEiBeatRandomSearchOnTheDemoProblem) {
   // Calibration (DISABLED_Calibration below: the same problem and seed scheme, T = 60, runs
-  // 0..199): TS (exact), TS (random features) and EI had less cumulative regret than random search
-  // in 200 of 200 runs each. A run is lost with probability p ≤ 1.5% (95% upper bound from 0 of
-  // 200), so losing 3 or more of these 10 runs has probability ≤ C(10,3)·p³ < 5e−4 per rule.
+  // 0..199): TS (exact prior), TS (random features) and EI had less cumulative regret than random
+  // search in 200 of 200 runs each (mean 27.6, 27.7 and 23.5 against 170.4; worst ratios 0.61,
+  // 0.64 and 0.83). A run is lost with probability p ≤ 1.5% (95% upper bound from 0 of 200), so
+  // losing 3 or more of these 10 runs has probability ≤ C(10,3)·p³ < 5e−4 per rule.
   const std::vector<int> wins = wins_over_random(0, 10, 60);
   for (std::size_t i = 0; i < wins.size(); ++i) EXPECT_GE(wins[i], 8) << kRules[i].name;
 }

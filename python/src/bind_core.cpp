@@ -34,13 +34,14 @@ void bind_context(py::module_& m) {
   py::class_<Context>(m, "Context",
                       "Where the engine runs: backend (cpu | cuda | auto), memory budget for the "
                       "posterior buffers, CPU threads, precision and CUDA device")
-      .def(py::init(&make_context), py::arg("backend") = "auto",
-           py::arg("memory_budget_bytes") = std::size_t{0}, py::arg("threads") = 0,
-           py::arg("precision") = "double", py::arg("device") = 0,
-           "backend 'cuda' raises NoCudaBuildError in a CPU build and CudaError (saying what is "
-           "missing) without a driver or GPU; threads = 0 uses every core; precision 'mixed' "
-           "stores the CUDA posterior in float with double accumulation; memory_budget_bytes = 0 is "
-           "automatic: 4 GiB on the CPU, 75% of the free device memory on CUDA")
+      .def(
+          py::init(&make_context), py::arg("backend") = "auto",
+          py::arg("memory_budget_bytes") = std::size_t{0}, py::arg("threads") = 0,
+          py::arg("precision") = "double", py::arg("device") = 0,
+          "backend 'cuda' raises NoCudaBuildError in a CPU build and CudaError (saying what is "
+          "missing) without a driver or GPU; threads = 0 uses every core; precision 'mixed' "
+          "stores the CUDA posterior in float with double accumulation; memory_budget_bytes = 0 is "
+          "automatic: 4 GiB on the CPU, 75% of the free device memory on CUDA")
       .def_property_readonly(
           "backend", [](const Context& c) { return backend_name(c.backend()); },
           "The backend in use: 'cpu' or 'cuda' (auto resolved)")

@@ -116,16 +116,7 @@ BetaSchedule beta_from_dict(const py::dict& d) {
   for (auto item : d) {
     const auto key = item.first.cast<std::string>();
     if (key == "type") {
-      const auto t = item.second.cast<std::string>();
-      if (t == "srinivas") {
-        b.kind = BetaSchedule::Kind::Srinivas;
-      } else if (t == "igp_ucb") {
-        b.kind = BetaSchedule::Kind::IgpUcb;
-      } else if (t == "constant") {
-        b.kind = BetaSchedule::Kind::Constant;
-      } else {
-        throw InvalidArgument("beta.type: expected srinivas, igp_ucb or constant, got " + t);
-      }
+      b.kind = BetaSchedule::parse_kind(item.second.cast<std::string>());
     } else if (key == "delta") {
       b.delta = item.second.cast<double>();
     } else if (key == "value") {

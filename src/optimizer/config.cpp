@@ -147,14 +147,10 @@ BetaSchedule parse_beta(const Checker& c, const json& o) {
   allow(c, o, "acquisition.beta", {"type", "delta", "value", "B", "R", "scale"});
   BetaSchedule b;
   const std::string type = str(c, o, "type", "acquisition.beta.", "srinivas");
-  if (type == "srinivas") {
-    b.kind = BetaSchedule::Kind::Srinivas;
-  } else if (type == "igp_ucb") {
-    b.kind = BetaSchedule::Kind::IgpUcb;
-  } else if (type == "constant") {
-    b.kind = BetaSchedule::Kind::Constant;
-  } else {
-    c.fail("acquisition.beta.type", "must be srinivas, igp_ucb or constant, got '" + type + "'");
+  try {
+    b.kind = BetaSchedule::parse_kind(type);
+  } catch (const InvalidArgument& e) {
+    c.fail_plain(std::string("acquisition.") + e.what());  // "acquisition.beta.type: ..."
   }
   const std::string p = "acquisition.beta.";
   b.delta = num(c, o, "delta", p, b.delta);

@@ -49,6 +49,13 @@ double BetaSchedule::width(int t, int n, double gamma) const {
   return 0.0;
 }
 
+BetaSchedule::Kind BetaSchedule::parse_kind(const std::string& name) {
+  if (name == "srinivas") return Kind::Srinivas;
+  if (name == "igp_ucb") return Kind::IgpUcb;
+  if (name == "constant") return Kind::Constant;
+  throw InvalidArgument("beta.type: expected srinivas, igp_ucb or constant, got '" + name + "'");
+}
+
 std::string BetaSchedule::describe() const {
   std::ostringstream os;
   switch (kind) {

@@ -143,6 +143,9 @@ struct BetaSchedule {
   void validate() const;
   /// Human-readable description, e.g. "srinivas(delta=0.1)".
   std::string describe() const;
+  /// "srinivas" | "igp_ucb" | "constant" as a Kind.
+  /// @throws InvalidArgument "beta.type: expected srinivas, igp_ucb or constant, got '<name>'".
+  static Kind parse_kind(const std::string& name);
 };
 
 /// GP-UCB over the finite domain, through FinitePosterior.
