@@ -181,6 +181,8 @@ TEST(Algorithms, NoiseFreeGiboConvergesToTheQuadraticOptimum) {
   o.eta = 0.5;
   o.sigma2 = 1e-6;
   o.n_cand = 64;
+  o.n_restart = 1;  // keeps the test short; refinement itself is tested in test_dpgibo_design
+  o.n_steps = 5;
   Rng ev(1, 0, 1), acq(1, 0, 2);
   const RunTrace tr =
       run_dp_gibo(ctx, *task, o, Eigen::VectorXd::Zero(3), 0.0, {&ev, &acq, nullptr});

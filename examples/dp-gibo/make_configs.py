@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes the DP-GIBO example configs (specs/dp-gibo.md §8) into this folder.
 
-Sizes are reduced from the paper where noted in README.md (shared 2-core machine): GP-LS tasks train
-on 200 points (paper: 1000) but keep n = 1000 users (so the privacy noise std matches the paper),
-and use 2-3 runs per setting (paper: 10).
+E-DP0 (d sweep), E-DP3 (σ sweep, one config per σ) and E-DP5 (SVR, d = 103) are at the paper's
+sizes (GP-LS: 1000 training points, n = 1000 users; 10 runs) with the spec's design A1 (pool
+redrawn per greedy step, gradient refinement) and θ_t in every batch. The other experiments are
+reduced (200 training points, 2-5 runs) and keep the earlier design (LEGACY: one pool per
+iteration, no refinement), which their committed results were produced with.
 """
 import json
 import os
@@ -23,6 +25,10 @@ def gpls(d, n_train=200, n=1000):
     return {"type": "gp_lengthscale", "d": d, "n_train": n_train, "n": n}
 
 
+LEGACY = {"pool": "once", "n_restart": 0}
+PAPER_DESIGN = {"theta_in_batch": True}
+
+
 def gibo(label, **kw):
     base = {"type": "dp_gibo", "label": label, "mu": 1, "B": 3, "T": 25, "step": "adagrad",
             "eta": 0.3, "sigma2": 0.0025}
@@ -33,36 +39,57 @@ def gibo(label, **kw):
     return base
 
 
-# E-DP0 (Fig. 1): dimension sweep, fixed b = d + 1, random search and UCB-BO with matched budgets.
+# E-DP0 (Fig. 1): dimension sweep at the paper's sizes, fixed b = d + 1, the non-private GIBO
+# arm, random search and UCB-BO with matched budgets.
 for d in (2, 5, 10):
     write(f"E-DP0-d{d}", {
-        "seed": 1, "runs": 3, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(d),
-        "methods": [gibo("DP-GIBO mu=1", b=d + 1),
+        "seed": 1, "runs": 10, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(d, 1000),
+        "methods": [gibo("DP-GIBO mu=1", b=d + 1, **PAPER_DESIGN),
+                    gibo("GIBO", mu=INF, b=d + 1, **PAPER_DESIGN),
                     {"type": "random_search", "label": "random search", "match": "DP-GIBO mu=1"},
                     {"type": "ucb_bo", "label": "UCB-BO", "match": "DP-GIBO mu=1", "n_cand": 256}]})
+
+# E-DP3 at the paper's sizes, one config per σ (each ≈ 22k GP-LS evaluations ≈ 25 CPU-minutes):
+# the paper's μ = 0.1 arm, μ = 1 and the non-private GIBO (μ = ∞), b = 16, B = 1, T = 45.
+for s in (0.0, 0.03, 0.25):
+    write(f"E-DP3-sigma-{s}", {
+        "seed": 4, "runs": 10, "theta0": "uniform", "task": gpls(15, 1000),
+        "methods": [gibo(f"mu={m} sigma={s}", mu=m, B=1, T=45, b=16, sigma2=s * s,
+                         eval_noise_sd=s, **PAPER_DESIGN) for m in (0.1, 1, INF)]})
+
+# E-DP5 at the paper's size (Ex. 4.2): generated Friedman #1 substitute with p = 100 features
+# (d = 103, b = 104), 1000 training points, n = 9000 users, T = 10, AdaGrad η = 0.8, B = 1.
+# Cost: ≈ 1 CPU-second per SVR evaluation, 1040 per run and arm → ≈ 9 CPU-hours for 10 runs of
+# the three arms; not run yet (see README).
+write("E-DP5-svr-d103", {
+    "seed": 8, "runs": 10, "eval_noise_sd": 0.0, "theta0": "uniform",
+    "task": {"type": "svr_friedman", "p": 100, "n_train": 1000, "n": 9000},
+    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=10, b=104, eta=0.8, **PAPER_DESIGN),
+                gibo("GIBO", mu=INF, B=1, T=10, b=104, eta=0.8, **PAPER_DESIGN),
+                {"type": "random_search", "label": "random search", "match": "DP-GIBO mu=1"}]})
 
 # E-DP1 (Fig. 2 top): eps_bias sweep on GP-LS-15, adaptive b, b_max = 30.
 write("E-DP1-eps", {
     "seed": 2, "runs": 2, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(15),
     "privacy_budget_mu": 1,
-    "methods": [gibo(f"eps={e}", eps_bias=e, b_max=30) for e in (0.3, 0.5, 3.0, 7.5)]})
+    "methods": [gibo(f"eps={e}", eps_bias=e, b_max=30, **LEGACY) for e in (0.3, 0.5, 3.0, 7.5)]})
 
 # E-DP2 (Fig. 2 bottom-left): mu sweep, eps_bias = 0.5.
 write("E-DP2-mu", {
     "seed": 3, "runs": 2, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(15),
-    "methods": [gibo(f"mu={m}", mu=m, eps_bias=0.5, b_max=30) for m in (0.2, 1, INF)]})
+    "methods": [gibo(f"mu={m}", mu=m, eps_bias=0.5, b_max=30, **LEGACY) for m in (0.2, 1, INF)]})
 
 # E-DP3 (Fig. 2 bottom-right): evaluation-noise sweep, b = 16, B = 1, mu = 0.1, T = 45; the GP
 # assumes the true sigma^2.
 write("E-DP3-sigma", {
     "seed": 4, "runs": 2, "theta0": "uniform", "task": gpls(15),
-    "methods": [gibo(f"sigma={s}", mu=0.1, B=1, T=45, b=16, sigma2=s * s, eval_noise_sd=s)
+    "methods": [gibo(f"sigma={s}", mu=0.1, B=1, T=45, b=16, sigma2=s * s, eval_noise_sd=s, **LEGACY)
                 for s in (0.0, 0.03, 0.25)]})
 
 # E-DP4 (E.5, Fig. 5): misspecified GP noise; true sigma = 0.01 per user.
 write("E-DP4-misspecified", {
     "seed": 5, "runs": 2, "eval_noise_sd": 0.01, "theta0": "uniform", "task": gpls(15),
-    "methods": [gibo(f"GP sigma={s}", eps_bias=0.5, b_max=30, sigma2=s * s)
+    "methods": [gibo(f"GP sigma={s}", eps_bias=0.5, b_max=30, sigma2=s * s, **LEGACY)
                 for s in (0.01, 1.0, 0.0001)] +
                [{"type": "random_search", "label": "random search", "match": "GP sigma=0.01"}]})
 
@@ -73,8 +100,8 @@ write("E-DP6-normal-location", {
     "seed": 6, "runs": 3, "theta0": "zero",
     "task": {"type": "normal_location", "d": 5, "n": 50, "centre": 1, "spread": 1,
              "lower": -3, "upper": 3},
-    "methods": [gibo(f"DP-GIBO mu={m}", mu=m, B=1, T=150, b=3) for m in (0.5, 2)] +
-               [gibo("GIBO", mu=INF, B=1, T=150, b=3),
+    "methods": [gibo(f"DP-GIBO mu={m}", mu=m, B=1, T=150, b=3, **LEGACY) for m in (0.5, 2)] +
+               [gibo("GIBO", mu=INF, B=1, T=150, b=3, **LEGACY),
                 {"type": "dp_gd", "label": "DP-GD mu=2", "mu": 2, "B": 1, "T": 150,
                  "step": "adagrad", "eta": 0.3}]})
 
@@ -82,7 +109,7 @@ write("E-DP6-normal-location", {
 write("E-DP7-huber", {
     "seed": 7, "runs": 5, "theta0": "zero",
     "task": {"type": "huber", "d": 4, "n": 100, "c": 1, "lower": -3, "upper": 3},
-    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=100, b=2),
+    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=100, b=2, **LEGACY),
                 {"type": "dp_gd", "label": "DP-GD mu=1", "mu": 1, "B": 1, "T": 100,
                  "step": "adagrad", "eta": 0.3},
                 {"type": "gd", "label": "GD (non-private)", "T": 100, "step": "adagrad",
@@ -94,6 +121,6 @@ write("E-DP7-huber", {
 write("E-DP5-svr-substitute", {
     "seed": 8, "runs": 3, "eval_noise_sd": 0.0, "theta0": "uniform",
     "task": {"type": "svr_friedman", "p": 10, "n_train": 200, "n": 1000},
-    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=30, b=14, eta=0.8),
-                gibo("GIBO", mu=INF, B=1, T=30, b=14, eta=0.8),
+    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=30, b=14, eta=0.8, **LEGACY),
+                gibo("GIBO", mu=INF, B=1, T=30, b=14, eta=0.8, **LEGACY),
                 {"type": "random_search", "label": "random search", "match": "DP-GIBO mu=1"}]})

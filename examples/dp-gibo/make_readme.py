@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Fills README.template.md's {{table:NAME}} markers from results/NAME/summary.json (written by
-run_all.sh from real runs) and writes README.md. Usage: make_readme.py [--check]"""
+"""Regenerates README.md (from README.template.md) and plots/ from the committed summary.json files
+in results/<config>/ (run_all.sh copies them there from real runs). Markers: {{table:NAME}} (the
+methods of one config), {{snr}} (signal ‖g‖ against the privacy noise, every config that logged
+it), {{plot:NAME}} (loss curves drawn from the summary's per-iteration means).
+Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change)"""
 import json
 import math
 import os
@@ -20,10 +23,18 @@ def fmt(x, digits=4):
     return f"{x:.{digits}g}"
 
 
-def table(name):
+def load(name):
     path = os.path.join(HERE, "results", name, "summary.json")
+    if not os.path.exists(path):
+        return None
     with open(path) as f:
-        s = json.load(f)
+        return json.load(f)
+
+
+def table(name):
+    s = load(name)
+    if s is None:
+        return f"(`{name}` has not been run yet; see the cost note above.)"
     has_dist = any("distance_to_optimum_mean" in m for m in s["methods"])
     head = ["method", "final loss (mean ± sd)", "evaluations / run", "μ", "noise std ν",
             "δ at ε=1", "seconds"]
@@ -49,10 +60,74 @@ def table(name):
     return "\n".join(rows) + extra + "."
 
 
+def snr():
+    """‖g‖ (the clipped-mean posterior gradient the method sees) against the privacy noise ν√d."""
+    rows = ["| experiment | method | d | mean ‖g‖ | ν | ν√d (expected ‖noise‖) | mean ν‖w‖ | ‖g‖ / ν√d | final loss |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for name in sorted(os.listdir(os.path.join(HERE, "results"))):
+        s = load(name)
+        if s is None:
+            continue
+        task = s["config"]["task"]
+        d = task["d"] if "d" in task else task.get("p", 0) + 3
+        for m in s["methods"]:
+            if "grad_norm_mean" not in m:
+                continue
+            nu = m["privacy"].get("noise_std", 0.0)
+            exp = m["noise_norm_expected"]
+            ratio = "∞ (no noise)" if exp == 0 else f"{m['grad_norm_mean'] / exp:.2f}"
+            rows.append(f"| {name} | {m['label']} | {d} | {fmt(m['grad_norm_mean'], 3)} | {fmt(nu, 3)} | "
+                        f"{fmt(exp, 3)} | {fmt(m['noise_norm_mean'], 3)} | {ratio} | "
+                        f"{fmt(m['final_loss_mean'])} ± {fmt(m['final_loss_sd'], 2)} |")
+    return "\n".join(rows)
+
+
+def plot(name):
+    s = load(name)
+    if s is None or not all("curve" in m for m in s["methods"]):
+        legacy = os.path.join("results", name, "loss.png")
+        return f"![{name}]({legacy})" if os.path.exists(os.path.join(HERE, legacy)) else ""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ""
+    os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for m in s["methods"]:
+        c = m["curve"]
+        x = c["evaluations"]
+        lo = [a - b for a, b in zip(c["loss_mean"], c["loss_sd"])]
+        hi = [a + b for a, b in zip(c["loss_mean"], c["loss_sd"])]
+        ax.plot(x, c["loss_mean"], label=m["label"])
+        ax.fill_between(x, lo, hi, alpha=0.2)
+    ax.set_xlabel("evaluations")
+    ax.set_ylabel("noise-free loss (mean ± sd)")
+    ax.set_title(f"{name} ({s['runs']} runs)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(HERE, "plots", name + ".png"), dpi=80)
+    plt.close(fig)
+    return f"![{name}](plots/{name}.png)"
+
+
+def verdict(name):
+    """The reading of a finished run, written by hand into verdicts/NAME.md after looking at it."""
+    path = os.path.join(HERE, "verdicts", name + ".md")
+    if not os.path.exists(path):
+        return "gpbandit: verdict pending (the runs of this section have not all finished)."
+    with open(path) as f:
+        return f.read().strip()
+
+
 def main(argv):
     with open(os.path.join(HERE, "README.template.md")) as f:
         text = f.read()
-    out = re.sub(r"\{\{table:([A-Za-z0-9_-]+)\}\}", lambda m: table(m.group(1)), text)
+    out = re.sub(r"\{\{table:([A-Za-z0-9_.-]+)\}\}", lambda m: table(m.group(1)), text)
+    out = re.sub(r"\{\{plot:([A-Za-z0-9_.-]+)\}\}", lambda m: plot(m.group(1)), out)
+    out = out.replace("{{snr}}", snr())
+    out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
     target = os.path.join(HERE, "README.md")
     if argv and argv[0] == "--check":
         with open(target) as f:

@@ -7,9 +7,16 @@ import json
 import os
 
 here = os.path.dirname(os.path.abspath(__file__))
-ALL = [{"type": "fed-pne", "label": "Fed-PNE"}, {"type": "hct", "label": "HCT"},
-       {"type": "fed1-ucb", "label": "Fed1-UCB"}, {"type": "gp-ucb", "label": "GP-UCB"},
+# HCT twice: "HCT" is PyXAB 0.3.0's HCT (the paper's baseline: a node that reaches τ_h again gets
+# fresh children), "HCT-keep" keeps them (Azar et al. 2014). GP-UCB stands in for the paper's
+# KernelTS / BO (spec §7), labelled as the substitute it is.
+ALL = [{"type": "fed-pne", "label": "Fed-PNE"},
+       {"type": "hct", "label": "HCT", "reexpand": "rebuild"},
+       {"type": "hct", "label": "HCT-keep", "reexpand": "keep"},
+       {"type": "fed1-ucb", "label": "Fed1-UCB"},
+       {"type": "gp-ucb", "label": "GP-UCB (substitute)"},
        {"type": "random", "label": "random"}]
+FED, HCT, HCT_KEEP, FED1, GPUCB, RANDOM = ALL
 
 
 def mesh(methods, k):
@@ -38,11 +45,11 @@ write("x2-doublesine", {"horizon": 1000, "clients": 10, "objective": OBJ["double
 write("x3-himmelblau", {"horizon": 1000, "clients": 10,
                         "objective": {"type": "himmelblau", "perturbed": True}, "methods": mesh(ALL, 32)})
 write("x5-seir", {"horizon": 1000, "clients": 10, "noise": 0.0, "objective": OBJ["seir"],
-                  "methods": [ALL[0], ALL[2], ALL[3]]})
+                  "methods": [FED, FED1, GPUCB]})
 # HCT and random on SEIR cost M RK4 solves per evaluation (random: M² per round); 2 runs only
 # (the shared 2-core machine). SEIR is noise-free, so HCT's runs are identical anyway.
 write("x5-seir-hct-random", {"runs": 2, "horizon": 1000, "clients": 10, "noise": 0.0,
-                             "objective": OBJ["seir"], "methods": [ALL[1], ALL[4]]})
+                             "objective": OBJ["seir"], "methods": [HCT, HCT_KEEP, RANDOM]})
 # X4, X6: the generated substitutes (specs/fed-pne.md §9), noise-free and cached per (client, x).
 # Reduced (shared 2-core machine): 3 runs (Fed-PNE and HCT are deterministic on these noise-free
 # objectives anyway). X4: T = 1000 and a 32×32 mesh as X1/X3; X6: T = 200, 5×5×5 mesh (spec §10).
@@ -54,11 +61,19 @@ write("x6-digits-like", {"runs": 3, "horizon": 200, "clients": 10, "noise": 0.0,
 for obj in ("garland", "doublesine", "seir"):
     for M in (1, 10, 50, 100):
         write(f"x7-{obj}-M{M}", {"horizon": 1000, "clients": M, "noise": 0.0 if obj == "seir" else 0.1,
-                                 "objective": OBJ[obj], "methods": [ALL[0]]})
+                                 "objective": OBJ[obj], "methods": [FED]})
 # X8: communication rounds vs T (Fed-PNE only, M = 10).
 for obj in ("garland", "doublesine"):
     for T in (1000, 10000, 100000):
-        write(f"x8-{obj}-T{T}", {"horizon": T, "clients": 10, "objective": OBJ[obj], "methods": [ALL[0]]})
+        write(f"x8-{obj}-T{T}", {"horizon": T, "clients": 10, "objective": OBJ[obj], "methods": [FED]})
+# X1/X2 grid (issue #16): every method for M ∈ {10, 20, 50, 100} × T ∈ {1e3, 1e4, 1e5}, to find
+# where "Fed-PNE has the smallest regret" holds. GP-UCB only up to T = 1e4: its exact posterior
+# over the 100-point mesh costs O(N·t) per round, ≈ N·T²/2 = 5e11 flops per run at T = 1e5.
+for obj in ("garland", "doublesine"):
+    for M in (10, 20, 50, 100):
+        for T in (1000, 10000, 100000):
+            write(f"grid-{obj}-M{M}-T{T}", {"horizon": T, "clients": M, "objective": OBJ[obj],
+                                            "methods": [m for m in ALL if T <= 10000 or m is not GPUCB]})
 # X9: Fed1-UCB mesh size.
 for obj in ("garland", "doublesine"):
     write(f"x9-{obj}-mesh", {"horizon": 1000, "clients": 10, "objective": OBJ[obj],

@@ -1,35 +1,49 @@
 #!/usr/bin/env python3
-"""Writes README.md (from README.template.md) and plots/ from the summary.json files of a run of
-run_all.sh.  Usage: make_readme.py RESULTS_DIR   (default results/fed-pne)
-       make_readme.py RESULTS_DIR --section SUBST   (prints one table only, e.g. after a partial run)"""
-import filecmp
+"""Regenerates README.md (from README.template.md) and plots/ from the committed summary.json files
+in results/<config>/ (run_all.sh copies them there from real runs). Nothing else is read: every
+table and plot of the README can be redrawn from the repository alone.
+
+Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change)
+"""
 import json
 import math
 import os
-import shutil
+import re
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-res = sys.argv[1] if len(sys.argv) > 1 else "results/fed-pne"
+HERE = os.path.dirname(os.path.abspath(__file__))
+RES = os.path.join(HERE, "results")
+FED_TYPES = ("fed-pne", "dp-fed-pne", "fed1-ucb")
+GRID_M = (10, 20, 50, 100)
+GRID_T = (1000, 10000, 100000)
+GRID_METHODS = ("Fed-PNE", "HCT", "HCT-keep", "GP-UCB (substitute)", "Fed1-UCB", "random")
 
 
 def summary(name):
-    with open(os.path.join(res, name, "summary.json")) as f:
+    path = os.path.join(RES, name, "summary.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
         return json.load(f)
 
 
-def pm(m, key="regret"):
-    return f"{m[key + '_mean']:.1f} ± {m[key + '_sd']:.1f}"
+def pm(m):
+    return f"{m['regret_mean']:.1f} ± {m['regret_sd']:.1f}"
 
 
 def method_table(names):
-    rows = ["| experiment | method | regret at T (mean ± sd) | communication rounds | runs |",
-            "|---|---|---|---|---|"]
+    rows = ["| experiment | method | regret at T (mean ± sd) | communication rounds | HCT rebuilds / expansions | runs |",
+            "|---|---|---|---|---|---|"]
     for n in names:
         s = summary(n)
+        if s is None:
+            rows.append(f"| {n} | (not run) | | | | |")
+            continue
         for m in s["methods"]:
-            rounds = f"{m['rounds_mean']:.1f}" if m["type"] in ("fed-pne", "dp-fed-pne", "fed1-ucb") else "—"
-            rows.append(f"| {n} | {m['label']} | {pm(m)} | {rounds} | {s['runs']} |")
+            rounds = f"{m['rounds_mean']:.1f}" if m["type"] in FED_TYPES else "—"
+            reb = (f"{m['rebuilds_mean']:.0f} / {m['expansions_mean']:.0f}"
+                   if "rebuilds_mean" in m else "—")
+            rows.append(f"| {n} | {m['label']} | {pm(m)} | {rounds} | {reb} | {s['runs']} |")
     return "\n".join(rows)
 
 
@@ -39,7 +53,11 @@ def m_table():
     for obj in ("garland", "doublesine", "seir"):
         cells = []
         for M in (1, 10, 50, 100):
-            m = summary(f"x7-{obj}-M{M}")["methods"][0]
+            s = summary(f"x7-{obj}-M{M}")
+            if s is None:
+                cells.append("(not run)")
+                continue
+            m = s["methods"][0]
             data.setdefault(obj, []).append((M, m["regret_mean"], m["regret_sd"]))
             cells.append(pm(m))
         rows.append(f"| {obj} | " + " | ".join(cells) + " |")
@@ -51,8 +69,10 @@ def t_table():
             "|---|---|---|---|---|---|"]
     data = {}
     for obj in ("garland", "doublesine"):
-        for T in (1000, 10000, 100000):
+        for T in GRID_T:
             s = summary(f"x8-{obj}-T{T}")
+            if s is None:
+                continue
             m = s["methods"][0]
             bound = math.log(10 * T / (2 * 0.01)) / math.log(4)
             data.setdefault(obj, []).append((T, m["rounds_mean"], m["info_per_client_mean"]))
@@ -61,67 +81,194 @@ def t_table():
     return "\n".join(rows), data
 
 
-def plots(mdata, tdata):
-    os.makedirs(os.path.join(here, "plots"), exist_ok=True)
-    for n in ("x1-garland", "x2-doublesine", "x3-himmelblau", "x5-seir", "x4-landmine-like", "x6-digits-like"):
-        src = os.path.join(res, n, "regret.png")
-        if os.path.exists(src):
-            shutil.copyfile(src, os.path.join(here, "plots", n + ".png"))
+def grid_cells():
+    """{(obj, M, T): {label: method dict}} for every grid config present."""
+    out = {}
+    for obj in ("garland", "doublesine"):
+        for M in GRID_M:
+            for T in GRID_T:
+                s = summary(f"grid-{obj}-M{M}-T{T}")
+                if s is not None:
+                    out[(obj, M, T)] = ({m["label"]: m for m in s["methods"]}, s["runs"])
+    return out
+
+
+def compare(a, b, runs):
+    """'<' / '>' when a's mean regret is below / above b's by more than two standard errors of the
+    difference (≈ 95 % two-sample), '≈' otherwise."""
+    se = math.sqrt((a["regret_sd"] ** 2 + b["regret_sd"] ** 2) / runs)
+    d = a["regret_mean"] - b["regret_mean"]
+    if abs(d) <= 2 * se:
+        return "≈"
+    return "<" if d < 0 else ">"
+
+
+def grid_table(cells):
+    head = ["objective", "M", "T"] + list(GRID_METHODS) + ["Fed-PNE vs HCT / HCT-keep / GP-UCB"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (obj, M, T), (ms, runs) in sorted(cells.items()):
+        vals = [pm(ms[lab]) if lab in ms else "—" for lab in GRID_METHODS]
+        f = ms["Fed-PNE"]
+        cmp = " / ".join(compare(f, ms[lab], runs) if lab in ms else "—"
+                         for lab in ("HCT", "HCT-keep", "GP-UCB (substitute)"))
+        rows.append(f"| {obj} | {M} | {T} | " + " | ".join(vals) + f" | {cmp} |")
+    return "\n".join(rows)
+
+
+def regime(cells):
+    """The regime statement: where Fed-PNE has the smallest regret, ties, or loses, per baseline."""
+    if not cells:
+        return "(grid not run)"
+    lines = []
+    for lab in ("HCT", "HCT-keep", "GP-UCB (substitute)"):
+        win, tie, lose = [], [], []
+        for (obj, M, T), (ms, runs) in sorted(cells.items()):
+            if lab not in ms:
+                continue
+            c = compare(ms["Fed-PNE"], ms[lab], runs)
+            ratio = ms["Fed-PNE"]["regret_mean"] / ms[lab]["regret_mean"]
+            tag = f"{obj} M={M} T={T:.0e} ({ratio:.2f}×)".replace("+0", "")
+            (win if c == "<" else tie if c == "≈" else lose).append(tag)
+        lines.append(f"* **vs {lab}** — Fed-PNE lower in {len(win)}, tied in {len(tie)}, higher in "
+                     f"{len(lose)} of {len(win) + len(tie) + len(lose)} cells "
+                     "(ratio = Fed-PNE's regret / the baseline's).")
+        for name, lst in (("lower", win), ("tied", tie), ("higher", lose)):
+            if lst:
+                lines.append(f"  * {name}: " + ", ".join(lst))
+    best = []
+    for (obj, M, T), (ms, runs) in sorted(cells.items()):
+        others = [ms[lab] for lab in GRID_METHODS[1:] if lab in ms]
+        if all(compare(ms["Fed-PNE"], o, runs) == "<" for o in others):
+            best.append(f"{obj} M={M} T={T:.0e}".replace("+0", ""))
+    lines.append("* **Fed-PNE significantly lowest of all methods** in: "
+                 + (", ".join(best) if best else "no cell") + ".")
+    return "\n".join(lines)
+
+
+def plt_module():
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        return plt
     except ImportError:
+        return None
+
+
+def regret_plot(plt, name):
+    s = summary(name)
+    if s is None or not all("curve" in m for m in s["methods"]):
         return
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for m in s["methods"]:
+        c = m["curve"]
+        ax.plot(c["rounds"], c["mean"], label=m["label"])
+        ax.fill_between(c["rounds"], [a - b for a, b in zip(c["mean"], c["sd"])],
+                        [a + b for a, b in zip(c["mean"], c["sd"])], alpha=0.2)
+    ax.set_xlabel("round t")
+    ax.set_ylabel("cumulative regret (per client for federated)")
+    ax.set_title(f"{name} (M = {s['clients']}, {s['runs']} runs)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(HERE, "plots", name + ".png"), dpi=80)
+    plt.close(fig)
+
+
+def grid_plot(plt, cells):
+    if not cells:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, obj in zip(axes, ("garland", "doublesine")):
+        for T in GRID_T:
+            for lab, ls in (("HCT", "-"), ("HCT-keep", ":")):
+                pts = [(M, cells[(obj, M, T)][0]["Fed-PNE"]["regret_mean"] /
+                        cells[(obj, M, T)][0][lab]["regret_mean"])
+                       for M in GRID_M if (obj, M, T) in cells]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, marker="o",
+                            label=f"T={T:.0e} / {lab}".replace("+0", ""))
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("clients M")
+        ax.set_title(obj)
+    axes[0].set_ylabel("Fed-PNE regret / HCT regret")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(HERE, "plots", "grid_fedpne_over_hct.png"), dpi=80)
+    plt.close(fig)
+
+
+def m_t_plot(plt, mdata, tdata):
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     for obj, pts in mdata.items():
-        ax[0].errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], marker="o", label=obj)
+        ax[0].errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts],
+                       marker="o", label=obj)
     ax[0].set_xscale("log")
     ax[0].set_xlabel("clients M")
     ax[0].set_ylabel("per-client cumulative regret at T = 1000")
     ax[0].legend()
     for obj, pts in tdata.items():
         ax[1].plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{obj}: rounds")
-        ax[1].plot([p[0] for p in pts], [p[2] / 8 for p in pts], marker="x", ls="--", label=f"{obj}: info/8")
+        ax[1].plot([p[0] for p in pts], [p[2] / 8 for p in pts], marker="x", ls="--",
+                   label=f"{obj}: info/8")
     ax[1].set_xscale("log")
     ax[1].set_xlabel("horizon T")
     ax[1].set_ylabel("count")
     ax[1].legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(here, "plots", "regret_vs_M_rounds_vs_T.png"), dpi=90)
+    fig.savefig(os.path.join(HERE, "plots", "regret_vs_M_rounds_vs_T.png"), dpi=90)
+    plt.close(fig)
 
 
 def mpi_block():
-    a, b = os.path.join(res, "x1-garland"), os.path.join(res, "x1-garland-mpi")
-    if not os.path.exists(os.path.join(b, "summary.json")):
-        return "(MPI run missing)"
-    same = all(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False)
-               for f in ("runs.csv", "phases.csv"))
     s = summary("x1-garland-mpi")
+    if s is None:
+        return "(MPI run missing)"
+    flag = os.path.join(RES, "x1-garland-mpi", "identical")
+    same = open(flag).read().strip() if os.path.exists(flag) else "not compared"
     m = s["methods"][0]
-    return (f"runtime `{s['runtime']}`; runs.csv and phases.csv identical to the in-process run: "
-            f"**{'yes' if same else 'NO'}**. Fed-PNE over 10 runs: logical bytes per run "
+    return (f"runtime `{s['runtime']}`; runs.csv identical to the in-process run: **{same}**. "
+            f"Fed-PNE over {s['runs']} runs: logical bytes per run "
             f"{m['bytes_down_logical_mean']:.0f} down / {m['bytes_up_logical_mean']:.0f} up "
-            f"(all 10 clients); measured MPI payload for all 10 runs {m['bytes_mpi_measured_total']} bytes.")
+            f"(all {s['clients']} clients); measured MPI payload for all runs "
+            f"{m.get('bytes_mpi_measured_total', '–')} bytes.")
 
 
-if len(sys.argv) > 3 and sys.argv[2] == "--section" and sys.argv[3] == "SUBST":
-    print(method_table(["x4-landmine-like", "x6-digits-like"]))
-    for n in ("x4-landmine-like", "x6-digits-like"):
-        src = os.path.join(res, n, "regret.png")
-        if os.path.exists(src):
-            os.makedirs(os.path.join(here, "plots"), exist_ok=True)
-            shutil.copyfile(src, os.path.join(here, "plots", n + ".png"))
-    sys.exit(0)
-mt, mdata = m_table()
-tt, tdata = t_table()
-plots(mdata, tdata)
-text = open(os.path.join(here, "README.template.md")).read()
-for key, val in {"MAIN": method_table(["x1-garland", "x2-doublesine", "x3-himmelblau", "x5-seir", "x5-seir-hct-random"]),
-                 "SUBST": method_table(["x4-landmine-like", "x6-digits-like"]),
-                 "M": mt, "T": tt,
-                 "MESH": method_table(["x9-garland-mesh", "x9-doublesine-mesh"]),
-                 "C": method_table(["x10-garland-c", "x10-doublesine-c"]),
-                 "DP": method_table(["x11-seir-dp"]), "MPI": mpi_block()}.items():
-    text = text.replace("{{" + key + "}}", val)
-open(os.path.join(here, "README.md"), "w").write(text)
+def render():
+    mt, mdata = m_table()
+    tt, tdata = t_table()
+    cells = grid_cells()
+    plt = plt_module()
+    if plt is not None:
+        os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
+        for n in ("x1-garland", "x2-doublesine", "x3-himmelblau", "x4-landmine-like", "x5-seir",
+                  "x6-digits-like"):
+            regret_plot(plt, n)
+        grid_plot(plt, cells)
+        m_t_plot(plt, mdata, tdata)
+    with open(os.path.join(HERE, "README.template.md")) as f:
+        text = f.read()
+    blocks = {"MAIN": method_table(["x1-garland", "x2-doublesine", "x3-himmelblau", "x5-seir",
+                                    "x5-seir-hct-random"]),
+              "SUBST": method_table(["x4-landmine-like", "x6-digits-like"]),
+              "GRID": grid_table(cells), "REGIME": regime(cells),
+              "M": mt, "T": tt,
+              "MESH": method_table(["x9-garland-mesh", "x9-doublesine-mesh"]),
+              "C": method_table(["x10-garland-c", "x10-doublesine-c"]),
+              "DP": method_table(["x11-seir-dp"]), "MPI": mpi_block()}
+    return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: blocks[m.group(1)], text)
+
+
+def main(argv):
+    out = render()
+    target = os.path.join(HERE, "README.md")
+    if argv and argv[0] == "--check":
+        with open(target) as f:
+            return 0 if f.read() == out else 1
+    with open(target, "w") as f:
+        f.write(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

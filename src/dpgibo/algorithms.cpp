@@ -1,8 +1,10 @@
 // DP-GIBO / GIBO (Algorithm 1 of specs/dp-gibo.md §4) and DP-GD / GD.
 #include "gpbandit/dpgibo/algorithms.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "gpbandit/dpgibo/gradient_gp.hpp"
 #include "gpbandit/error.hpp"
@@ -42,6 +44,64 @@ void validate(const GiboOptions& o, int d, const std::string& p) {
   GPB_EXPECTS(o.n_cand >= 1, p << "n_cand: must be >= 1, got " << o.n_cand);
   GPB_EXPECTS(std::isfinite(o.jitter) && o.jitter > 0,
               p << "jitter: must be > 0, got " << o.jitter);
+  GPB_EXPECTS(o.lengthscales.empty() || static_cast<int>(o.lengthscales.size()) == d,
+              p << "lengthscale: an array must have d = " << d << " entries, got "
+                << o.lengthscales.size());
+  for (double l : o.lengthscales) {
+    GPB_EXPECTS(std::isfinite(l) && l > 0, p << "lengthscale: entries must be > 0, got " << l);
+  }
+  GPB_EXPECTS(o.n_restart >= 0, p << "n_restart: must be >= 0, got " << o.n_restart);
+  GPB_EXPECTS(o.n_steps >= 0, p << "n_steps: must be >= 0, got " << o.n_steps);
+  GPB_EXPECTS(o.history_k >= 0, p << "history: k must be >= 1, got " << o.history_k);
+}
+
+Eigen::VectorXd lengthscales(const GiboOptions& o, int d) {
+  if (o.lengthscales.empty()) return Eigen::VectorXd::Constant(d, o.lengthscale);
+  return Eigen::Map<const Eigen::VectorXd>(o.lengthscales.data(),
+                                           static_cast<Eigen::Index>(o.lengthscales.size()));
+}
+
+std::vector<int> nearest_points(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                const Eigen::Ref<const Eigen::VectorXd>& ell, int k) {
+  GPB_EXPECTS(X.rows() == theta.size() && ell.size() == theta.size(),
+              "nearest_points: dimensions differ");
+  const int N = static_cast<int>(X.cols());
+  std::vector<int> idx(static_cast<std::size_t>(N));
+  std::vector<double> dist(static_cast<std::size_t>(N));
+  for (int j = 0; j < N; ++j) {
+    idx[static_cast<std::size_t>(j)] = j;
+    dist[static_cast<std::size_t>(j)] =
+        ((X.col(j) - theta).array() / ell.array()).matrix().squaredNorm();
+  }
+  if (k < N) {
+    std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+      return dist[static_cast<std::size_t>(a)] < dist[static_cast<std::size_t>(b)];
+    });
+    idx.resize(static_cast<std::size_t>(k));
+    std::sort(idx.begin(), idx.end());
+  }
+  return idx;
+}
+
+Eigen::VectorXd step_update(const GiboOptions& o, const Eigen::VectorXd& ell, Eigen::VectorXd& acc,
+                            const Eigen::VectorXd& theta, const Eigen::VectorXd& g) {
+  const Eigen::VectorXd eta = o.eta_in_lengthscales
+                                  ? Eigen::VectorXd(o.eta * ell)
+                                  : Eigen::VectorXd::Constant(theta.size(), o.eta);
+  switch (o.step) {
+    case StepRule::Gd:
+      return theta - eta.cwiseProduct(g);
+    case StepRule::Normalized: {
+      const double n = g.norm();
+      if (!(n > 0)) return theta;
+      return theta - (o.eta / n) * ell.cwiseProduct(g);
+    }
+    case StepRule::AdaGrad:
+    default:
+      acc.array() += g.array().square();
+      return theta - (eta.array() * g.array() / (acc.array().sqrt() + 1e-8)).matrix();
+  }
 }
 
 Eigen::VectorXd clipped_mean(const Eigen::Ref<const Eigen::MatrixXd>& G, double B, bool clip,
@@ -69,20 +129,18 @@ Eigen::VectorXd clamp_box(const Task& task, Eigen::VectorXd x) {
   return x.cwiseMax(task.lower()).cwiseMin(task.upper());
 }
 
-/// AdaGrad or GD update followed by the projection on Θ.
+/// The step rule followed by the projection on Θ.
 class Stepper {
  public:
-  Stepper(const GiboOptions& o, int d) : o_(o), acc_(Eigen::VectorXd::Zero(d)) {}
+  Stepper(const GiboOptions& o, int d)
+      : o_(o), ell_(lengthscales(o, d)), acc_(Eigen::VectorXd::Zero(d)) {}
   Eigen::VectorXd step(const Task& task, const Eigen::VectorXd& theta, const Eigen::VectorXd& g) {
-    if (o_.step == StepRule::Gd) return clamp_box(task, theta - o_.eta * g);
-    acc_.array() += g.array().square();
-    const Eigen::ArrayXd scale = acc_.array().sqrt() + 1e-8;
-    return clamp_box(task, theta - (o_.eta * g.array() / scale).matrix());
+    return clamp_box(task, step_update(o_, ell_, acc_, theta, g));
   }
 
  private:
   const GiboOptions& o_;
-  Eigen::VectorXd acc_;
+  Eigen::VectorXd ell_, acc_;
 };
 
 /// ĝ = g + ν·w with w ~ N(0, I) from the privacy source; returns ν‖w‖ in `noise_norm`.
@@ -109,16 +167,50 @@ Eigen::MatrixXd evaluate(const Task& task, const Eigen::MatrixXd& Z, double sd, 
   return Y;
 }
 
-/// Selects the evaluation points of one iteration and appends them to the GP; returns them.
+/// Projected gradient ascent on Δ(z) inside [lo, hi] from z (backtracking, n_steps steps).
+double refine(const GradientGp& gp, const Eigen::VectorXd& theta, const Eigen::MatrixXd& A,
+              const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int n_steps,
+              Eigen::VectorXd& z) {
+  const Eigen::VectorXd ell = gp.lengthscales();
+  Eigen::VectorXd g, gt;
+  double val = gp.decrement_and_gradient(theta, A, z, g);
+  double alpha = 0.25;  // step length in units of ℓ
+  for (int it = 0; it < n_steps; ++it) {
+    const Eigen::VectorXd dir = ell.cwiseProduct(g);  // ascent direction in ℓ-scaled coordinates
+    const double n = g.cwiseProduct(ell).norm();
+    if (!(n > 0)) break;
+    bool moved = false;
+    for (int tries = 0; tries < 5 && !moved; ++tries, alpha *= 0.5) {
+      const Eigen::VectorXd cand =
+          (z + (alpha / n) * ell.cwiseProduct(dir)).cwiseMax(lo).cwiseMin(hi);
+      const double v = gp.decrement_and_gradient(theta, A, cand, gt);
+      if (v > val) {
+        z = cand;
+        val = v;
+        g = gt;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+    alpha = std::min(1.0, alpha * 4);  // undo the halving that follows a success, and grow
+  }
+  return val;
+}
+
+}  // namespace
+
 Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientGp& gp,
-                              const Eigen::VectorXd& theta, double h_axis, Rng& rng) {
+                              const Eigen::VectorXd& theta, Rng& rng,
+                              std::vector<Eigen::MatrixXd>* pools) {
   const int d = task.dim();
+  const Eigen::VectorXd ell = gp.lengthscales();
+  const double h_axis = axis_design_step(d, 1.0, 1.0, o.sigma2 / o.variance, 1);  // in units of ℓ
   Eigen::MatrixXd axis(d, 2 * d);
   for (int a = 0; a < d; ++a) {
     axis.col(2 * a) = theta;
     axis.col(2 * a + 1) = theta;
-    axis(a, 2 * a) += h_axis;
-    axis(a, 2 * a + 1) -= h_axis;
+    axis(a, 2 * a) += h_axis * ell(a);
+    axis(a, 2 * a + 1) -= h_axis * ell(a);
   }
   for (int j = 0; j < 2 * d; ++j) axis.col(j) = clamp_box(task, axis.col(j));
   if (o.acq == Acquisition::Axis) {
@@ -128,33 +220,72 @@ Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientGp
     return Z;
   }
   const int cap = o.b_fixed > 0 ? o.b_fixed : (o.b_max > 0 ? o.b_max : b_cap(d));
-  const Eigen::VectorXd lo = (theta.array() - o.lengthscale).matrix().cwiseMax(task.lower());
-  const Eigen::VectorXd hi = (theta.array() + o.lengthscale).matrix().cwiseMin(task.upper());
-  // One pool per iteration (the spec redraws it per greedy step; one pool lets the Schur state
-  // be updated in O(Nq) per chosen point instead of re-solving O(N²q)).
-  Eigen::MatrixXd C(d, o.n_cand + 2 * d);
-  for (int j = 0; j < o.n_cand; ++j) {
-    for (int a = 0; a < d; ++a) C(a, j) = rng.uniform(lo(a), hi(a));
-  }
-  C.rightCols(2 * d) = axis;
-  GradientGp::Candidates pool = gp.score(theta, C);
+  const Eigen::VectorXd lo = (theta - ell).cwiseMax(task.lower());
+  const Eigen::VectorXd hi = (theta + ell).cwiseMin(task.upper());
+  auto draw = [&]() {
+    Eigen::MatrixXd C(d, o.n_cand + 2 * d + 1);
+    for (int j = 0; j < o.n_cand; ++j) {
+      for (int a = 0; a < d; ++a) C(a, j) = rng.uniform(lo(a), hi(a));
+    }
+    C.middleCols(o.n_cand, 2 * d) = axis;
+    C.col(C.cols() - 1) = clamp_box(task, theta);
+    if (pools != nullptr) pools->push_back(C);
+    return C;
+  };
   Eigen::MatrixXd Z(d, 0);
+  auto take = [&](const Eigen::VectorXd& z) {
+    Z.conservativeResize(Eigen::NoChange, Z.cols() + 1);
+    Z.col(Z.cols() - 1) = z;
+  };
   double tr = gp.trace(theta);
+  if (o.theta_in_batch && cap >= 1) {
+    const Eigen::VectorXd t0 = clamp_box(task, theta);
+    take(t0);
+    gp.append(t0);
+    tr = gp.trace(theta);
+  }
+  Eigen::MatrixXd C;
+  GradientGp::Candidates pool;
   while (Z.cols() < cap) {
     if (o.b_fixed == 0 && Z.cols() >= 1 && tr <= o.eps_bias) break;
+    if (C.cols() == 0 || o.pool_redraw) {  // a fresh pool per greedy step (spec A1 step 5)
+      C = draw();
+      pool = gp.score(theta, C);
+    }
     const Eigen::VectorXd delta = pool.decrements();
     Eigen::Index best = 0;
-    const double top = delta.maxCoeff(&best);
+    double top = delta.maxCoeff(&best);
+    Eigen::VectorXd zbest = C.col(best);
+    bool refined = false;
+    if (o.n_restart > 0 && o.n_steps > 0) {
+      const Eigen::MatrixXd A = gp.gradient_operator(theta);
+      std::vector<Eigen::Index> order(static_cast<std::size_t>(delta.size()));
+      for (Eigen::Index j = 0; j < delta.size(); ++j) order[static_cast<std::size_t>(j)] = j;
+      const int nr = std::min<int>(o.n_restart, static_cast<int>(delta.size()));
+      std::partial_sort(order.begin(), order.begin() + nr, order.end(),
+                        [&](Eigen::Index a, Eigen::Index b) { return delta(a) > delta(b); });
+      for (int r = 0; r < nr; ++r) {
+        Eigen::VectorXd z = C.col(order[static_cast<std::size_t>(r)]);
+        const double v = refine(gp, theta, A, lo, hi, o.n_steps, z);
+        if (v > top) {
+          top = v;
+          zbest = z;
+          refined = true;
+        }
+      }
+    }
     if (Z.cols() >= 1 && top <= 1e-12 * gp.prior_trace()) break;  // no progress possible
-    Z.conservativeResize(Eigen::NoChange, Z.cols() + 1);
-    Z.col(Z.cols() - 1) = C.col(best);
-    gp.append_candidate(pool, static_cast<int>(best));
+    take(zbest);
+    if (refined) {
+      gp.append(zbest);
+      if (!o.pool_redraw) pool = gp.score(theta, C);
+    } else {
+      gp.append_candidate(pool, static_cast<int>(best));
+    }
     tr -= top;
   }
   return Z;
 }
-
-}  // namespace
 
 RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
                      const Eigen::VectorXd& theta0, double eval_noise_sd, RunRandomness rnd) {
@@ -162,28 +293,47 @@ RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
   validate(o, d, "");
   GPB_EXPECTS(theta0.size() == d, "theta0 has dimension " << theta0.size() << ", expected " << d);
   const double nu = dp_noise_std(o.B, o.T, n, o.mu);
-  GradientGp gp(ctx, Kernel::se(o.lengthscale, o.variance), d, o.sigma2, o.jitter * o.variance);
-  const double h_axis = axis_design_step(d, o.variance, o.lengthscale, o.sigma2, 1);
+  const Eigen::VectorXd ell = lengthscales(o, d);
+  auto gp = std::make_unique<GradientGp>(ctx, ell, o.variance, o.sigma2, o.jitter * o.variance);
   Stepper stepper(o, d);
   RunTrace out;
   Eigen::VectorXd theta = clamp_box(task, theta0);
-  out.rows.push_back({0, 0, 0, gp.trace(theta), task.objective(theta), 0, 0, 0, theta(0)});
-  Eigen::MatrixXd Y(0, n);
+  out.rows.push_back({0, 0, 0, gp->trace(theta), task.objective(theta), 0, 0, 0, theta(0)});
+  Eigen::MatrixXd Y(0, n), X(d, 0);  // every evaluated point and its per-user losses
+  Eigen::MatrixXd Yw(0, n);          // the losses of the GP's points (the window)
+  long evaluations = 0;
   for (int t = 1; t <= o.T; ++t) {
-    const Eigen::MatrixXd Z = select_points(task, o, gp, theta, h_axis, *rnd.acquisition);
+    if (o.history_k > 0 && X.cols() > o.history_k) {  // history = nearest(k): public (points only)
+      const std::vector<int> keep = nearest_points(X, theta, ell, o.history_k);
+      out.jitter_used = std::max(out.jitter_used, gp->jitter_used());
+      gp = std::make_unique<GradientGp>(ctx, ell, o.variance, o.sigma2, o.jitter * o.variance);
+      Eigen::MatrixXd P(d, static_cast<Eigen::Index>(keep.size()));
+      Yw.resize(static_cast<Eigen::Index>(keep.size()), n);
+      for (std::size_t j = 0; j < keep.size(); ++j) {
+        P.col(static_cast<Eigen::Index>(j)) = X.col(keep[j]);
+        Yw.row(static_cast<Eigen::Index>(j)) = Y.row(keep[j]);
+      }
+      gp->append(P);
+    }
+    const Eigen::MatrixXd Z = select_points(task, o, *gp, theta, *rnd.acquisition);
     Iterate it;
     it.t = t;
     it.b = static_cast<int>(Z.cols());
-    it.trace = gp.trace(theta);
+    it.trace = gp->trace(theta);
     const Eigen::MatrixXd Ynew = evaluate(task, Z, eval_noise_sd, rnd.evaluation);
+    evaluations += Z.cols();
+    X.conservativeResize(Eigen::NoChange, X.cols() + Z.cols());
+    X.rightCols(Z.cols()) = Z;
     Y.conservativeResize(Y.rows() + Ynew.rows(), Eigen::NoChange);
     Y.bottomRows(Ynew.rows()) = Ynew;
-    const Eigen::MatrixXd G = gp.mean_gradients(theta, Y);  // d×n
+    Yw.conservativeResize(Yw.rows() + Ynew.rows(), Eigen::NoChange);
+    Yw.bottomRows(Ynew.rows()) = Ynew;
+    const Eigen::MatrixXd G = gp->mean_gradients(theta, Yw);  // d×n
     int clipped = 0;
     const Eigen::VectorXd g = clipped_mean(G, o.B, o.clip, &clipped);
     const Eigen::VectorXd ghat = privatize(g, nu, rnd.privacy, &it.noise_norm);
     theta = stepper.step(task, theta, ghat);
-    it.evaluations = gp.size();
+    it.evaluations = evaluations;
     it.loss = task.objective(theta);  // evaluation only
     it.grad_norm = g.norm();
     it.clipped_fraction = static_cast<double>(clipped) / n;
@@ -191,7 +341,7 @@ RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
     out.rows.push_back(it);
   }
   out.theta = theta;
-  out.jitter_used = gp.jitter_used();
+  out.jitter_used = std::max(out.jitter_used, gp->jitter_used());
   return out;
 }
 

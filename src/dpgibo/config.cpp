@@ -22,8 +22,11 @@
 //   "methods": [
 //     {"type": "dp_gibo", "label": "DP-GIBO", "mu": 1, "B": 3, "T": 25,
 //      "b": 16 (fixed) | "eps_bias": 0.5 with "b_max": 30 (adaptive; cap 2d),
-//      "acq": "greedy"|"axis", "n_cand": 256, "step": "adagrad"|"gd", "eta": 0.3,
-//      "lengthscale": 1, "variance": 1, "sigma2": 0.0025, "jitter": 1e-9, "clip": true},
+//      "acq": "greedy"|"axis", "n_cand": 256, "pool": "per_step"|"once", "n_restart": 4,
+//      "n_steps": 20, "theta_in_batch": false, "step": "adagrad"|"gd"|"normalized",
+//      "eta": 0.3, "eta_units": "absolute"|"lengthscale", "history": "all"|"nearest",
+//      "history_k": k, "lengthscale": 1 | [ℓ_1, …, ℓ_d] (ARD), "variance": 1,
+//      "sigma2": 0.0025, "jitter": 1e-9, "clip": true},
 //     {"type": "gibo", ...}            DP-GIBO keys without mu (μ = ∞; "clip": false allowed)
 //     {"type": "dp_gd", "mu", "B", "T", "step", "eta"}   true per-user gradients (huber,
 //     {"type": "gd", "T", "step", "eta", "clip"}          normal_location)
@@ -117,8 +120,19 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   if (gd) {
     r.allow({"type", "label", "mu", "B", "T", "step", "eta", "clip", "eval_noise_sd"});
   } else {
-    r.allow({"type", "label", "mu", "B", "T", "b", "eps_bias", "b_max", "acq", "n_cand", "step",
-             "eta", "lengthscale", "variance", "sigma2", "jitter", "clip", "eval_noise_sd"});
+    r.allow({"type",        "label",
+             "mu",          "B",
+             "T",           "b",
+             "eps_bias",    "b_max",
+             "acq",         "n_cand",
+             "step",        "eta",
+             "lengthscale", "variance",
+             "sigma2",      "jitter",
+             "clip",        "eval_noise_sd",
+             "pool",        "n_restart",
+             "n_steps",     "theta_in_batch",
+             "eta_units",   "history",
+             "history_k"});
   }
   const bool private_type = type == "dp_gibo" || type == "dp_gd";
   if (private_type && !r.has("mu")) r.fail("mu", "required for a private method");
@@ -137,10 +151,40 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   o.acq = acq == "axis" ? Acquisition::Axis : Acquisition::Greedy;
   o.n_cand = r.integer("n_cand", 256);
   const std::string step = r.str("step", gd ? "gd" : "adagrad");
-  if (step != "adagrad" && step != "gd") r.fail("step", "must be \"adagrad\" or \"gd\"");
-  o.step = step == "gd" ? StepRule::Gd : StepRule::AdaGrad;
+  if (step != "adagrad" && step != "gd" && (gd || step != "normalized")) {
+    r.fail("step",
+           gd ? "must be \"adagrad\" or \"gd\"" : "must be \"adagrad\", \"gd\" or \"normalized\"");
+  }
+  o.step = step == "gd" ? StepRule::Gd
+                        : (step == "normalized" ? StepRule::Normalized : StepRule::AdaGrad);
   o.eta = r.num("eta", gd ? 0.1 : 0.3);
-  o.lengthscale = r.num("lengthscale", 1.0);
+  if (r.has("lengthscale") && r.raw("lengthscale").is_array()) {
+    o.lengthscales = r.numbers("lengthscale", {});
+  } else {
+    o.lengthscale = r.num("lengthscale", 1.0);
+  }
+  if (!gd) {
+    const std::string pool = r.str("pool", "per_step");
+    if (pool != "per_step" && pool != "once") r.fail("pool", "must be \"per_step\" or \"once\"");
+    o.pool_redraw = pool == "per_step";
+    o.n_restart = r.integer("n_restart", 4);
+    o.n_steps = r.integer("n_steps", 20);
+    o.theta_in_batch = r.boolean("theta_in_batch", false);
+    const std::string units = r.str("eta_units", "absolute");
+    if (units != "absolute" && units != "lengthscale") {
+      r.fail("eta_units", "must be \"absolute\" or \"lengthscale\"");
+    }
+    o.eta_in_lengthscales = units == "lengthscale";
+    const std::string hist = r.str("history", "all");
+    if (hist != "all" && hist != "nearest") r.fail("history", "must be \"all\" or \"nearest\"");
+    if (hist == "nearest") {
+      if (!r.has("history_k")) r.fail("history_k", "required with history = \"nearest\"");
+      o.history_k = r.integer("history_k", 0);
+      if (o.history_k < 1) r.fail("history_k", "must be >= 1");
+    } else if (r.has("history_k")) {
+      r.fail("history_k", "only with history = \"nearest\"");
+    }
+  }
   o.variance = r.num("variance", 1.0);
   o.sigma2 = r.num("sigma2", 0.0025);
   o.jitter = r.num("jitter", 1e-9);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -67,6 +68,42 @@ struct MethodState {
   std::vector<long> evals_per_run;
   double seconds = 0, jitter = 0;
   std::string rows;
+  double grad_sum = 0, noise_sum = 0;  // ‖g‖ and ν‖w‖ summed over runs and iterations t ≥ 1
+  long steps = 0;
+  std::vector<std::vector<double>> loss_at, evals_at;  // per row index: one value per run
+  /// Adds one run's trace to the per-iteration statistics.
+  void add(const RunTrace& tr) {
+    for (std::size_t i = 0; i < tr.rows.size(); ++i) {
+      if (loss_at.size() <= i) {
+        loss_at.emplace_back();
+        evals_at.emplace_back();
+      }
+      loss_at[i].push_back(tr.rows[i].loss);
+      evals_at[i].push_back(static_cast<double>(tr.rows[i].evaluations));
+      if (tr.rows[i].t >= 1) {
+        grad_sum += tr.rows[i].grad_norm;
+        noise_sum += tr.rows[i].noise_norm;
+        ++steps;
+      }
+    }
+  }
+  /// Mean ± sd of the loss per row (≤ 200 rows, evenly thinned), for plots from summary.json.
+  nlohmann::json curve() const {
+    nlohmann::json ev = nlohmann::json::array(), mean = nlohmann::json::array(),
+                   sd = nlohmann::json::array();
+    const std::size_t stride = std::max<std::size_t>(1, (loss_at.size() + 199) / 200);
+    for (std::size_t i = 0; i < loss_at.size(); ++i) {
+      if (i % stride != 0 && i + 1 != loss_at.size()) continue;
+      const auto [m, d] = gpb::detail::mean_sd(loss_at[i]);
+      ev.push_back(gpb::detail::mean_sd(evals_at[i]).first);
+      mean.push_back(m);
+      sd.push_back(d);
+    }
+    return {{"row", "iteration t (0 = start) or evaluation for searches"},
+            {"evaluations", ev},
+            {"loss_mean", mean},
+            {"loss_sd", sd}};
+  }
 };
 
 RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const MethodSpec& m,
@@ -210,6 +247,7 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
       if (opt && tr.theta.size() == task->dim()) s.distance.push_back((tr.theta - *opt).norm());
       s.jitter = std::max(s.jitter, tr.jitter_used);
       s.rows += csv_rows(m.label, run, tr);
+      s.add(tr);
       if (options.progress) {
         std::fprintf(stderr, "%sgpbandit: %s run %d/%d  final loss %.5g  %.1fs elapsed%s",
                      tty ? "\r" : "", m.label.c_str(), run + 1, c.runs, tr.rows.back().loss,
@@ -266,6 +304,15 @@ DpGiboResult run_dpgibo_experiment(const std::string& config_path, const RunOpti
     if (s.jitter > 0) mj["largest_jitter"] = s.jitter;
     mj["eval_noise_sd"] = m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd;
     mj["seconds"] = s.seconds;
+    mj["curve"] = s.curve();
+    if (s.steps > 0 && (m.type == "dp_gibo" || m.type == "gibo" || m.type == "dp_gd" ||
+                        m.type == "gd")) {
+      // Signal against privacy noise: the clipped-mean gradient the method sees, ‖g‖, against the
+      // noise added to it (ν‖w‖, expected ≈ ν√d), averaged over runs and iterations.
+      mj["grad_norm_mean"] = s.grad_sum / static_cast<double>(s.steps);
+      mj["noise_norm_mean"] = s.noise_sum / static_cast<double>(s.steps);
+      mj["noise_norm_expected"] = ms.noise_std * std::sqrt(static_cast<double>(task->dim()));
+    }
     mj["privacy"] = ledger(c, m, task->users(), source_desc);
     methods.push_back(mj);
   }

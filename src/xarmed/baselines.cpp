@@ -75,6 +75,7 @@ BaselineRun run_hct(const FedObjective& f, const HctParams& p, int M, long long 
   BaselineRun out;
   out.regret.reserve(static_cast<std::size_t>(T));
   Rng rng(seed, run, kCentralNoise);
+  bool full_pass = false;  // set by a rebuild: the next update recomputes every B (as PyXAB)
   for (long long t = 1; t <= T; ++t) {
     const double tplus = std::exp2(std::ceil(std::log2(static_cast<double>(t))));
     int id = 0;
@@ -108,12 +109,23 @@ BaselineRun run_hct(const FedObjective& f, const HctParams& p, int M, long long 
     n.count += 1;
     n.mean += (y - n.mean) / static_cast<double>(n.count);
     n.U = u_of(n, tplus);
-    for (int a = id; a >= 0; a = tree[static_cast<std::size_t>(a)].parent) {
-      tree[static_cast<std::size_t>(a)].B = b_of(tree[static_cast<std::size_t>(a)]);
+    if (full_pass) {  // a rebuild changed the tree: PyXAB's full bottom-up pass
+      for (std::size_t q = tree.size(); q-- > 0;) tree[q].B = b_of(tree[q]);
+      full_pass = false;
+    } else {
+      for (int a = id; a >= 0; a = tree[static_cast<std::size_t>(a)].parent) {
+        tree[static_cast<std::size_t>(a)].B = b_of(tree[static_cast<std::size_t>(a)]);
+      }
     }
-    if (static_cast<double>(tree[static_cast<std::size_t>(id)].count) >=
-            tau(tree[static_cast<std::size_t>(id)].depth, tplus) &&
-        tree[static_cast<std::size_t>(id)].kids.empty()) {
+    HctNode& e = tree[static_cast<std::size_t>(id)];
+    if (static_cast<double>(e.count) >= tau(e.depth, tplus) && (e.kids.empty() || p.rebuild)) {
+      if (!e.kids.empty()) {  // PyXAB 0.3.0: new children replace the old ones and their stats
+        for (int k : e.kids) tree[static_cast<std::size_t>(k)].parent = -1;
+        e.kids.clear();
+        full_pass = true;
+        ++out.rebuilds;
+      }
+      ++out.expansions;
       expand(id);
     }
   }

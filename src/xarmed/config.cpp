@@ -69,8 +69,9 @@ MethodSpec parse_method(const json& j, const std::string& src, const std::string
   m.type = str(j, "type", "", src, w);
   m.label = str(j, "label", m.type, src, w);
   if (m.type == "fed-pne" || m.type == "dp-fed-pne") {
-    std::set<std::string> keys{"type", "label", "k",          "nu",           "rho",
-                               "c",    "c1",    "delta_conf", "depth_offset", "preset"};
+    std::set<std::string> keys{"type",         "label",  "k",     "nu",
+                               "rho",          "c",      "c1",    "delta_conf",
+                               "depth_offset", "preset", "order", "pull_point"};
     const bool dp = m.type == "dp-fed-pne";
     if (dp) keys.insert({"dp_epsilon", "dp_delta", "dp_affine"});
     only_keys(j, keys, src, w);
@@ -90,6 +91,14 @@ MethodSpec parse_method(const json& j, const std::string& src, const std::string
     p.delta_conf = num(j, "delta_conf", 0.0, src, w);
     p.depth_offset = static_cast<int>(integer(j, "depth_offset", 0, src, w));
     p.partition_seed = partition_seed;
+    const std::string order = str(j, "order", "node_major", src, w);
+    check(order == "node_major" || order == "round_robin", src, w + ".order",
+          "must be \"node_major\" or \"round_robin\", got \"" + order + "\"");
+    p.round_robin = order == "round_robin";
+    const std::string pp = str(j, "pull_point", "centre", src, w);
+    check(pp == "centre" || pp == "uniform", src, w + ".pull_point",
+          "must be \"centre\" or \"uniform\", got \"" + pp + "\"");
+    p.uniform_point = pp == "uniform";
     p.dp = dp;
     p.privacy_seeded = seeded;
     if (dp) {
@@ -118,8 +127,12 @@ MethodSpec parse_method(const json& j, const std::string& src, const std::string
             "must lie in (0, 1), got " + fmt(p.dp_delta));
     }
   } else if (m.type == "hct") {
-    only_keys(j, {"type", "label", "k", "nu", "rho", "c", "delta", "c1"}, src, w);
+    only_keys(j, {"type", "label", "k", "nu", "rho", "c", "delta", "c1", "reexpand"}, src, w);
     HctParams& p = m.hct;
+    const std::string re = str(j, "reexpand", "keep", src, w);
+    check(re == "keep" || re == "rebuild", src, w + ".reexpand",
+          "must be \"keep\" or \"rebuild\" (PyXAB), got \"" + re + "\"");
+    p.rebuild = re == "rebuild";
     p.k = static_cast<int>(integer(j, "k", 2, src, w));
     p.nu = num(j, "nu", 1.0, src, w);
     p.rho = num(j, "rho", 0.75, src, w);
@@ -217,7 +230,11 @@ XConfig parse_xarmed_config(const std::string& text, const std::string& src) {
     bad(src, "objective", "required object {\"type\": ...}");
   }
   const json& o = j["objective"];
-  only_keys(o, {"type", "perturbed", "slope", "peak", "shift"}, src, "objective");
+  only_keys(o, {"type", "perturbed", "slope", "peak", "shift", "fstar"}, src, "objective");
+  const std::string fs = str(o, "fstar", "exact", src, "objective");
+  check(fs == "exact" || fs == "pyxab", src, "objective.fstar",
+        "must be \"exact\" or \"pyxab\", got \"" + fs + "\"");
+  c.objective.fstar_pyxab = fs == "pyxab";
   c.objective.type = str(o, "type", "", src, "objective");
   if (o.contains("perturbed")) {
     check(o["perturbed"].is_boolean(), src, "objective.perturbed", "must be true or false");

@@ -1,4 +1,5 @@
 // Running an X-armed (Fed-PNE family) experiment: in process or over MPI; outputs on rank 0.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +30,7 @@ struct RunOut {
   int rounds = 0, broadcasts = 0;
   long long info = 0;
   std::uint64_t bytes_down = 0, bytes_up = 0;
+  long long rebuilds = 0, expansions = 0;  // HCT only
   std::vector<PhaseRecord> phases;
 };
 
@@ -75,6 +77,8 @@ MethodOut run_baseline(const MethodSpec& m, const FedObjective& f, const XConfig
     o.run = r;
     o.regret = std::move(b.regret);
     o.rounds = b.rounds;
+    o.rebuilds = b.rebuilds;
+    o.expansions = b.expansions;
   }
   return out;
 }
@@ -112,6 +116,32 @@ std::string runs_csv(const XConfig& c, const std::vector<MethodOut>& outs) {
     }
   }
   return s;
+}
+
+/// Mean and sd over runs of the cumulative regret at ≈ 100 equally spaced rounds (and T), so that
+/// plots can be redrawn from summary.json alone.
+json regret_curve(const std::vector<RunOut>& runs, long long T) {
+  std::vector<long long> at;
+  const long long step = std::max(1LL, T / 100);
+  for (long long t = step; t < T; t += step) at.push_back(t);
+  at.push_back(T);
+  std::vector<std::vector<double>> cum(at.size());
+  for (const RunOut& r : runs) {
+    double c = 0;
+    std::size_t k = 0;
+    for (long long t = 0; t < static_cast<long long>(r.regret.size()) && k < at.size(); ++t) {
+      c += r.regret[static_cast<std::size_t>(t)];
+      if (t + 1 == at[k]) cum[k++].push_back(c);
+    }
+  }
+  json rounds = json::array(), mean = json::array(), sd = json::array();
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const auto [m, s] = mean_sd(cum[k]);
+    rounds.push_back(at[k]);
+    mean.push_back(m);
+    sd.push_back(s);
+  }
+  return {{"rounds", rounds}, {"mean", mean}, {"sd", sd}};
 }
 
 std::string phases_csv(const XConfig& c, const std::vector<MethodOut>& outs) {
@@ -159,6 +189,7 @@ int run_impl(XConfig c, const XRunOptions& opt) {
         auto pool = mpi::make_server_pool(c.clients, c.mpi_timeout_s);
         FedPneParams p = m.fed;
         p.noise = c.noise;
+        p.pull_seed = c.seed;
         copy_fed(mo, run_fed_pne(p, *f, c.clients, c.horizon, runs, *pool));
         mpi::stop_clients(*pool);
         mo.mpi_bytes = pool->measured_bytes();
@@ -168,6 +199,7 @@ int run_impl(XConfig c, const XRunOptions& opt) {
       } else {
         FedPneParams p = m.fed;
         p.noise = c.noise;
+        p.pull_seed = c.seed;
         (void)mpi::serve_clients(p, f, c.clients, c.seed, runs);
       }
     } else if (m.type == "gp-ucb" && opt.mpi) {  // the posterior sharded over every rank
@@ -183,6 +215,7 @@ int run_impl(XConfig c, const XRunOptions& opt) {
       if (!root) continue;
       FedPneParams p = m.fed;
       p.noise = c.noise;
+      p.pull_seed = c.seed;
       InProcessPool pool(p, f, c.clients, c.seed, runs, ctx.threads());
       copy_fed(mo, run_fed_pne(p, *f, c.clients, c.horizon, runs, pool));
       mo.privacy = pool.privacy_description();
@@ -246,6 +279,17 @@ int run_impl(XConfig c, const XRunOptions& opt) {
     e["rounds_mean"] = rm;
     e["rounds_sd"] = rs;
     e["seconds"] = mo.seconds;
+    e["curve"] = regret_curve(mo.runs, c.horizon);
+    if (c.methods[i].type == "hct") {
+      std::vector<double> rb, ex;
+      for (const RunOut& r : mo.runs) {
+        rb.push_back(static_cast<double>(r.rebuilds));
+        ex.push_back(static_cast<double>(r.expansions));
+      }
+      e["reexpand"] = c.methods[i].hct.rebuild ? "rebuild" : "keep";
+      e["rebuilds_mean"] = mean_sd(rb).first;
+      e["expansions_mean"] = mean_sd(ex).first;
+    }
     if (is_fed_pne(c.methods[i])) {
       e["info_per_client_mean"] = mean_sd(info).first;
       e["bytes_down_logical_mean"] = mean_sd(down).first;

@@ -35,6 +35,22 @@ void FedPneParams::validate(const std::string& w) const {
   }
 }
 
+namespace {
+std::uint64_t pull_counter(std::uint32_t phase, std::uint64_t n, std::uint64_t s) {
+  return (static_cast<std::uint64_t>(phase) << 56) | (n << 32) | s;
+}
+}  // namespace
+
+std::vector<double> fed_pne_pull_point(const Partition& part, int depth, std::uint64_t node,
+                                       std::uint64_t seed, std::uint32_t run, int m,
+                                       std::uint32_t phase, std::uint64_t n, std::uint64_t s) {
+  const Box cell = part.cell(depth, node);
+  Rng rng(seed, run, 0x7400000u + static_cast<std::uint32_t>(m), pull_counter(phase, n, s));
+  std::vector<double> x(cell.lo.size());
+  for (std::size_t a = 0; a < x.size(); ++a) x[a] = rng.uniform(cell.lo[a], cell.hi[a]);
+  return x;
+}
+
 double dp_sigma(double epsilon, double delta) {
   return std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
 }
@@ -186,13 +202,18 @@ std::vector<double> FedPneClient::play(const PhaseRequest& req) {
   std::vector<double> out(K);
   const std::uint32_t stream = 0x7000000u + static_cast<std::uint32_t>(m_);
   for (std::size_t n = 0; n < K; ++n) {
-    const std::vector<double> x = part_->centre(static_cast<int>(req.depth), req.nodes[n]);
+    const int h = static_cast<int>(req.depth);
+    const std::vector<double> x = part_->centre(h, req.nodes[n]);
     const double fx = f_->local(run_, m_, M_, x.data());  // deterministic: evaluate once
-    const std::uint64_t base =
-        (static_cast<std::uint64_t>(req.phase) << 56) | (static_cast<std::uint64_t>(n) << 32);
+    const std::uint64_t base = pull_counter(req.phase, n, 0);
     double sum = 0;
     for (std::uint64_t s = 0; s < req.t_m; ++s) {
       double r = fx;
+      if (p_.uniform_point) {
+        const std::vector<double> u =
+            fed_pne_pull_point(*part_, h, req.nodes[n], p_.pull_seed, run_, m_, req.phase, n, s);
+        r = f_->local(run_, m_, M_, u.data());
+      }
       if (p_.noise > 0) {
         const double u = detail::u64_to_open01(detail::philox_u64(seed_, run_, stream, base + s));
         r += p_.noise * (2 * u - 1);
@@ -248,6 +269,37 @@ void InProcessPool::exchange(const std::vector<const PhaseRequest*>& reqs,
 
 // ------------------------------------------------------------------ driver
 
+namespace {
+/// Appends the per-client regret of one phase's rounds (cut at rounds_left) in the phase's pull
+/// order: node-major (t_m rounds per node) or round-robin (round r plays node r mod K).
+void phase_regret(const FedPneParams& p, const FedObjective& f, const Partition& part, int M,
+                  std::uint32_t run, const PhaseRequest& q, std::vector<double>& out) {
+  const int h = static_cast<int>(q.depth);
+  const std::uint64_t K = q.nodes.size();
+  std::vector<double> centre_regret(K);
+  for (std::uint64_t n = 0; n < K; ++n) {
+    const std::vector<double> x = part.centre(h, q.nodes[n]);
+    centre_regret[n] = f.fstar() - f.global(run, M, x.data());
+  }
+  const std::uint64_t len = std::min<std::uint64_t>(K * q.t_m, q.rounds_left);
+  for (std::uint64_t r = 0; r < len; ++r) {
+    const std::uint64_t n = p.round_robin ? r % K : r / q.t_m;
+    const std::uint64_t s = p.round_robin ? r / K : r % q.t_m;
+    if (!p.uniform_point) {
+      out.push_back(centre_regret[n]);
+      continue;
+    }
+    double sum = 0;
+    for (int m = 0; m < M; ++m) {
+      const std::vector<double> x =
+          fed_pne_pull_point(part, h, q.nodes[n], p.pull_seed, run, m, q.phase, n, s);
+      sum += f.fstar() - f.global(run, M, x.data());
+    }
+    out.push_back(sum / M);
+  }
+}
+}  // namespace
+
 std::vector<FedPneRun> run_fed_pne(const FedPneParams& p, const FedObjective& f, int M, long long T,
                                    const std::vector<std::uint32_t>& runs, ClientPool& pool) {
   const Partition part(f.box(), p.k, p.partition_seed);
@@ -271,16 +323,7 @@ std::vector<FedPneRun> run_fed_pne(const FedPneParams& p, const FedObjective& f,
     for (std::size_t j = 0; j < runs.size(); ++j) {
       const PhaseRequest* q = reqs[j];
       if (!q) continue;
-      // Per-client regret of the phase: node-major, t_m pulls each, cut at rounds_left.
-      std::uint64_t played = 0;
-      for (std::uint64_t node : q->nodes) {
-        if (played >= q->rounds_left) break;
-        const std::vector<double> x = part.centre(static_cast<int>(q->depth), node);
-        const double reg = f.fstar() - f.global(runs[j], M, x.data());
-        for (std::uint64_t s = 0; s < q->t_m && played < q->rounds_left; ++s, ++played) {
-          out[j].regret.push_back(reg);
-        }
-      }
+      phase_regret(p, f, part, M, runs[j], *q, out[j].regret);
       servers[j].complete(means[j]);
     }
   }

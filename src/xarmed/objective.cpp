@@ -84,7 +84,9 @@ class Simple final : public FedObjective {
         spec_(std::move(spec)) {}
   std::string name() const override { return name_; }
   const Box& box() const override { return box_; }
-  double fstar() const override { return fstar_ + spec_.shift; }
+  double fstar() const override {
+    return (spec_.fstar_pyxab && spec_.type == "garland" ? 1.0 : fstar_) + spec_.shift;
+  }
   double global(std::uint32_t, int, const double* x) const override { return value(x); }
   double local(std::uint32_t run, int m, int, const double* x) const override {
     return value(x) + (spec_.perturbed ? xi(spec_.seed, run, m) : 0.0);

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 
+#include <string>
 #include <vector>
 
 #include "gpbandit/context.hpp"
@@ -14,14 +15,21 @@
 
 namespace gpb::dpgibo {
 
+class GradientGp;
+
 /// How the evaluation points of an iteration are chosen (§3).
 enum class Acquisition {
-  Greedy,  ///< A1: greedy one-point trace decrements over random candidates in Box(θ, ℓ) ∩ Θ
-           ///< plus the 2d axis points (no gradient refinement of the best candidates)
+  Greedy,  ///< A1: greedy one-point trace decrements over random candidates in Box(θ, ℓ) ∩ Θ,
+           ///< the 2d axis points and θ itself; the best n_restart candidates refined by
+           ///< projected gradient ascent on the decrement; the pool redrawn per greedy step
   Axis,    ///< A3: the 2d points θ ± h* e_a (clamped to Θ), h* from the closed form
 };
 /// Update rule of θ (§4).
-enum class StepRule { AdaGrad, Gd };
+enum class StepRule {
+  AdaGrad,  ///< acc += ĝ⊙ĝ; θ −= η ĝ/(√acc + 1e-8)
+  Gd,       ///< θ −= η ĝ
+  Normalized  ///< GIBO's normalised step θ −= η·ℓ⊙ĝ/‖ĝ‖ (length η·ℓ for isotropic ℓ)
+};
 
 /// Parameters of DP-GIBO / GIBO / DP-GD. Names in brackets are the config keys.
 struct GiboOptions {
@@ -36,11 +44,33 @@ struct GiboOptions {
   int n_cand = 256;                       ///< random candidates per greedy step [n_cand]
   StepRule step = StepRule::AdaGrad;      ///< [step]
   double eta = 0.3;                       ///< step size [eta]
-  double lengthscale = 1;                 ///< SE ℓ [lengthscale]
-  double variance = 1;                    ///< SE s² [variance]
-  double sigma2 = 0.0025;                 ///< evaluation-noise variance the GP assumes [sigma2]
-  double jitter = 1e-9;                   ///< τ (×s²) [jitter]
+  double lengthscale = 1;                 ///< SE ℓ [lengthscale] (isotropic)
+  std::vector<double> lengthscales;  ///< ARD ℓ_a [lengthscale as an array]; empty = isotropic
+  bool pool_redraw = true;      ///< A1: redraw the candidate pool before every greedy step [pool]
+  int n_restart = 4;            ///< A1: candidates refined by gradient ascent per step [n_restart]
+  int n_steps = 20;             ///< A1: projected gradient steps per refined candidate [n_steps]
+  bool theta_in_batch = false;  ///< put θ_t itself first in every batch [theta_in_batch]
+  bool eta_in_lengthscales = false;  ///< η is in units of ℓ (AdaGrad, GD) [eta_units]
+  int history_k = 0;       ///< history = nearest(k): the GP keeps the k points of D nearest to θ_t
+                           ///< (ℓ-scaled distance) before selecting; 0 = keep all [history]
+  double variance = 1;     ///< SE s² [variance]
+  double sigma2 = 0.0025;  ///< evaluation-noise variance the GP assumes [sigma2]
+  double jitter = 1e-9;    ///< τ (×s²) [jitter]
 };
+
+/// The lengthscales of o for dimension d: o.lengthscales when given, else d copies of
+/// o.lengthscale.
+Eigen::VectorXd lengthscales(const GiboOptions& o, int d);
+
+/// Indices (ascending) of the k columns of X (d×N) nearest to θ in the ℓ-scaled distance
+/// ‖(x − θ) ⊘ ℓ‖ (ties: lower index first); all of them when k ≥ N. O(N d + N log N).
+std::vector<int> nearest_points(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                const Eigen::Ref<const Eigen::VectorXd>& ell, int k);
+
+/// One step of the rule (before the projection on Θ): AdaGrad updates `acc` (length d, start 0).
+Eigen::VectorXd step_update(const GiboOptions& o, const Eigen::VectorXd& ell, Eigen::VectorXd& acc,
+                            const Eigen::VectorXd& theta, const Eigen::VectorXd& g);
 
 /// The cap on points per iteration: 2d (spec §3, decision 1).
 inline int b_cap(int d) {
@@ -91,6 +121,17 @@ struct RunRandomness {
   Rng* acquisition = nullptr;  ///< stream of random candidate points
   privacy::NoiseSource* privacy = nullptr;  ///< privacy noise; may be null for non-private runs
 };
+
+/// Chooses the evaluation points of one iteration at θ (spec §3: A1 or the axis design) from the
+/// public state only (the GP's points, θ, the options), appends them to `gp` and returns them
+/// (d×b). A1: θ first when o.theta_in_batch; then per greedy step a pool of o.n_cand uniform points
+/// in Box(θ, ℓ) ∩ Θ, the 2d axis points θ ± h* e_a and θ (redrawn every step when o.pool_redraw,
+/// else drawn once), scored by exact one-point Schur decrements; the best o.n_restart refined by
+/// projected gradient ascent on Δ (o.n_steps steps, backtracking) inside the box; the best point
+/// is appended. `pools`, when given, receives each step's pool (d×q) for inspection.
+Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientGp& gp,
+                              const Eigen::VectorXd& theta, Rng& rng,
+                              std::vector<Eigen::MatrixXd>* pools = nullptr);
 
 /// DP-GIBO (Algorithm 1) from θ⁽⁰⁾; μ = ∞ gives GIBO. Evaluations return the task's per-user
 /// losses plus N(0, eval_noise_sd²) per (point, user). @throws InvalidArgument (validate()).

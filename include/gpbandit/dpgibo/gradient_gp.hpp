@@ -25,6 +25,14 @@ class GradientGp {
   /// @throws InvalidArgument if the kernel is not SE, d < 1, σ² < 0 or τ ≤ 0.
   GradientGp(const Context& ctx, const Kernel& kernel, int dim, double noise_variance,
              double jitter);
+  /// ARD form: k(x, z) = s²·exp(−½ Σ_a (x_a − z_a)²/ℓ_a²) with one lengthscale per coordinate.
+  /// Works in the rescaled coordinates u = x ⊘ ℓ, where the kernel is the engine's isotropic SE
+  /// with ℓ = 1, and maps derivatives back by the chain rule (∂/∂x_a = ℓ_a⁻¹ ∂/∂u_a); every
+  /// public quantity (points, gradients, traces, decrements) is in the original coordinates.
+  /// @throws InvalidArgument if lengthscales has a size other than d or an entry ≤ 0, s² ≤ 0,
+  /// σ² < 0 or τ ≤ 0.
+  GradientGp(const Context& ctx, const Eigen::VectorXd& lengthscales, double variance,
+             double noise_variance, double jitter);
 
   /// d, the dimension of the points.
   int dim() const { return d_; }
@@ -39,9 +47,11 @@ class GradientGp {
   /// @throws NumericalError if a pivot stays non-positive after escalation.
   void append(const Eigen::Ref<const Eigen::MatrixXd>& Z);
 
-  /// Trace of the prior gradient covariance: d·s²/ℓ².
+  /// The lengthscales ℓ_a (length d; all equal for the isotropic constructor).
+  const Eigen::VectorXd& lengthscales() const { return ell_; }
+  /// Trace of the prior gradient covariance: s²·Σ_a ℓ_a⁻².
   double prior_trace() const;
-  /// Tr Σ_D(θ) = d·s²/ℓ² − ‖L⁻¹J(θ,D)ᵀ‖_F². O(N²d).
+  /// Tr Σ_D(θ) = s²·Σ_a ℓ_a⁻² − ‖L⁻¹J(θ,D)ᵀ‖_F². O(N²d).
   double trace(const Eigen::Ref<const Eigen::VectorXd>& theta) const;
   /// One-point trace decrements Δ(c) = ‖r‖²/s for each column c of C (d×q) (§3.1 Schur update):
   /// r = J(θ,c) − Wᵀ L⁻¹k(D,c), s = k(c,c) + σ² + τ − ‖L⁻¹k(D,c)‖². O(N²q + N d q).
@@ -64,6 +74,17 @@ class GradientGp {
   /// step (O(N q + d q) plus the O(N²) Cholesky append), so a greedy batch costs one O(N²q) solve.
   void append_candidate(Candidates& pool, int j);
 
+  /// The one-point trace decrement Δ(z) of §3.1 and its gradient ∂Δ/∂z (spec §3.1, [derived]):
+  /// with w = K_D⁻¹k(D,z), P_{j,b} = ∂k(x_j,z)/∂z_b, A = J(θ,D)K_D⁻¹:
+  /// ∂s/∂z = −2Pᵀw, ∂r/∂z = ∂J(θ,z)/∂z − A·P, ∂Δ/∂z = 2(∂r/∂z)ᵀr/s − Δ·(∂s/∂z)/s.
+  /// `A` must be gradient_operator(θ) (computed once per θ). O(N² + N d + d²).
+  double decrement_and_gradient(const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                const Eigen::Ref<const Eigen::MatrixXd>& A,
+                                const Eigen::Ref<const Eigen::VectorXd>& z,
+                                Eigen::VectorXd& grad) const;
+  /// A = J(θ,D)·K_D⁻¹ (d×N): the map from losses at D to the posterior-mean gradient at θ. O(N²d).
+  Eigen::MatrixXd gradient_operator(const Eigen::Ref<const Eigen::VectorXd>& theta) const;
+
   /// Posterior-mean gradients at θ of n outputs observed at D: returns G = J(θ,D) K_D⁻¹ Y (d×n),
   /// Y is N×n (column i = user i's losses at every point of D). One solve: with d right-hand
   /// sides (A = J K⁻¹, then the GEMM A·Y, O(N²d + dNn)) when n ≥ d, else with the n columns of Y
@@ -73,11 +94,15 @@ class GradientGp {
 
  private:
   const Context* ctx_;
-  Kernel kernel_;
+  Kernel kernel_;        // isotropic SE with ℓ = 1 on the rescaled coordinates
+  Eigen::VectorXd ell_;  // ℓ_a
   int d_;
   double noise_, jitter_;
-  Eigen::MatrixXd D_;
+  Eigen::MatrixXd D_, U_;  // points in original and rescaled coordinates (d×N)
   Cholesky chol_;
+  Eigen::MatrixXd scaled(const Eigen::Ref<const Eigen::MatrixXd>& X) const;  // X ⊘ ℓ per column
+  Eigen::MatrixXd grad_block(const Eigen::Ref<const Eigen::VectorXd>& theta,
+                             const Eigen::Ref<const Eigen::MatrixXd>& Xu) const;  // J(θ, X), d×m
   Eigen::MatrixXd whitened_grad(const Eigen::Ref<const Eigen::VectorXd>& theta) const;
 };
 

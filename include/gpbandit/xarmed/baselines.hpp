@@ -22,6 +22,12 @@ struct HctParams {
   double delta = 0.01;               ///< confidence δ ∈ (0, 1)
   double c1 = 0.0;                   ///< constant c₁; 0 → (ρ/(3ν))^{1/8}
   std::uint64_t partition_seed = 0;  ///< seed of the partition's split axes (see Partition)
+  /// What happens when a node that already has children reaches its threshold τ_h again (the
+  /// descent can stop at an inner node once τ_h grows with t⁺). false ("keep", Azar et al. 2014):
+  /// nothing, the children and their statistics stay. true ("rebuild", PyXAB 0.3.0's HCT, the
+  /// paper's baseline): fresh children replace them (U = B = +∞, statistics lost) and the next
+  /// update recomputes every B bottom-up, as PyXAB's full-tree pass does.
+  bool rebuild = false;
 };
 
 /// Fed1-UCB parameters: K_mesh arms per axis, f(p) = ⌊κ ln T⌋ pulls per arm per phase.
@@ -43,6 +49,8 @@ struct GpUcbParams {
 struct BaselineRun {
   std::vector<double> regret;  ///< instant regret per round (length T)
   int rounds = 0;              ///< communication rounds (completed phases)
+  long long rebuilds = 0;      ///< HCT: re-expansions that replaced existing children
+  long long expansions = 0;    ///< HCT: expansions (first ones and rebuilds)
 };
 
 /// Observation noise U(−a, a) on one evaluation (centralised runs use stream 0x6000000).

@@ -7,12 +7,14 @@
 ///   noise (0.1: U(−noise, noise) per evaluation); partition_seed (0); mpi_timeout_s (120);
 ///   privacy_noise "secure" (default) | "seeded";
 ///   objective {type: garland|doublesine|himmelblau|linear|seir, perturbed (false), slope, peak,
-///              shift};
+///              shift, fstar "exact" | "pyxab" (Garland f* = 1)};
 ///   methods [ {type: fed-pne|dp-fed-pne|hct|fed1-ucb|gp-ucb|random, label, ...} ] with
 ///     fed-pne / dp-fed-pne: k (2), nu (1), rho (0.5), c (0.1), c1 (1), delta_conf (1/M),
-///       depth_offset (0), preset "practical"|"theory"; dp-fed-pne also dp_epsilon (1),
+///       depth_offset (0), preset "practical"|"theory", order "node_major"|"round_robin",
+///       pull_point "centre"|"uniform"; dp-fed-pne also dp_epsilon (1),
 ///       dp_delta (0.01), dp_affine [scale, shift] ([1, 0]);
-///     hct: k, nu (1), rho (0.75), c (0.1), delta (0.01), c1 ((ρ/3ν)^{1/8});
+///     hct: k, nu (1), rho (0.75), c (0.1), delta (0.01), c1 ((ρ/3ν)^{1/8}), reexpand
+///       (keep | rebuild: PyXAB 0.3.0 replaces the children of a node that reaches τ_h again);
 ///     fed1-ucb: mesh (100), kappa (1);  gp-ucb: mesh (100), lengthscale (1),
 ///       noise_variance (0.001), delta (0.1), kernel "laplace"|"se";  random: none.
 #pragma once

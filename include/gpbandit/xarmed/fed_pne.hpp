@@ -26,6 +26,16 @@ struct FedPneParams {
   int depth_offset = 0;     ///< 1 = the literal reading of Alg. 2's depth counter
   std::uint64_t partition_seed = 0;  ///< seed of the partition's split axes (see Partition)
   double noise = 0.1;                ///< observation noise U(−noise, noise) per evaluation
+  /// Pull order inside a phase (spec decision 4): false = node-major (t_m pulls of the first node,
+  /// then the next, …), true = round-robin (node 1, 2, …, K, 1, 2, …). Every client follows the
+  /// same order; only which rounds the truncated last phase plays, and the shape of the regret
+  /// curve inside a phase, change.
+  bool round_robin = false;
+  /// Pull point (spec decision 6): false = the cell centre, true = a fresh uniform point of the
+  /// cell per pull and client (fed_pne_pull_point); regret is then the clients' average of
+  /// f* − g(x_{m,t}) per round, and each pull costs an evaluation (no caching).
+  bool uniform_point = false;
+  std::uint64_t pull_seed = 0;  ///< seed of the uniform pull points (the driver sets the config's)
   // DP-Fed-PNE (App. D)
   bool dp = false;          ///< DP-Fed-PNE: clamp rewards and add Gaussian privacy noise (Alg. 3)
   double dp_epsilon = 1.0;  ///< ε_dp > 0 of the per-reward Gaussian mechanism (when dp)
@@ -36,6 +46,13 @@ struct FedPneParams {
   /// Checks ranges. @throws InvalidArgument naming `where.field`.
   void validate(const std::string& where) const;
 };
+
+/// The point client m plays at pull s (0-based) of node n (0-based position in the phase's list) of
+/// phase `phase` when pull_point = uniform: uniform in cell(depth, node), from Philox keyed by
+/// (seed, run, 0x7400000 + m, phase·2^56 + n·2^32 + s), so the server recomputes it for the regret.
+std::vector<double> fed_pne_pull_point(const Partition& part, int depth, std::uint64_t node,
+                                       std::uint64_t seed, std::uint32_t run, int m,
+                                       std::uint32_t phase, std::uint64_t n, std::uint64_t s);
 
 /// σ_dp = √(2 ln(1.25/δ_dp)) / ε_dp (Gaussian mechanism, sensitivity 1).
 double dp_sigma(double epsilon, double delta);
