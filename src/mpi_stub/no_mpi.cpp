@@ -1,6 +1,7 @@
 // Builds without MPI: the MPI runtime entry points say so.
 #include <cstdlib>
 
+#include "experiment/family.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/xarmed/mpi_runtime.hpp"
 
@@ -42,3 +43,12 @@ std::pair<int, int> client_block(int, int, int) {
 }
 
 }  // namespace gpb::xarmed::mpi
+
+namespace gpb::detail {
+
+std::unique_ptr<Communicator> make_mpi_communicator() {
+  throw InvalidArgument(
+      "--mpi: this gpbandit was built without MPI (install libopenmpi-dev and reconfigure)");
+}
+
+}  // namespace gpb::detail
