@@ -46,7 +46,7 @@ double axis_value(double lo, double hi, int count, int k) {
 
 }  // namespace
 
-Domain::Domain(Eigen::MatrixXd points) : points_(std::move(points)) {
+Domain::Domain(Eigen::MatrixXd points) : points_(std::move(points)), total_(points_.cols()) {
   lower_ = points_.rowwise().minCoeff();
   upper_ = points_.rowwise().maxCoeff();
 }
@@ -54,23 +54,59 @@ Domain::Domain(Eigen::MatrixXd points) : points_(std::move(points)) {
 Domain Domain::grid(const std::vector<double>& lower, const std::vector<double>& upper,
                     const std::vector<int>& counts) {
   check_grid_args(lower, upper, counts);
-  const int d = static_cast<int>(counts.size());
-  Eigen::Index n = 1;
+  long long n = 1;
   for (int c : counts) n *= c;
-  Eigen::MatrixXd pts(d, n);
+  return grid_slice(lower, upper, counts, 0, n);
+}
+
+Domain Domain::grid_slice(const std::vector<double>& lower, const std::vector<double>& upper,
+                          const std::vector<int>& counts, long long begin, long long end) {
+  check_grid_args(lower, upper, counts);
+  const int d = static_cast<int>(counts.size());
+  long long n = 1;
+  for (int c : counts) n *= c;
+  GPB_EXPECTS(begin >= 0 && begin < end && end <= n,
+              "domain: slice [" << begin << ", " << end << ") of a grid of " << n
+                                << " candidates is empty or out of range");
+  Eigen::MatrixXd pts(d, end - begin);
   // Axis 0 fastest: candidate j has digit (j / stride_i) % counts[i] on axis i.
-  Eigen::Index stride = 1;
+  long long stride = 1;
   for (int i = 0; i < d; ++i) {
     const int c = counts[i];
-    for (Eigen::Index j = 0; j < n; ++j) {
+    for (long long j = begin; j < end; ++j) {
       const int k = static_cast<int>((j / stride) % c);
-      pts(i, j) = axis_value(lower[i], upper[i], c, k);
+      pts(i, j - begin) = axis_value(lower[i], upper[i], c, k);
     }
     stride *= c;
   }
   Domain dom(std::move(pts));
+  dom.begin_ = begin;
+  dom.total_ = n;
   dom.lower_ = Eigen::Map<const Eigen::VectorXd>(lower.data(), d);
   dom.upper_ = Eigen::Map<const Eigen::VectorXd>(upper.data(), d);
+  return dom;
+}
+
+Domain Domain::slice(long long begin, long long end) const {
+  GPB_EXPECTS(begin >= begin_ && begin < end && end <= begin_ + points_.cols(),
+              "domain: slice [" << begin << ", " << end << ") is empty or not within the held "
+                                << "candidates [" << begin_ << ", " << begin_ + points_.cols()
+                                << ")");
+  Domain dom = *this;
+  dom.points_ = points_.middleCols(begin - begin_, end - begin);
+  dom.begin_ = begin;
+  return dom;
+}
+
+Domain Domain::from_slice(Eigen::MatrixXd points, long long begin, long long n_total) {
+  GPB_EXPECTS(points.rows() >= 1 && points.cols() >= 1, "domain: the slice is empty");
+  GPB_EXPECTS(begin >= 0 && begin + points.cols() <= n_total && n_total <= kMaxCandidates,
+              "domain: slice [" << begin << ", " << begin + points.cols() << ") is not within [0, "
+                                << n_total << ")");
+  GPB_EXPECTS(points.allFinite(), "domain: the slice has a coordinate that is not finite");
+  Domain dom(std::move(points));
+  dom.begin_ = begin;
+  dom.total_ = n_total;
   return dom;
 }
 

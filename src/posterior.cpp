@@ -14,6 +14,7 @@ namespace gpb {
 
 struct FinitePosterior::Impl {
   std::unique_ptr<detail::PosteriorBackend> backend;
+  std::pair<int, int> slice;  // this rank's candidates [begin, end)
 
   void check_indices(const int* index, const char* what) const {
     GPB_EXPECTS(index != nullptr, what << ": index array is null");
@@ -41,8 +42,18 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
   GPB_EXPECTS(options.chunk >= 1, "posterior.chunk must be >= 1, got " << options.chunk);
   detail::check_kernel_points(kernel, domain.points(), "posterior: domain points");
   impl_ = std::make_unique<Impl>();
+  const Communicator& comm = ctx.communicator();
+  GPB_EXPECTS(comm.size() <= domain.size(),
+              "posterior: " << comm.size() << " ranks for a domain of " << domain.size()
+                            << " candidates; every rank needs at least one candidate (run with at "
+                            << "most " << domain.size() << " ranks)");
+  const auto [begin, end] = comm.slice(domain.size());
+  impl_->slice = {static_cast<int>(begin), static_cast<int>(end)};
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) {
+    GPB_EXPECTS(!comm.sharded(),
+                "posterior: the CUDA backend cannot hold a shard yet; use "
+                "--backend cpu with several ranks");
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
     return;
   }
@@ -71,6 +82,9 @@ bool FinitePosterior::recompute_mode() const {
 }
 double FinitePosterior::noise_variance() const {
   return impl_->backend->noise_variance();
+}
+std::pair<int, int> FinitePosterior::slice() const {
+  return impl_->slice;
 }
 
 void FinitePosterior::observe(const int* index, const double* y) {

@@ -102,3 +102,18 @@ TEST(Context, CudaRequestFailsClearlyWithoutBuildOrDevice) {
 }
 
 }  // namespace
+
+TEST(Communicator, DefaultIsOneRankHoldingEverything) {
+  const gpb::Context ctx(gpb::ContextOptions{});
+  const gpb::Communicator& c = ctx.communicator();
+  EXPECT_EQ(c.size(), 1);
+  EXPECT_EQ(c.rank(), 0);
+  EXPECT_FALSE(c.sharded());
+  EXPECT_EQ(c.slice(437), std::make_pair(0LL, 437LL));
+  EXPECT_EQ(c.owner(437, 436), 0);
+  EXPECT_EQ(c.describe(), "1 rank");
+  EXPECT_EQ(c.stats().collectives, 0u);
+  if (!gpb::Communicator::mpi_available()) {
+    EXPECT_THROW(gpb::Communicator::world(), gpb::InvalidArgument);
+  }
+}

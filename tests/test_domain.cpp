@@ -131,3 +131,42 @@ TEST(Domain, Indices) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DomainSlice, GridSliceEqualsTheGridsColumnsBitForBit) {
+  const std::vector<double> lo{-1.0, 0.0, 2.0}, hi{1.0, 3.0, 2.5};
+  const std::vector<int> counts{7, 5, 3};
+  const gpb::Domain whole = gpb::Domain::grid(lo, hi, counts);
+  const gpb::Domain s = gpb::Domain::grid_slice(lo, hi, counts, 17, 61);
+  EXPECT_EQ(s.size(), whole.size());
+  EXPECT_TRUE(s.is_slice());
+  EXPECT_FALSE(whole.is_slice());
+  EXPECT_EQ(s.slice_begin(), 17);
+  EXPECT_EQ(s.slice_end(), 61);
+  ASSERT_EQ(s.points().cols(), 44);
+  for (int j = 17; j < 61; ++j) {
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(s.point(j)[i], whole.point(j)[i]) << j;
+  }
+  EXPECT_EQ(s.lower()(1), 0.0);
+  EXPECT_EQ(s.upper()(2), 2.5);
+}
+
+TEST(DomainSlice, SliceOfASliceAndFromSlice) {
+  const gpb::Domain whole = gpb::Domain::grid({0.0}, {1.0}, {11});
+  const gpb::Domain a = whole.slice(2, 9);
+  const gpb::Domain b = a.slice(4, 6);
+  EXPECT_EQ(b.size(), 11);
+  EXPECT_EQ(b.slice_begin(), 4);
+  EXPECT_EQ(b.point(5)[0], whole.point(5)[0]);
+  EXPECT_THROW(a.slice(1, 4), gpb::InvalidArgument);  // not held
+  EXPECT_THROW(a.slice(5, 5), gpb::InvalidArgument);  // empty
+  const gpb::Domain c = gpb::Domain::from_slice(Eigen::MatrixXd::Constant(2, 3, 0.5), 7, 10);
+  EXPECT_EQ(c.size(), 10);
+  EXPECT_EQ(c.slice_end(), 10);
+  EXPECT_THROW(gpb::Domain::from_slice(Eigen::MatrixXd::Constant(2, 3, 0.5), 8, 10),
+               gpb::InvalidArgument);
+  EXPECT_THROW(gpb::Domain::grid_slice({0.0}, {1.0}, {5}, 3, 6), gpb::InvalidArgument);
+}
+
+}  // namespace

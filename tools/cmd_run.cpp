@@ -2,12 +2,15 @@
 // [--resume | --force] [--quiet] [--no-plot] [--mpi]`: any family's config through the one
 // pipeline; prints the results table and where the outputs are.
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "commands.hpp"
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 #include "gpbandit/xarmed/mpi_runtime.hpp"
@@ -119,6 +122,11 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
     code = run_here(cmd, args);
   } catch (const std::exception& e) {
     const xarmed::mpi::World w = xarmed::mpi::init();
+    const auto* lost = dynamic_cast<const RankFailure*>(&e);
+    if (lost != nullptr && !lost->reporter()) {  // the reporting rank prints it and aborts
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      xarmed::mpi::abort_all(1);
+    }
     std::string msg = e.what();
     for (char& ch : msg) {
       if (ch == '\n') ch = ' ';

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "gpbandit/communicator.hpp"
+
 namespace gpb {
 
 /// Where engine ops run. Auto = CUDA when compiled in, a device is present and the CUDA backend
@@ -55,8 +57,12 @@ struct ContextOptions {
   /// μ and σ² then agree with Double to about 1e-6 relative, not bit for bit). Recompute mode is
   /// always double.
   Precision precision = Precision::Double;
-  /// CUDA device ordinal (ignored on CPU).
+  /// CUDA device ordinal (ignored on CPU). With a sharded communicator each rank uses device
+  /// (device + node-local rank) mod the number of devices: one GPU per rank on each node.
   int device = 0;
+  /// The ranks a FinitePosterior built on this Context shards its domain over (default: one
+  /// rank, nothing sharded). memory_budget_bytes is then a per-rank budget.
+  Communicator communicator{};
 };
 
 namespace detail {
@@ -92,6 +98,8 @@ class Context {
   std::size_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
   /// Threads engine ops use on the CPU (resolved, ≥ 1).
   int threads() const { return threads_; }
+  /// The ranks the finite domain is sharded over (ContextOptions::communicator).
+  const Communicator& communicator() const { return options_.communicator; }
   /// Threads a CPU loop of about `work` scalar operations should use (threads_for_work with
   /// threads() and options().min_parallel_work).
   int threads_for(double work) const {

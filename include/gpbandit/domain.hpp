@@ -9,10 +9,16 @@
 
 namespace gpb {
 
-/// A finite domain of N candidates in d dimensions.
+/// A finite domain of N candidates in d dimensions, or a contiguous slice of one.
 ///
 /// Points are stored as a d×N column-major matrix (candidate j is column j). A domain made from a
 /// precomputed kernel has d = 1 and holds the indices 0..N−1 as its points.
+///
+/// Slices (sharding over MPI ranks): a slice holds only the candidates [slice_begin(),
+/// slice_end()) of an N-candidate domain; size() is still N, points() has slice_end() −
+/// slice_begin() columns (column j − slice_begin() is candidate j) and point(j) accepts only the
+/// held candidates. A FinitePosterior on a sharded Context accepts the whole domain or exactly the
+/// slice of its rank.
 class Domain {
  public:
   /// Cartesian grid over the box [lower, upper] with counts[i] points on axis i (endpoints
@@ -29,15 +35,36 @@ class Domain {
   static Domain from_csv(const std::string& path);
   /// N index points 0..N−1, for use with a precomputed N×N kernel.
   static Domain indices(int n);
+  /// The candidates [begin, end) of the grid `grid(lower, upper, counts)`, without building the
+  /// others: the same coordinates bit for bit, O((end − begin)·d).
+  /// @throws InvalidArgument as grid(), or if not 0 ≤ begin < end ≤ N.
+  static Domain grid_slice(const std::vector<double>& lower, const std::vector<double>& upper,
+                           const std::vector<int>& counts, long long begin, long long end);
 
-  /// Number of candidates.
-  int size() const { return static_cast<int>(points_.cols()); }
+  /// The candidates [begin, end) of this domain (which must hold them) as a slice of the same N.
+  /// @throws InvalidArgument if [begin, end) is empty or not within [slice_begin(), slice_end()).
+  Domain slice(long long begin, long long end) const;
+  /// A slice of an N-candidate domain whose candidates [begin, begin + points.cols()) are
+  /// `points` (d×n), e.g. the part of a data set scattered to one rank.
+  /// @throws InvalidArgument if empty, not finite, or not within [0, n_total).
+  static Domain from_slice(Eigen::MatrixXd points, long long begin, long long n_total);
+
+  /// Number of candidates N (of the whole domain, also for a slice).
+  int size() const { return static_cast<int>(total_); }
   /// Dimension of a point.
   int dim() const { return static_cast<int>(points_.rows()); }
-  /// d×N points, column j = candidate j.
+  /// d × (held candidates) points: column j = candidate slice_begin() + j.
   const Eigen::MatrixXd& points() const { return points_; }
-  /// Pointer to candidate j's d coordinates.
-  const double* point(int j) const { return points_.data() + static_cast<Eigen::Index>(j) * dim(); }
+  /// Pointer to candidate j's d coordinates (a held candidate: slice_begin() ≤ j < slice_end()).
+  const double* point(int j) const {
+    return points_.data() + static_cast<Eigen::Index>(j - begin_) * dim();
+  }
+  /// First candidate held (0 for a whole domain).
+  int slice_begin() const { return static_cast<int>(begin_); }
+  /// One past the last candidate held (N for a whole domain).
+  int slice_end() const { return static_cast<int>(begin_ + points_.cols()); }
+  /// Whether this is a proper slice (holds fewer than N candidates).
+  bool is_slice() const { return points_.cols() != total_; }
   /// Box bounds (for a grid; otherwise the bounding box of the points).
   const Eigen::VectorXd& lower() const { return lower_; }
   /// Upper corner of the box (see lower()).
@@ -47,6 +74,8 @@ class Domain {
   explicit Domain(Eigen::MatrixXd points);
   Eigen::MatrixXd points_;
   Eigen::VectorXd lower_, upper_;
+  long long begin_ = 0;  // first candidate held
+  long long total_ = 0;  // N
 };
 
 }  // namespace gpb

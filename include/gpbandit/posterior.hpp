@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gpbandit/context.hpp"
@@ -69,6 +70,22 @@ struct PosteriorOptions {
 /// first. The saving is the rows of blocks far below the maximum (not computed until they could
 /// matter) and the cache reuse of a block's rows when it catches up several at once.
 ///
+/// Sharding (Context with a Communicator of K > 1 ranks, e.g. under mpirun): rank q holds the
+/// candidates [⌊N·q/K⌋, ⌊N·(q+1)/K⌋) (slice()); V, μ, σ², the kernel diagonal and the lazy-block
+/// state exist only for that slice, while the factor state (L, α, pivot variances, history and
+/// the candidates' coordinates, O(R·t²)) is replicated. The domain given may be the whole domain
+/// or exactly this rank's Domain slice. Every method below that changes or reads the posterior is
+/// collective: all ranks call it in the same order with the same arguments. observe() and
+/// add_pending() send each run's column at its candidate from the owner to every rank (t + 1 + d
+/// doubles per run, one bitwise-OR MPI_Allreduce for all runs); ucb_argmax() is a local argmax
+/// per run then one MPI_Allreduce of (score, lowest index, tie count) over all runs at once; the
+/// tie rank is drawn from the run's stream exactly as on one rank, and only when it is not the
+/// lowest tie do the ranks exchange their tie counts and the owner's k-th tie (two more small
+/// collectives). mean() and variance() gather the N values to every rank (collective, O(N)).
+/// Indices (observe, add_pending, history, choices) and the exclusion mask (R×N) are global, so
+/// μ, σ², choices and tie counts equal the one-rank posterior's bit for bit for any K ≤ N.
+/// K > N throws InvalidArgument. memory_budget_bytes applies per rank (to its slice).
+///
 /// Backends: the Context chooses the implementation. On the CPU everything is host memory. On
 /// CUDA, V (R × capacity × N, run dimension first; float when the Context's precision is Mixed),
 /// μ and σ² live on the device and the small factor state (L, α, history) on the host; one fused
@@ -78,7 +95,9 @@ struct PosteriorOptions {
 /// results agree up to the last-ulp accuracy of exp() in the two math libraries.
 class FinitePosterior {
  public:
-  /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1.
+  /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1, the
+  /// Context's communicator has more ranks than candidates, or `domain` is a slice other than
+  /// this rank's.
   FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
                   const PosteriorOptions& options = {});
   /// Releases host and device buffers.
@@ -100,6 +119,8 @@ class FinitePosterior {
   bool recompute_mode() const;
   /// λ, the Gaussian noise variance of the model.
   double noise_variance() const;
+  /// This rank's candidates [begin, end) (the whole [0, N) when not sharded).
+  std::pair<int, int> slice() const;
 
   /// Observes y[r] at candidate index[r] for every run r (arrays of length R). Only allowed
   /// when no row is pending. O(N·t) per run (incremental), O(t²) (recompute).
@@ -112,11 +133,14 @@ class FinitePosterior {
   void resolve_pending(const double* y);
 
   /// Posterior mean over the domain for run r (length N; valid until the next update).
+  /// Sharded: gathered from every rank (collective).
   const double* mean(int run) const;
-  /// Posterior variance over the domain for run r (length N; clamped at 0).
+  /// Posterior variance over the domain for run r (length N; clamped at 0). Sharded: gathered
+  /// from every rank (collective).
   const double* variance(int run) const;
-  /// UCB argmax for every run: width[r] multiplies σ; excluded (R×N run-major, may be null);
-  /// tiebreak[r] (may be null). Returns R choices.
+  /// UCB argmax for every run: width[r] multiplies σ; excluded (R×N run-major over the whole
+  /// domain, may be null; a sharded rank reads only its slice); tiebreak[r] (may be null).
+  /// Returns R choices (the same on every rank).
   std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
                                     std::vector<Rng>* tiebreak) const;
   /// γ̂ = ½ Σ_q ln(L[q,q]²/λ) = ½ ln|I + λ⁻¹K_t| over every row of run r (pending included).

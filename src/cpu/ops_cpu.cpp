@@ -126,10 +126,10 @@ int find_tie(const double* mean, const double* variance, int begin, int end, dou
   return -1;
 }
 
-UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
-                         const std::uint8_t* excluded, Rng* tiebreak, Threads threads) {
-  // One pass: each thread scans a contiguous slice; slices are merged in index order, so the
-  // result (including the tie count) does not depend on the number of threads.
+UcbBest scan_ucb_parallel(const double* mean, const double* variance, int n, double width,
+                          const std::uint8_t* excluded, Threads threads) {
+  // Each thread scans a contiguous slice; slices are merged in index order, so the result
+  // (including the tie count) does not depend on the number of threads.
   const int nt = threads.for_work(kUcbWorkPerCandidate * n);
   std::vector<UcbBest> part(static_cast<std::size_t>(nt));
 #pragma omp parallel num_threads(nt)
@@ -142,6 +142,12 @@ UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, doub
   }
   UcbBest best;
   for (const UcbBest& b : part) merge_best(best, b);
+  return best;
+}
+
+UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
+                         const std::uint8_t* excluded, Rng* tiebreak, Threads threads) {
+  const UcbBest best = scan_ucb_parallel(mean, variance, n, width, excluded, threads);
   check_ucb_best(best, mean, variance, n, width);
   UcbChoice choice{best.index, best.score, best.ties};
   // Pick the k-th tie (k uniform in [0, ties)) in index order with a second pass.

@@ -73,6 +73,10 @@ int tie_rank(const UcbBest& best, Rng* tiebreak);
 int find_tie(const double* mean, const double* variance, int begin, int end, double width,
              const std::uint8_t* excluded, double score, int& k);
 
+/// scan_ucb over [0, n) with up to `threads` OpenMP threads (the same result for any count).
+UcbBest scan_ucb_parallel(const double* mean, const double* variance, int n, double width,
+                          const std::uint8_t* excluded, Threads threads);
+
 /// UCB argmax over n candidates (see gpb::ucb_argmax for the contract).
 UcbChoice ucb_argmax_cpu(const double* mean, const double* variance, int n, double width,
                          const std::uint8_t* excluded, Rng* tiebreak, Threads threads);

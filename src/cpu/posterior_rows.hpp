@@ -18,18 +18,22 @@ struct RunRows {
   std::vector<double> pivot_var;        ///< σ²_{q−1}[a_q] (clamped) of each row
   std::vector<double> alpha;            ///< α_q, valid once the row is resolved
   std::vector<unsigned char> resolved;  ///< 1 for observed or resolved rows, 0 while pending
-  std::vector<int> history;             ///< a_q
+  std::vector<int> history;             ///< a_q (the backend's own position of the candidate)
+  std::vector<double> xs;               ///< x_{a_q}: d coordinates per row, row after row
+
+  /// The d coordinates of row q's candidate x_{a_q}.
+  const double* x(int q, int d) const { return xs.data() + static_cast<long>(q) * d; }
 };
 
 /// v_q[j] for one column j and every row q < t of `run`, by the row recurrence restricted to
-/// that column (O(t²) arithmetic, t kernel evaluations). `points` is d×N column-major.
+/// that column (O(t²) arithmetic, t kernel evaluations). `points` is d×N column-major; the rows'
+/// candidates are read from run.xs.
 inline void column_of_rows(const KernelEval& eval, const double* points, int d, const RunRows& run,
                            int t, int j, double* col) {
   const double* xj = points + static_cast<long>(j) * d;
   for (int p = 0; p < t; ++p) {
     const double* lp = run.L[static_cast<std::size_t>(p)].data();
-    double acc =
-        eval(points + static_cast<long>(run.history[static_cast<std::size_t>(p)]) * d, xj, d);
+    double acc = eval(run.x(p, d), xj, d);
     for (int r = 0; r < p; ++r) acc = row_step(acc, lp[r], col[r]);
     col[p] = acc / lp[p];
   }
@@ -57,7 +61,7 @@ inline void rows_over_block(const KernelEval& eval, const double* points, int d,
                             int begin, int end, int j0, int len, VT* const* rows, double* acc) {
   for (int q = begin; q < end; ++q) {
     const double* lq = run.L[static_cast<std::size_t>(q)].data();
-    const double* xa = points + static_cast<long>(run.history[static_cast<std::size_t>(q)]) * d;
+    const double* xa = run.x(q, d);
     for (int i = 0; i < len; ++i) acc[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
     // Rows p are taken four at a time to halve the traffic on acc; each element still sees the
     // steps in increasing p, exactly as in column_of_rows.
@@ -102,8 +106,7 @@ inline void four_rows_over_block(const KernelEval& eval, const double* points, i
   const double* lq[4];
   for (int k = 0; k < 4; ++k) {
     lq[k] = run.L[static_cast<std::size_t>(q0 + k)].data();
-    const double* xa =
-        points + static_cast<long>(run.history[static_cast<std::size_t>(q0 + k)]) * d;
+    const double* xa = run.x(q0 + k, d);
     double* a = acc + static_cast<long>(k) * len;
     for (int i = 0; i < len; ++i) a[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
   }

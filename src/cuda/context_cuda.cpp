@@ -33,11 +33,15 @@ CudaResourcesPtr make_cuda_resources(const ContextOptions& options) {
     os << "context.device = " << options.device << " but only " << count << " CUDA device(s) exist";
     throw CudaError(os.str());
   }
+  // One GPU per rank on each node: a sharded communicator offsets the device by the rank's place
+  // among the ranks of its node (MPI_COMM_TYPE_SHARED).
+  const Communicator& comm = options.communicator;
+  const int device = comm.sharded() ? (options.device + comm.node_rank()) % count : options.device;
   CudaResourcesPtr res(new CudaResources());
-  res->device = options.device;
-  GPB_CUDA_TRY(cudaSetDevice(options.device));
+  res->device = device;
+  GPB_CUDA_TRY(cudaSetDevice(device));
   cudaDeviceProp prop{};
-  GPB_CUDA_TRY(cudaGetDeviceProperties(&prop, options.device));
+  GPB_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
   res->name = prop.name;
   res->sm_count = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
   cudaStream_t stream = nullptr;

@@ -274,6 +274,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
       const double sv = lrows[r * w + t];
       lrows[r * w + t] = detail::pivot(lambda_, sv, kdiag_host(index[r]));
       run.history.push_back(index[r]);
+      run.xs.insert(run.xs.end(), points_.col(index[r]).data(), points_.col(index[r]).data() + d_);
       run.L.emplace_back(lrows.begin() + static_cast<long>(r * w),
                          lrows.begin() + static_cast<long>((r + 1) * w));
       run.pivot_var.push_back(sv);

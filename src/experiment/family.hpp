@@ -19,37 +19,18 @@
 #include <vector>
 
 #include "experiment/plot.hpp"
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/experiment.hpp"
 
 namespace gpb::detail {
-
-/// Which processes take part in a run: one process, or the ranks of an MPI job. Rank 0 is the
-/// writer: only it takes the lock, checkpoints, and writes outputs.
-class Communicator {
- public:
-  virtual ~Communicator() = default;
-  /// This process's rank (0 = the writer).
-  virtual int rank() const = 0;
-  /// Number of ranks.
-  virtual int size() const = 0;
-  /// Rank 0's `values` replace every other rank's (collective).
-  virtual void broadcast(std::vector<long long>& values) = 0;
-  /// Whether this rank writes outputs.
-  bool writer() const { return rank() == 0; }
-};
-
-/// A single process (no MPI).
-std::unique_ptr<Communicator> make_local_communicator();
-/// MPI_COMM_WORLD (initialises MPI). @throws InvalidArgument in a build without MPI.
-std::unique_ptr<Communicator> make_mpi_communicator();
 
 /// What a family's steps may use of one invocation.
 struct StepEnv {
   const Context* ctx = nullptr;  ///< engine backend and threads
   std::uint64_t seed = 0;        ///< master seed (config or --seed)
   int runs = 1;                  ///< R (config or --runs)
-  Communicator* comm = nullptr;  ///< ranks (MPI) or the one process
+  const Communicator* comm = nullptr;  ///< ranks (MPI) or the one process
   bool mpi = false;              ///< --mpi
   /// Progress: step `step` of `steps` of the current unit is done, worth `work` of
   /// Family::steps_per_run() (e.g. a round of q evaluations).
@@ -116,7 +97,7 @@ class Family {
   /// Memory a lockstep group needs per run (the finite-domain posterior).
   virtual MemoryNeeds memory() const { return {}; }
   /// Whether this rank steps policy p (MPI). Default: the writer only.
-  virtual bool steps_on(int /*p*/, const StepEnv& env) const { return env.comm->writer(); }
+  virtual bool steps_on(int /*p*/, const StepEnv& env) const { return env.comm->rank() == 0; }
   /// State shared by every policy of a group of runs (e.g. the objective's values), or null.
   virtual std::shared_ptr<const void> prepare(const StepEnv& env,
                                               const std::vector<std::uint32_t>& runs) const {

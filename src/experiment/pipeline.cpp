@@ -12,11 +12,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "detail/communicator_impl.hpp"
 #include "experiment/atomic_file.hpp"
 #include "experiment/checkpoint.hpp"
 #include "experiment/family.hpp"
@@ -42,6 +44,19 @@ using detail::UnitRecord;
 double group_seconds() {
   const char* s = std::getenv("GPB_TEST_GROUP_SECONDS");
   return s != nullptr && *s != '\0' ? std::atof(s) : 120.0;
+}
+
+/// Rank 0's `values` to every rank (one max for the length, one bitwise OR of the words, the
+/// other ranks contributing zeros).
+void broadcast(const Communicator& comm, std::vector<long long>& values) {
+  if (comm.size() == 1) return;
+  int n = comm.rank() == 0 ? static_cast<int>(values.size()) : 0;
+  comm.impl().allreduce_max(&n, 1, "pipeline plan (length)");
+  std::vector<std::uint64_t> words(static_cast<std::size_t>(n), 0);
+  if (comm.rank() == 0) std::memcpy(words.data(), values.data(), words.size() * 8);
+  comm.impl().allreduce_or(words.data(), n, "pipeline plan");
+  values.resize(static_cast<std::size_t>(n));
+  std::memcpy(values.data(), words.data(), words.size() * 8);
 }
 
 double seconds_since(Clock::time_point t0) {
@@ -177,9 +192,10 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   const Family& f = experiment.family();
   const ExperimentSettings& s = f.settings();
   const Invocation inv = resolve(f, options);
-  std::unique_ptr<detail::Communicator> comm =
-      options.mpi ? detail::make_mpi_communicator() : detail::make_local_communicator();
-  const bool writer = comm->writer();
+  // The plan broadcasts wait while rank 0 steps units the other ranks take no part in: a long
+  // timeout (a day), not the posterior's.
+  const Communicator comm = options.mpi ? Communicator::world(86400.0) : Communicator();
+  const bool writer = comm.rank() == 0;
   Context ctx = make_context(s, inv);
 
   ExperimentResult res;
@@ -207,7 +223,7 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     finished = detail::open_checkpoint(*cp, options, inv.out_dir, inv.hash, paths);
   }
   std::vector<long long> flag{finished ? 1 : 0};
-  comm->broadcast(flag);
+  broadcast(comm, flag);
   if (flag[0] != 0) {
     res.already_finished = true;
     res.report = finished.value_or("");
@@ -230,7 +246,7 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   env.ctx = &ctx;
   env.seed = inv.seed;
   env.runs = inv.runs;
-  env.comm = comm.get();
+  env.comm = &comm;
   env.mpi = options.mpi;
   std::vector<UnitRecord> earlier = writer ? cp->units() : std::vector<UnitRecord>{};
   const double elapsed_before = writer ? cp->elapsed_seconds() : 0.0;
@@ -248,7 +264,7 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
         plan[static_cast<std::size_t>(1 + p)] = cp->done(p, static_cast<std::uint32_t>(first));
       }
     }
-    comm->broadcast(plan);
+    broadcast(comm, plan);
     const int count = static_cast<int>(plan[0]);
     group_sizes.push_back(count);
     std::vector<std::uint32_t> runs;

@@ -1,7 +1,7 @@
 // Builds without MPI: the MPI runtime entry points say so.
 #include <cstdlib>
 
-#include "experiment/family.hpp"
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/xarmed/mpi_runtime.hpp"
 
@@ -34,21 +34,24 @@ std::string serve_clients(const FedPneParams&, std::shared_ptr<const FedObjectiv
                           std::uint64_t, const std::vector<std::uint32_t>&) {
   none();
 }
-BaselineRun run_gp_ucb_mesh_sharded(const FedObjective&, const GpUcbParams&, int, long long, double,
-                                    std::uint64_t, std::uint32_t) {
-  none();
-}
 std::pair<int, int> client_block(int, int, int) {
   none();
 }
 
 }  // namespace gpb::xarmed::mpi
 
-namespace gpb::detail {
+namespace gpb {
 
-std::unique_ptr<Communicator> make_mpi_communicator() {
+bool Communicator::mpi_available() {
+  return false;
+}
+Communicator Communicator::world(double) {
   throw InvalidArgument(
-      "--mpi: this gpbandit was built without MPI (install libopenmpi-dev and reconfigure)");
+      "communicator: this gpbandit was built without MPI (install libopenmpi-dev and reconfigure)");
+}
+Communicator Communicator::from_fortran(std::int64_t, double) {
+  throw InvalidArgument(
+      "communicator: this gpbandit was built without MPI (install libopenmpi-dev and reconfigure)");
 }
 
-}  // namespace gpb::detail
+}  // namespace gpb

@@ -14,6 +14,7 @@
 #include "gpbandit/policy/policy.hpp"
 #include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
+#include "gpbandit/xarmed/mpi_runtime.hpp"
 #include "gpbandit/xarmed/partition.hpp"
 #include "xarmed/gp_ucb_mesh_loop.hpp"
 
@@ -247,11 +248,13 @@ Domain gp_mesh_domain(const Box& box, const GpUcbParams& p, std::uint64_t seed, 
 }
 
 BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, long long T,
-                            double noise, std::uint64_t seed, std::uint32_t run) {
+                            double noise, std::uint64_t seed, std::uint32_t run,
+                            const Communicator& comm) {
   const std::vector<double> pts = fed1_mesh(f.box(), p.mesh, seed, run);
   ContextOptions co;
   co.backend = Backend::Cpu;
   co.threads = 1;
+  co.communicator = comm;
   const Context ctx(co);
   const Kernel kern =
       p.se ? Kernel::se(p.lengthscale) : Kernel::matern(KernelType::Matern12, p.lengthscale);
@@ -265,6 +268,13 @@ BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, 
       [&](double w) { return post.ucb_argmax(&w, nullptr, nullptr)[0].index; },
       [&](int a, double y) { post.observe(&a, &y); });
 }
+
+namespace mpi {
+BaselineRun run_gp_ucb_mesh_sharded(const FedObjective& f, const GpUcbParams& p, int M, long long T,
+                                    double noise, std::uint64_t seed, std::uint32_t run) {
+  return run_gp_ucb_mesh(f, p, M, T, noise, seed, run, Communicator::world());
+}
+}  // namespace mpi
 
 BaselineRun run_random(const FedObjective& f, int M, long long T, std::uint64_t seed,
                        std::uint32_t run) {

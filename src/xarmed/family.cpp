@@ -159,7 +159,7 @@ std::vector<std::pair<std::string, std::string>> XArmedFamily::extra_csv() const
 bool XArmedFamily::steps_on(int p, const gpb::detail::StepEnv& env) const {
   const MethodSpec& m = config_.methods[static_cast<std::size_t>(p)];
   if (env.mpi && (is_fed_pne(m) || m.type == "gp-ucb")) return true;  // every rank takes part
-  return env.comm->writer();
+  return env.comm->rank() == 0;
 }
 
 std::shared_ptr<const FedObjective> XArmedFamily::objective(std::uint64_t seed) const {
@@ -179,7 +179,7 @@ gpb::detail::UnitOutput XArmedFamily::step(const gpb::detail::StepEnv& env, cons
   const XConfig& c = config_;
   const MethodSpec& m = c.methods[static_cast<std::size_t>(p)];
   const auto f = objective(env.seed);
-  const bool root = env.comm->writer();
+  const bool root = env.comm->rank() == 0;
   gpb::detail::UnitOutput out;
   std::vector<RunOut> res;
   FedPneParams fp = m.fed;

@@ -1,7 +1,7 @@
 /// @file gp_ucb_mesh_loop.hpp
-/// The GP-UCB-on-the-mesh loop shared by run_gp_ucb_mesh (one FinitePosterior) and its MPI twin
-/// run_gp_ucb_mesh_sharded (the posterior sharded over ranks), so both give the same trace
-/// (internal).
+/// The GP-UCB-on-the-mesh loop of run_gp_ucb_mesh (internal): one FinitePosterior, sharded over
+/// MPI ranks by its Context's communicator when run_gp_ucb_mesh_sharded calls it, so both runtimes
+/// give the same trace.
 #pragma once
 
 #include <cmath>

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/domain.hpp"
 
 #include "gpbandit/xarmed/objective.hpp"
@@ -60,9 +61,12 @@ BaselineRun run_hct(const FedObjective& f, const HctParams& p, int M, long long 
 /// Fed1-UCB with M clients. One round per completed phase.
 BaselineRun run_fed1_ucb(const FedObjective& f, const Fed1UcbParams& p, int M, long long T,
                          double noise, std::uint64_t seed, std::uint32_t run);
-/// GP-UCB (Srinivas β_t, finite domain) on the Fed1-UCB mesh of the same run.
+/// GP-UCB (Srinivas β_t, finite domain) on the Fed1-UCB mesh of the same run. With a sharded
+/// `comm` the posterior's candidates are split over its ranks (collective: every rank calls it
+/// and gets the same trace, the trace of one rank).
 BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, long long T,
-                            double noise, std::uint64_t seed, std::uint32_t run);
+                            double noise, std::uint64_t seed, std::uint32_t run,
+                            const Communicator& comm = Communicator());
 /// Every client plays an independent uniform point each round.
 BaselineRun run_random(const FedObjective& f, int M, long long T, std::uint64_t seed,
                        std::uint32_t run);

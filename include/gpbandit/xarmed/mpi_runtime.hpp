@@ -45,8 +45,10 @@ void stop_clients(ClientPool& pool);
 std::string serve_clients(const FedPneParams& p, std::shared_ptr<const FedObjective> f, int M,
                           std::uint64_t seed, const std::vector<std::uint32_t>& runs);
 
-/// GP-UCB on the Fed1-UCB mesh with the posterior sharded over every rank (collective; every rank
-/// gets the same result). Same choices and regret as run_gp_ucb_mesh on one rank.
+/// GP-UCB on the Fed1-UCB mesh with the FinitePosterior sharded over every rank of
+/// MPI_COMM_WORLD (run_gp_ucb_mesh with Communicator::world(); collective, every rank gets the
+/// same result). Same choices and regret as run_gp_ucb_mesh on one rank.
+/// @throws InvalidArgument in a build without MPI.
 BaselineRun run_gp_ucb_mesh_sharded(const FedObjective& f, const GpUcbParams& p, int M, long long T,
                                     double noise, std::uint64_t seed, std::uint32_t run);
 

@@ -1,0 +1,267 @@
+// MPI test of the sharded FinitePosterior (run under mpirun -np K --oversubscribe by ctest): on
+// every rank, a FinitePosterior on a Context whose communicator is MPI_COMM_WORLD is compared with
+// the one-rank FinitePosterior over the whole domain (cheap at these sizes), round after round:
+// same choices, scores and tie counts (random and lowest ties, R runs batched), bitwise-equal
+// gathered μ and σ², history and information gain; in eager, lazy (with deferred rows) and
+// recompute modes; GP-BUCB pending rows with exclusion masks (a whole slice excluded for one run);
+// a domain given as this rank's grid slice; N not a multiple of K; K > N refused on every rank.
+// A rank that fails (tests/mpi/shard_fault.sh) ends the job with one message naming it.
+// Exit 0 on success; on a failure the rank prints the reason and the job is aborted.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "gpbandit/communicator.hpp"
+#include "gpbandit/context.hpp"
+#include "gpbandit/error.hpp"
+#include "gpbandit/policy/policy.hpp"
+#include "gpbandit/posterior.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace {
+
+using namespace gpb;
+
+Communicator g_comm;
+
+void check(bool ok, const std::string& what) {
+  if (ok) return;
+  std::fprintf(stderr, "rank %d: FAILED: %s\n", g_comm.rank(), what.c_str());
+  std::fflush(stderr);
+  g_comm.abort(1);
+}
+
+Context make_context(const Communicator& comm) {
+  ContextOptions co;
+  co.backend = Backend::Cpu;
+  co.threads = 1;
+  co.communicator = comm;
+  return Context(co);
+}
+
+/// The synthetic reward at candidate a (a smooth function plus seeded noise, the same everywhere).
+double reward(const Domain& whole, int a, Rng& noise) {
+  const double* x = whole.point(a);
+  double f = std::sin(6 * x[0]);
+  if (whole.dim() > 1) f *= std::cos(4 * x[1]);
+  return f + 0.1 * noise.normal();
+}
+
+struct Case {
+  std::string name;
+  PosteriorOptions po;
+  bool random_ties = false;
+  bool slice_domain = false;  // give the sharded posterior this rank's grid slice
+  int batch = 1;              // > 1: GP-BUCB with pending rows and distinct points
+  int rounds = 40;
+  int runs = 3;
+  bool twins = false;  // every candidate twice (exact ties in every round)
+};
+
+void compare_over_domain(const FinitePosterior& sharded, const FinitePosterior& ref, int run,
+                         const std::string& at) {
+  const int n = ref.size();
+  const double* m = sharded.mean(run);
+  check(std::memcmp(m, ref.mean(run), sizeof(double) * n) == 0, at + ": mean differs");
+  const double* v = sharded.variance(run);
+  check(std::memcmp(v, ref.variance(run), sizeof(double) * n) == 0, at + ": variance differs");
+}
+
+/// A grid, or (twins) the grid's points twice over: candidate j and j + N/2 are the same point,
+/// so their scores tie exactly in every round, across ranks.
+Domain make_domain(const std::vector<double>& lo, const std::vector<double>& hi,
+                   const std::vector<int>& counts, bool twins) {
+  const Domain g = Domain::grid(lo, hi, counts);
+  if (!twins) return g;
+  Eigen::MatrixXd rows(2 * g.size(), g.dim());
+  rows.topRows(g.size()) = g.points().transpose();
+  rows.bottomRows(g.size()) = g.points().transpose();
+  return Domain::from_rows(rows);
+}
+
+void run_case(const Case& c, const std::vector<double>& lo, const std::vector<double>& hi,
+              const std::vector<int>& counts) {
+  const Domain whole = make_domain(lo, hi, counts, c.twins);
+  const int n = whole.size(), R = c.runs;
+  const Context one = make_context(Communicator());
+  const Context many = make_context(g_comm);
+  const Kernel k = Kernel::matern(KernelType::Matern52, 0.2);
+  const auto [b, e] = g_comm.slice(n);
+  const Domain mine = !c.slice_domain ? whole
+                      : c.twins       ? whole.slice(b, e)
+                                      : Domain::grid_slice(lo, hi, counts, b, e);
+  FinitePosterior ref(one, k, whole, R, c.po);
+  FinitePosterior sp(many, k, mine, R, c.po);
+  check(sp.slice() == std::make_pair(static_cast<int>(b), static_cast<int>(e)), c.name + ": slice");
+  check(sp.size() == n, c.name + ": size() is not N");
+  std::vector<Rng> tb_ref, tb_sp;
+  for (int r = 0; r < R; ++r) {
+    tb_ref.emplace_back(11, r, 3);
+    tb_sp.emplace_back(11, r, 3);
+  }
+  Rng noise(7, 0, 2);
+  BetaSchedule beta;
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(R) * n, 0);
+  if (c.batch > 1) {  // run 0 never picks from the first half (whole slices excluded at K ≥ 2)
+    for (int j = 0; j < n / 2; ++j) mask[static_cast<std::size_t>(j)] = 1;
+  }
+  int ties_seen = 0;
+  for (int t = 1; t <= c.rounds; ++t) {
+    const std::string at = c.name + ", round " + std::to_string(t);
+    std::vector<int> chosen;
+    std::vector<std::uint8_t> ex = mask;
+    for (int i = 0; i < c.batch; ++i) {
+      std::vector<double> width(static_cast<std::size_t>(R));
+      for (int r = 0; r < R; ++r) width[r] = (1.0 + 0.3 * r) * beta.width(t, n, ref.info_gain(r));
+      const std::uint8_t* exp = c.batch > 1 ? ex.data() : nullptr;
+      const auto a = ref.ucb_argmax(width.data(), exp, c.random_ties ? &tb_ref : nullptr);
+      const auto s = sp.ucb_argmax(width.data(), exp, c.random_ties ? &tb_sp : nullptr);
+      for (int r = 0; r < R; ++r) {
+        check(a[r].index == s[r].index, at + ": run " + std::to_string(r) + " chose " +
+                                            std::to_string(s[r].index) + ", one rank " +
+                                            std::to_string(a[r].index));
+        check(std::memcmp(&a[r].score, &s[r].score, sizeof(double)) == 0 && a[r].ties == s[r].ties,
+              at + ": score or tie count differs");
+        if (a[r].ties > 1) ++ties_seen;
+      }
+      std::vector<int> pick(static_cast<std::size_t>(R));
+      for (int r = 0; r < R; ++r) pick[r] = a[r].index;
+      if (c.batch > 1) {
+        for (int r = 0; r < R; ++r) ex[static_cast<std::size_t>(r) * n + pick[r]] = 1;
+        ref.add_pending(pick.data());
+        sp.add_pending(pick.data());
+      }
+      chosen.insert(chosen.end(), pick.begin(), pick.end());
+    }
+    std::vector<double> y(chosen.size());
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = reward(whole, chosen[i], noise);
+    if (c.batch > 1) {  // y is batch-major here; resolve_pending wants run-major
+      std::vector<double> yr(y.size());
+      for (int i = 0; i < c.batch; ++i)
+        for (int r = 0; r < R; ++r) yr[static_cast<std::size_t>(r) * c.batch + i] = y[i * R + r];
+      ref.resolve_pending(yr.data());
+      sp.resolve_pending(yr.data());
+    } else {
+      ref.observe(chosen.data(), y.data());
+      sp.observe(chosen.data(), y.data());
+    }
+    if (t % 10 == 0) compare_over_domain(sp, ref, t % R, at);
+  }
+  for (int r = 0; r < R; ++r) {
+    check(sp.history(r) == ref.history(r), c.name + ": history differs");
+    check(sp.info_gain(r) == ref.info_gain(r), c.name + ": info gain differs");
+    compare_over_domain(sp, ref, r, c.name + ", end");
+  }
+  check(sp.recompute_mode() == ref.recompute_mode(), c.name + ": mode differs");
+  check(!c.random_ties || ties_seen > 0, c.name + ": no tie was exercised");
+  if (g_comm.rank() == 0)
+    std::printf("  %-34s %3d rounds, %d tied choices: identical\n", c.name.c_str(), c.rounds,
+                ties_seen);
+}
+
+/// Communicator::slice and owner agree: the slices tile [0, n) and owner(a) holds a.
+void check_slices() {
+  for (const long long n : {static_cast<long long>(g_comm.size()), 437LL, 70303LL, 1000003LL}) {
+    long long next = 0;
+    for (int q = 0; q < g_comm.size(); ++q) {
+      const auto [b, e] = g_comm.slice(n, q);
+      check(b == next && e > b, "slices do not tile [0, n)");
+      for (const long long a : {b, (b + e) / 2, e - 1})
+        check(g_comm.owner(n, a) == q, "owner(" + std::to_string(a) + ") is not its slice's rank");
+      next = e;
+    }
+    check(next == n, "slices do not end at n");
+  }
+}
+
+/// More ranks than candidates: every rank refuses, with the same message.
+void refuse_too_many_ranks() {
+  const Domain tiny = Domain::grid({0.0}, {1.0}, {g_comm.size() - 1});
+  const Context many = make_context(g_comm);
+  bool thrown = false;
+  try {
+    FinitePosterior p(many, Kernel::se(0.3), tiny, 1, PosteriorOptions{});
+  } catch (const InvalidArgument& e) {
+    thrown = std::string(e.what()).find("ranks for a domain of") != std::string::npos;
+  }
+  check(thrown, "K > N was not refused with InvalidArgument");
+}
+
+/// Every candidate excluded: InvalidArgument on every rank (no rank left waiting).
+void refuse_all_excluded() {
+  const Domain d = Domain::grid({0.0}, {1.0}, {7 * g_comm.size() + 3});
+  const Context many = make_context(g_comm);
+  FinitePosterior p(many, Kernel::se(0.3), d, 1, PosteriorOptions{});
+  std::vector<std::uint8_t> all(static_cast<std::size_t>(d.size()), 1);
+  const double w = 1.0;
+  bool thrown = false;
+  try {
+    (void)p.ucb_argmax(&w, all.data(), nullptr);
+  } catch (const InvalidArgument&) {
+    thrown = true;
+  }
+  check(thrown, "all candidates excluded was not refused");
+}
+
+}  // namespace
+
+int run_all() {
+  if (g_comm.rank() == 0)
+    std::printf("sharded FinitePosterior over %d ranks vs one rank:\n", g_comm.size());
+  check_slices();
+  PosteriorOptions eager;
+  eager.noise_variance = 1e-2;
+  eager.capacity = 16;  // grows during the run
+  eager.mode = PosteriorMode::Incremental;
+  eager.lazy = false;
+  PosteriorOptions lazy = eager;
+  lazy.lazy = true;
+  PosteriorOptions recompute = eager;
+  recompute.mode = PosteriorMode::Recompute;
+  const std::vector<double> lo2{0.0, 0.0}, hi2{1.0, 1.0};
+  const std::vector<int> small{23, 19};  // 437 candidates: not a multiple of 2, 3 or 4
+  run_case({"eager, lowest ties", eager, false, false, 1, 40, 3}, lo2, hi2, small);
+  run_case({"eager, random ties", eager, true, false, 1, 40, 3}, lo2, hi2, small);
+  run_case({"lazy, random ties, slice domain", lazy, true, true, 1, 40, 3}, lo2, hi2, small);
+  run_case({"recompute, random ties", recompute, true, false, 1, 25, 2}, lo2, hi2, small);
+  run_case({"GP-BUCB q=3, masks, random ties", lazy, true, false, 3, 12, 2}, lo2, hi2, small);
+  run_case({"twins, eager, random ties", eager, true, false, 1, 30, 2, true}, lo2, hi2, {13, 11});
+  run_case({"twins, lazy, random ties", lazy, true, true, 1, 30, 2, true}, lo2, hi2, {41, 37});
+  run_case({"twins, GP-BUCB q=2, lowest ties", eager, false, false, 2, 10, 2, true}, lo2, hi2,
+           {13, 11});
+  // Lazy blocks that really defer rows: ≥ 32 blocks of 512 on every rank.
+  const std::vector<int> big{307, 229};  // 70303 candidates
+  run_case({"lazy deferred, random ties", lazy, true, true, 1, 30, 2}, lo2, hi2, big);
+  refuse_too_many_ranks();
+  refuse_all_excluded();
+  const CommStats st = g_comm.stats();
+  if (g_comm.rank() == 0)
+    std::printf("ok: %llu collectives, %llu payload bytes per rank\n",
+                static_cast<unsigned long long>(st.collectives),
+                static_cast<unsigned long long>(st.bytes));
+  return 0;
+}
+
+int main() {
+  // GPB_TEST_TIMEOUT: seconds a collective may wait (tests/mpi/shard_fault.sh sets a short one).
+  const char* t = std::getenv("GPB_TEST_TIMEOUT");
+  g_comm = Communicator::world(t != nullptr ? std::atof(t) : 60.0);
+  try {
+    return run_all();
+  } catch (const RankFailure& e) {  // a rank died or hung: one message, then end the job
+    if (e.reporter()) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      std::fflush(stderr);
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+    }
+    g_comm.abort(1);
+  }
+}
