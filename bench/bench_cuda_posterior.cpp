@@ -1,32 +1,42 @@
-// GPU micro benchmarks of the GP-UCB round (FinitePosterior::ucb_argmax + observe on a CUDA
-// Context), against the device-to-device copy bandwidth measured in the same run. Compiles in
-// every CUDA build; without a device it prints a line and exits 0. NOT YET RUN ON A GPU.
+// GPU benchmarks of the GP-UCB round (FinitePosterior::ucb_argmax + observe on a CUDA Context),
+// against the device-memory floor measured in the same process. Compiles in every CUDA build;
+// without a device it prints a line and exits 0. Run by bench/run_gpu_checks.sh (the GPU kit),
+// which writes the JSON that bench/gpu_results_table.py turns into the bench/RESULTS.md table.
 //
-//   ./build/bench/bench_cuda_posterior [--benchmark_filter=...]
+//   ./build/bench/bench_cuda_posterior [--benchmark_filter=...] [--benchmark_out=F.json
+//                                       --benchmark_out_format=json]
 //
-// Benchmarks:
-//   BM_CudaGpUcbRound/N/t        one run, N ∈ {10^4 … 10^7} candidates, t rows in V (d = 2, SE)
-//   BM_CudaBatchedRuns/N/t/R     R runs in one posterior (one launch per op serves every run)
-//   BM_CudaSequentialRuns/N/t/R  the same R runs as R single-run posteriors, one after another
-// Counters: GB/s = bytes of V read per round / time; floor_ratio = time / (bytes / copy_GB/s),
-// where copy_GB/s = (read + write bytes) / time of a 1 GiB cudaMemcpyDeviceToDevice.
+// Benchmarks (d = 2, SE kernel, one row per run per round):
+//   BM_CudaRound/N/t/mixed        one run, V holding t ∈ {100, 1000} rows, N ∈ {10⁵, 10⁶, 10⁷},
+//                                 V in double (mixed = 0) or float (mixed = 1, Precision::Mixed)
+//   BM_CudaBatchedRuns/N/t/R      R = 64 runs in one posterior (one launch per op serves all)
+//   BM_CudaSequentialRuns/N/t/R   the same 64 runs as 64 single-run posteriors, one after another
+// Times are per round (manual timing: wall clock around one round, synchronised), median and
+// mean over kRounds rounds after one warm-up round. Counters:
+//   t_rows      mean rows in V during the timed rounds
+//   floor_ms    bench::round_bytes() of all runs / copy_GBps: the HBM floor of one round
+//   floor_ratio median round time / floor_ms (1.0 = the floor)
+//   copy_GBps   (read + write bytes) / time of a 1 GiB cudaMemcpyDeviceToDevice, median of 9
+//   median_ms, mean_ms, min_ms
+// A cell whose V does not fit in device memory is reported as an error ("does not fit"), not
+// timed in recompute mode.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <numeric>
+#include <string>
 #include <vector>
 
+#include "cuda_bench_support.hpp"
 #include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/posterior.hpp"
-#include "gpbandit/rng.hpp"
 
 namespace {
+
+using gpb::FinitePosterior;
 
 double g_copy_gbps = 0.0;
 constexpr int kRounds = 20;
@@ -58,119 +68,106 @@ double measure_copy_bandwidth() {
   return 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e-3) / 1e9;
 }
 
-gpb::Context& cuda_context() {
-  static gpb::Context ctx(gpb::ContextOptions{gpb::Backend::Cuda});
-  return ctx;
+gpb::ContextOptions cuda_options(gpb::Precision precision) {
+  gpb::ContextOptions o;  // automatic memory budget: 3/4 of the free device memory
+  o.backend = gpb::Backend::Cuda;
+  o.precision = precision;
+  return o;
 }
 
-gpb::Domain random_domain(int n, int d) {
-  gpb::Rng rng(1, 0, 99);
-  Eigen::MatrixXd rows(n, d);
-  for (Eigen::Index i = 0; i < rows.size(); ++i) rows.data()[i] = rng.uniform();
-  return gpb::Domain::from_rows(rows);
+gpb::Context& context(bool mixed) {
+  static gpb::Context dbl(cuda_options(gpb::Precision::Double));
+  static gpb::Context mix(cuda_options(gpb::Precision::Mixed));
+  return mixed ? mix : dbl;
 }
 
-// A posterior over `domain` for `runs` runs with t observed rows (random candidates and rewards).
-std::unique_ptr<gpb::FinitePosterior> make_posterior(const gpb::Domain& domain, int runs, int t) {
-  gpb::PosteriorOptions opt;
-  opt.noise_variance = 1e-2;
-  opt.capacity = t + kRounds + 1;
-  opt.mode = gpb::PosteriorMode::Incremental;
-  auto post = std::make_unique<gpb::FinitePosterior>(cuda_context(), gpb::Kernel::se(0.2), domain,
-                                                     runs, opt);
-  gpb::Rng rng(2, 0, 98);
-  std::vector<int> a(runs);
-  std::vector<double> y(runs);
-  for (int s = 0; s < t; ++s) {
-    for (int r = 0; r < runs; ++r) {
-      a[r] = static_cast<int>(rng.below(static_cast<std::uint64_t>(domain.size())));
-      y[r] = rng.uniform(-1.0, 1.0);
+using Posts = std::vector<std::unique_ptr<FinitePosterior>>;
+
+/// Fills `posts` with `count` posteriors of `runs` runs and t rows; false (state skipped with a
+/// message) when V does not fit in device memory.
+bool build(benchmark::State& state, Posts& posts, const gpb::Domain& domain, int count, int runs,
+           int t, bool mixed) {
+  for (int i = 0; i < count; ++i) {
+    posts.push_back(gpb::bench::filled_posterior(context(mixed), domain, runs, t, t + kRounds + 2));
+    if (posts.back()->recompute_mode()) {
+      const double gb =
+          (mixed ? 4.0 : 8.0) * domain.size() * (t + kRounds + 2.0) * runs * count / 1e9;
+      state.SkipWithError(("does not fit: V needs " + std::to_string(gb) + " GB").c_str());
+      return false;
     }
-    post->observe(a.data(), y.data());
   }
-  return post;
+  return true;
 }
 
-// One GP-UCB round on every posterior in `posts` (argmax, then observe the choice).
-void round_of(std::vector<std::unique_ptr<gpb::FinitePosterior>>& posts) {
-  for (auto& p : posts) {
-    const std::vector<double> width(static_cast<std::size_t>(p->runs()), 2.0);
-    const auto pick = p->ucb_argmax(width.data(), nullptr, nullptr);
-    std::vector<int> a;
-    std::vector<double> y;
-    for (const auto& c : pick) {
-      a.push_back(c.index);
-      y.push_back(0.5);
-    }
-    p->observe(a.data(), y.data());
-  }
-  cudaDeviceSynchronize();  // the append kernel is asynchronous
-}
-
-void report(benchmark::State& state, double seconds, double bytes) {
-  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * bytes / 1e9,
-                                              benchmark::Counter::kIsRate);
-  const double floor_s = bytes / (g_copy_gbps * 1e9);
-  state.counters["floor_ms"] = floor_s * 1e3;
-  state.counters["floor_ratio"] = seconds / static_cast<double>(state.iterations()) / floor_s;
-  state.counters["copy_GB/s"] = g_copy_gbps;
-}
-
-void run_rounds(benchmark::State& state, std::vector<std::unique_ptr<gpb::FinitePosterior>>& posts,
-                double bytes_per_round) {
-  round_of(posts);  // warm-up (first launches, workspace)
-  double seconds = 0;
+/// Times kRounds rounds (after one warm-up) of every posterior in `posts` and sets the counters.
+void time_rounds(benchmark::State& state, Posts& posts, int t, int runs_total, bool mixed) {
+  for (auto& p : posts) gpb::bench::gp_ucb_round(*p);  // warm-up: first launches, workspace
+  std::vector<double> ms;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    round_of(posts);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (auto& p : posts) gpb::bench::gp_ucb_round(*p);
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.SetIterationTime(s);
+    ms.push_back(s * 1e3);
   }
-  report(state, seconds, bytes_per_round);
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  const double t_mean = t + 1.0 + (kRounds - 1) / 2.0;  // rows during the timed rounds
+  const int n = posts.front()->size();
+  const double bytes = runs_total * gpb::bench::round_bytes(n, t_mean, mixed ? 4.0 : 8.0, 2);
+  const double floor_ms = bytes / (g_copy_gbps * 1e9) * 1e3;
+  state.counters["t_rows"] = t_mean;
+  state.counters["median_ms"] = median;
+  state.counters["mean_ms"] = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
+  state.counters["min_ms"] = sorted.front();
+  state.counters["floor_ms"] = floor_ms;
+  state.counters["floor_ratio"] = median / floor_ms;
+  state.counters["copy_GBps"] = g_copy_gbps;
 }
 
-void BM_CudaGpUcbRound(benchmark::State& state) {
+void BM_CudaRound(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0)), t = static_cast<int>(state.range(1));
-  const gpb::Domain domain = random_domain(n, 2);
-  std::vector<std::unique_ptr<gpb::FinitePosterior>> posts;
-  posts.push_back(make_posterior(domain, 1, t));
-  run_rounds(state, posts, static_cast<double>(n) * (t + kRounds / 2.0) * 8.0);
+  const bool mixed = state.range(2) != 0;
+  const gpb::Domain domain = gpb::bench::random_domain(n, 2);
+  Posts posts;
+  if (!build(state, posts, domain, 1, 1, t, mixed)) return;
+  time_rounds(state, posts, t, 1, mixed);
 }
-BENCHMARK(BM_CudaGpUcbRound)
-    ->Args({10000, 100})
-    ->Args({100000, 100})
-    ->Args({1000000, 100})
-    ->Args({10000000, 100})
-    ->Iterations(kRounds - 1)
+BENCHMARK(BM_CudaRound)
+    ->ArgsProduct({{100000, 1000000, 10000000}, {100, 1000}, {0, 1}})
+    ->Iterations(kRounds)
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->UseManualTime();
 
 void BM_CudaBatchedRuns(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0)), t = static_cast<int>(state.range(1));
   const int runs = static_cast<int>(state.range(2));
-  const gpb::Domain domain = random_domain(n, 2);
-  std::vector<std::unique_ptr<gpb::FinitePosterior>> posts;
-  posts.push_back(make_posterior(domain, runs, t));
-  run_rounds(state, posts, static_cast<double>(runs) * n * (t + kRounds / 2.0) * 8.0);
+  const gpb::Domain domain = gpb::bench::random_domain(n, 2);
+  Posts posts;
+  if (!build(state, posts, domain, 1, runs, t, false)) return;
+  time_rounds(state, posts, t, runs, false);
 }
 BENCHMARK(BM_CudaBatchedRuns)
-    ->Args({100000, 100, 64})
-    ->Iterations(kRounds - 1)
+    ->ArgsProduct({{10000, 100000}, {100}, {64}})
+    ->Iterations(kRounds)
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->UseManualTime();
 
 void BM_CudaSequentialRuns(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0)), t = static_cast<int>(state.range(1));
   const int runs = static_cast<int>(state.range(2));
-  const gpb::Domain domain = random_domain(n, 2);
-  std::vector<std::unique_ptr<gpb::FinitePosterior>> posts;
-  for (int r = 0; r < runs; ++r) posts.push_back(make_posterior(domain, 1, t));
-  run_rounds(state, posts, static_cast<double>(runs) * n * (t + kRounds / 2.0) * 8.0);
+  const gpb::Domain domain = gpb::bench::random_domain(n, 2);
+  Posts posts;
+  if (!build(state, posts, domain, runs, 1, t, false)) return;
+  time_rounds(state, posts, t, runs, false);
 }
 BENCHMARK(BM_CudaSequentialRuns)
-    ->Args({100000, 100, 64})
-    ->Iterations(kRounds - 1)
+    ->ArgsProduct({{10000, 100000}, {100}, {64}})
+    ->Iterations(kRounds)
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->UseManualTime();
 
 }  // namespace
 
@@ -180,8 +177,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   g_copy_gbps = measure_copy_bandwidth();
+  const std::string device = context(false).describe();
   std::printf("device: %s\nmeasured device-to-device copy: %.1f GB/s (read + write)\n",
-              cuda_context().describe().c_str(), g_copy_gbps);
+              device.c_str(), g_copy_gbps);
+  benchmark::AddCustomContext("device", device);
+  benchmark::AddCustomContext("copy_GBps", std::to_string(g_copy_gbps));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

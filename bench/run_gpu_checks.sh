@@ -1,20 +1,98 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: build with CUDA, run the CPU/CUDA parity tests (label gpu), then the
-# GPU benchmark and (if torch/botorch are installed) the BoTorch peer. Logs go to ${OUT:-gpu-out}/.
-# Nothing here has been run yet: the CUDA backend was written on a machine without a GPU.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${OUT:-gpu-out}
-mkdir -p "$out"
-build=${BUILD:-build-gpu}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > "$out/configure.log" 2>&1
-cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1
-nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" || true
-(cd "$build" && ctest -L gpu --output-on-failure --timeout 600) > "$out/ctest_gpu.log" 2>&1 \
-  && echo "gpu parity tests: PASS" || echo "gpu parity tests: FAIL (see $out/ctest_gpu.log)"
-"$build/bench/bench_cuda_posterior" --benchmark_out="$out/bench_cuda.json" \
-  --benchmark_out_format=json > "$out/bench_cuda.txt" 2>&1 || echo "bench failed"
-if python3 -c "import torch, botorch" 2>/dev/null; then
-  python3 bench/peers/botorch_gp_ucb.py --n 10000 100000 1000000 > "$out/botorch.jsonl" 2>&1 || true
+# The GPU kit, for ONE call on a bare GPU machine (bench/README.md, "GPU kit", gives the exact
+# device call): unpacks the carried Debian packages (.deps/, from tools/gpu/fetch_deps.sh) with
+# dpkg -x, configures with the CUDA backend required, builds only the library, the CLI, the
+# test_cuda_* tests and the GPU benchmarks, runs `ctest -L gpu` (FAIL if any test failed, was
+# skipped or did not run, or if none ran), then — only when every gpu test passed — the GPU
+# benchmark and the BoTorch peer, each under `timeout`, and turns their output into the
+# bench/RESULTS.md table. Every stage prints one PASS/FAIL line; the last line is the verdict (the
+# first FAIL, else "PASS: gpu kit"). Exit code 0 only on PASS. Ends within GPB_KIT_DEADLINE_S
+# (default 540 s) on a 16-core machine: later stages shrink their timeouts to what is left.
+#
+# Files under $OUT (8): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
+# bench_batch.json, bench.log, botorch.jsonl.
+set -uo pipefail
+# shellcheck source=tools/gpu/kit_lib.sh
+source "$(dirname "$0")/../tools/gpu/kit_lib.sh"
+cd "$KIT_ROOT" || exit 2
+kit_start summary.txt
+out=$KIT_OUT
+log=$out/build.log
+: >"$log"
+
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "commit: ${GPB_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+  echo "source_digest: $(kit_source_digest)"
+  echo "host: $(uname -srm), $(nproc) cores"
+  echo "cxx: $(g++ --version | head -n1)"
+  echo "cmake: $(cmake --version | head -n1)"
+  nvidia-smi --query-gpu=name,memory.total,driver_version \
+    --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+} >"$out/env.txt"
+
+kit_unpack && kit_nvcc && kit_configure "$log" &&
+  kit_build "$log" $(kit_targets bench_cuda_posterior cuda_one_round) || kit_finish "gpu kit"
+echo "nvcc: $(nvcc --version | tail -n1)" >>"$out/env.txt"
+
+# The gpu tests: every one must run and pass.
+t0=$SECONDS
+(cd "$KIT_BUILD" && timeout "$(kit_budget 240)" ctest -L gpu --no-tests=error -j 4 \
+  --timeout 180 --output-on-failure) >"$out/ctest_gpu.log" 2>&1
+rc=$?
+line=$(kit_ctest_verdict "$out/ctest_gpu.log" "$rc")
+kit_verdict "$line ($((SECONDS - t0)) s)"
+if [[ $line != PASS:* ]]; then
+  kit_say "SKIP: benchmarks and the BoTorch peer (the gpu tests did not all pass)"
+  kit_finish "gpu kit"
 fi
-tail -n 20 "$out/bench_cuda.txt"
+
+# The benchmark: per-round time at N = 10^5..10^7 (t = 100, 1000; double, mixed) against the
+# copy floor measured in the same process, then 64 batched vs 64 sequential runs.
+bench=$KIT_BUILD/bench/bench_cuda_posterior
+run_bench() {  # name filter cap
+  local t0=$SECONDS budget
+  budget=$(kit_budget "$3")
+  timeout "$budget" "$bench" --benchmark_filter="$2" --benchmark_out="$out/bench_$1.json" \
+    --benchmark_out_format=json --benchmark_counters_tabular=true >>"$out/bench.log" 2>&1
+  local rc=$?
+  if ((rc == 124)); then
+    kit_verdict "FAIL: benchmark $1 timed out after $budget s (see bench.log)"
+  elif ((rc != 0)); then
+    kit_verdict "FAIL: benchmark $1 exited with $rc (see bench.log)"
+  elif grep -q '"error_occurred": true' "$out/bench_$1.json"; then
+    kit_verdict "PASS: benchmark $1 in $((SECONDS - t0)) s (some cells skipped, see bench.log)"
+  else
+    kit_verdict "PASS: benchmark $1 in $((SECONDS - t0)) s"
+  fi
+}
+: >"$out/bench.log"
+run_bench round 'BM_CudaRound/' 150
+run_bench batch 'BM_Cuda(Batched|Sequential)Runs/' 60
+
+# BoTorch/GPyTorch exact GP-UCB with optimize_acqf_discrete on the same GPU.
+t0=$SECONDS
+if ! python3 -c "import torch, gpytorch, botorch; assert torch.cuda.is_available()" >>"$out/bench.log" 2>&1; then
+  kit_verdict "FAIL: BoTorch peer: python3 lacks torch (with CUDA), gpytorch or botorch"
+else
+  budget=$(kit_budget 150)
+  PYTHONUNBUFFERED=1 timeout "$budget" python3 bench/peers/botorch_gp_ucb.py --n 100000 1000000 \
+    --t 100 1000 --rounds 5 --budget-s $((budget - 15)) >"$out/botorch.jsonl" 2>>"$out/bench.log"
+  rc=$?
+  cells=$(grep -c '"ms_per_round"' "$out/botorch.jsonl" || true)
+  if ((rc == 0)); then
+    kit_verdict "PASS: BoTorch peer, $cells cells in $((SECONDS - t0)) s"
+  else
+    kit_verdict "FAIL: BoTorch peer exited with $rc after $cells cells (124 = timeout; see bench.log)"
+  fi
+fi
+
+table=$(mktemp)
+if python3 bench/gpu_results_table.py --dir "$out" >"$table" 2>>"$out/bench.log"; then
+  tee -a "$KIT_SUMMARY" <"$table"
+  kit_verdict "PASS: results table (above; bench/gpu_results_table.py --dir OUT --write bench/RESULTS.md)"
+else
+  kit_verdict "FAIL: bench/gpu_results_table.py could not read the results (see bench.log)"
+fi
+cat "$out/env.txt"
+kit_finish "gpu kit"

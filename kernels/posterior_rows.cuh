@@ -95,11 +95,19 @@ __global__ void __launch_bounds__(kRowThreads)
             : s2[static_cast<std::size_t>(r) * nn + a];
 }
 
+/// Rows of the recompute kernel held in registers at once (see recompute_chunk).
+constexpr int kRecomputeGroup = 16;
+
 /// Recompute mode: μ and σ² of candidates [j0, j0 + len) for every run from the factor alone.
 /// Grid (⌈len/256⌉, R). Per run r: hist[r·t + q] = a_q, alpha/resolved likewise, L packed by
 /// rows (row q at lpacked[r·t(t+1)/2 + q(q+1)/2], q+1 entries). Each thread recomputes v_0..v_{t−1}
-/// of its candidate into the scratch W (R × t × len, W[(r·t + q)·len + jj], coalesced across the
-/// warp), exactly as the CPU's rows_over_block, then applies σ² and μ in row order.
+/// of its candidate, kRecomputeGroup rows at a time in registers: every earlier row v_p is read
+/// from the scratch W (R × t × len, W[(r·t + q)·len + jj], coalesced across the warp) once per
+/// group, not once per row, and the rows inside the group are solved from registers — t²/(2·16)
+/// scratch reads per candidate instead of t²/2. σ² and μ are updated as each v_q is finished, so
+/// W is never read back for them, and the last group is not stored at all. The steps each element
+/// sees are those of the CPU's column_of_rows in the same order (p ascending, then the division;
+/// σ² and μ in row order), so the results agree bit for bit.
 __global__ void __launch_bounds__(kRowThreads)
     recompute_chunk(detail::KernelFormula f, const double* __restrict__ points, int d, int n,
                     int j0, int len, int t, const int* __restrict__ hist,
@@ -112,27 +120,68 @@ __global__ void __launch_bounds__(kRowThreads)
   const int j = j0 + jj;
   const std::size_t tt = static_cast<std::size_t>(t);
   const double* L = lpacked + static_cast<std::size_t>(r) * (tt * (tt + 1) / 2);
+  const int* h = hist + static_cast<std::size_t>(r) * tt;
   double* w = W + static_cast<std::size_t>(r) * tt * len + jj;
   const double* xj = points + static_cast<std::size_t>(j) * d;
   const std::size_t ll = static_cast<std::size_t>(len);
-  for (int q = 0; q < t; ++q) {
-    const double* lq = L + static_cast<std::size_t>(q) * (q + 1) / 2;
-    const int a = hist[static_cast<std::size_t>(r) * tt + q];
-    double acc = f(points + static_cast<std::size_t>(a) * d, xj, d);
-    for (int p = 0; p < q; ++p) acc = detail::row_step(acc, lq[p], w[p * ll]);
-    w[q * ll] = acc / lq[q];
-  }
   double s = kdiag[j];
   double m = 0.0;
-  for (int q = 0; q < t; ++q) {
-    const double vq = w[q * ll];
-    s = detail::var_step(s, vq);
-    const std::size_t h = static_cast<std::size_t>(r) * tt + q;
-    if (resolved[h] != 0) m = detail::mean_step(m, alpha[h], vq);
+  for (int q0 = 0; q0 < t; q0 += kRecomputeGroup) {
+    const int g = min(kRecomputeGroup, t - q0);
+    const double* lq[kRecomputeGroup];
+    double acc[kRecomputeGroup];
+#pragma unroll
+    for (int k = 0; k < kRecomputeGroup; ++k) {
+      if (k < g) {
+        const int q = q0 + k;
+        lq[k] = L + static_cast<std::size_t>(q) * (q + 1) / 2;
+        acc[k] = f(points + static_cast<std::size_t>(h[q]) * d, xj, d);
+      }
+    }
+    for (int p = 0; p < q0; ++p) {  // the rows before the group: one scratch read for all of it
+      const double vp = w[p * ll];
+#pragma unroll
+      for (int k = 0; k < kRecomputeGroup; ++k) {
+        if (k < g) acc[k] = detail::row_step(acc[k], lq[k][p], vp);
+      }
+    }
+    const bool store = q0 + g < t;  // later groups read this one
+#pragma unroll
+    for (int k = 0; k < kRecomputeGroup; ++k) {  // the triangle inside the group, in registers
+      if (k < g) {
+#pragma unroll
+        for (int i = 0; i < k; ++i) acc[k] = detail::row_step(acc[k], lq[k][q0 + i], acc[i]);
+        acc[k] /= lq[k][q0 + k];
+        if (store) w[(q0 + k) * ll] = acc[k];
+        s = detail::var_step(s, acc[k]);
+        const std::size_t e = static_cast<std::size_t>(r) * tt + q0 + k;
+        if (resolved[e] != 0) m = detail::mean_step(m, alpha[e], acc[k]);
+      }
+    }
   }
   const std::size_t e = static_cast<std::size_t>(r) * n + j;
   mu[e] = m;
   s2[e] = s;
+}
+
+/// σ²[r, j] = kdiag[j] for every run r: the prior variance of all runs in one launch.
+/// Grid (⌈n/256⌉, R).
+__global__ void __launch_bounds__(kRowThreads)
+    fill_runs(const double* __restrict__ kdiag, int n, double* __restrict__ out) {
+  const int j = blockIdx.x * kRowThreads + threadIdx.x;
+  if (j >= n) return;
+  out[static_cast<std::size_t>(blockIdx.y) * n + j] = kdiag[j];
+}
+
+/// dst[pos[i]] = val[i] for i < count: the entries of the device exclusion mask that changed.
+/// Grid-stride over count (positions distinct).
+__global__ void __launch_bounds__(kRowThreads)
+    scatter_bytes(const long long* __restrict__ pos, const unsigned char* __restrict__ val,
+                  long long count, unsigned char* __restrict__ dst) {
+  for (long long i = static_cast<long long>(blockIdx.x) * kRowThreads + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * kRowThreads) {
+    dst[pos[i]] = val[i];
+  }
 }
 
 }  // namespace gpb::cuda::kernels

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "detail/argmax_span.hpp"
 #include "detail/scalar_steps.hpp"
 
 namespace gpb::cuda::kernels {
@@ -57,8 +58,9 @@ struct MergeBest {
 
 /// Stage 1: block (x = b, y = run) reduces candidates [b·span, min((b+1)·span, n)) of run
 /// blockIdx.y into partial[run·gridDim.x + b]. mean/var are R×n run-major (row stride n),
-/// excluded is R×n or null, width has R entries. Indices fit in int (n < 2³¹); offsets are
-/// computed in 64 bits (R·n may exceed 2³¹).
+/// excluded is R×n or null, width has R entries. Indices fit in int (n < 2³¹); span ends, loop
+/// counters and offsets are computed in 64 bits (R·n may exceed 2³¹, and (b+1)·span may exceed
+/// 2³¹ − 1 in the last block when n is close to it).
 __global__ void __launch_bounds__(kArgmaxThreads)
     ucb_argmax_partial(const double* __restrict__ mean, const double* __restrict__ var, int n,
                        const double* __restrict__ width, const std::uint8_t* __restrict__ excluded,
@@ -68,18 +70,18 @@ __global__ void __launch_bounds__(kArgmaxThreads)
   const int run = blockIdx.y;
   const std::size_t base = static_cast<std::size_t>(run) * static_cast<std::size_t>(n);
   const double w = width[run];
-  const int begin = blockIdx.x * kArgmaxSpan;
-  const int end = min(n, begin + kArgmaxSpan);
+  const long long end = detail::span_end(blockIdx.x, kArgmaxSpan, n);
   Best best = best_empty();
   const MergeBest merge;
-  for (int j = begin + threadIdx.x; j < end; j += kArgmaxThreads) {
+  for (long long j = detail::span_begin(blockIdx.x, kArgmaxSpan) + threadIdx.x; j < end;
+       j += kArgmaxThreads) {
     if (excluded != nullptr && excluded[base + j] != 0) continue;
     const double s = detail::ucb_score(mean[base + j], var[base + j], w);
     if (isnan(s)) {
-      best.nan_index = min(best.nan_index, j);
+      best.nan_index = min(best.nan_index, static_cast<int>(j));
       continue;
     }
-    best = merge(best, Best{s, j, 1, INT_MAX});
+    best = merge(best, Best{s, static_cast<int>(j), 1, INT_MAX});
   }
   const Best total = Reduce(temp).Reduce(best, merge);
   if (threadIdx.x == 0) partial[static_cast<std::size_t>(run) * gridDim.x + blockIdx.x] = total;
@@ -115,10 +117,10 @@ __global__ void __launch_bounds__(kArgmaxThreads)
   const std::size_t base = static_cast<std::size_t>(run) * static_cast<std::size_t>(n);
   const double w = width[run];
   const double t = target[k];
-  const int begin = blockIdx.x * kArgmaxSpan;
-  const int end = min(n, begin + kArgmaxSpan);
+  const long long end = detail::span_end(blockIdx.x, kArgmaxSpan, n);
   int c = 0;
-  for (int j = begin + threadIdx.x; j < end; j += kArgmaxThreads) {
+  for (long long j = detail::span_begin(blockIdx.x, kArgmaxSpan) + threadIdx.x; j < end;
+       j += kArgmaxThreads) {
     if (excluded != nullptr && excluded[base + j] != 0) continue;
     if (detail::ucb_score(mean[base + j], var[base + j], w) == t) ++c;
   }
@@ -142,18 +144,17 @@ __global__ void __launch_bounds__(kArgmaxThreads)
   const std::size_t base = static_cast<std::size_t>(run) * static_cast<std::size_t>(n);
   const double w = width[run];
   const double t = target[k];
-  const int begin = block[k] * kArgmaxSpan;
-  const int end = min(n, begin + kArgmaxSpan);
+  const long long end = detail::span_end(block[k], kArgmaxSpan, n);
   int seen = 0;  // ties before the current tile (uniform across the block)
-  for (int j0 = begin; j0 < end; j0 += kArgmaxThreads) {
-    const int j = j0 + threadIdx.x;
+  for (long long j0 = detail::span_begin(block[k], kArgmaxSpan); j0 < end; j0 += kArgmaxThreads) {
+    const long long j = j0 + threadIdx.x;
     int flag = 0;
     if (j < end && (excluded == nullptr || excluded[base + j] == 0)) {
       flag = detail::ucb_score(mean[base + j], var[base + j], w) == t ? 1 : 0;
     }
     int before = 0, tile_total = 0;
     Scan(temp).ExclusiveSum(flag, before, tile_total);
-    if (flag != 0 && seen + before == rank[k]) chosen[k] = j;
+    if (flag != 0 && seen + before == rank[k]) chosen[k] = static_cast<int>(j);
     seen += tile_total;
     __syncthreads();  // temp is reused by the next tile's scan
   }

@@ -64,7 +64,6 @@ Backend resolve_backend(Backend requested) {
 
 Context::Context(const ContextOptions& options) : options_(options) {
   GPB_EXPECTS(options.threads >= 0, "context.threads must be >= 0, got " << options.threads);
-  GPB_EXPECTS(options.memory_budget_bytes > 0, "context.memory_budget_bytes must be > 0");
   GPB_EXPECTS(options.device >= 0, "context.device must be >= 0, got " << options.device);
   GPB_EXPECTS(options.min_parallel_work >= 0,
               "context.min_parallel_work must be >= 0, got " << options.min_parallel_work);
@@ -78,6 +77,18 @@ Context::Context(const ContextOptions& options) : options_(options) {
   backend_ = resolve_backend(options.backend);
   if (backend_ == Backend::Cuda) cuda_ = detail::make_cuda_resources(options_);
   options_.backend = backend_;
+  budget_ = options.memory_budget_bytes != 0
+                ? options.memory_budget_bytes
+                : automatic_memory_budget(
+                      backend_, backend_ == Backend::Cuda ? detail::cuda_free_bytes(*cuda_) : 0);
+}
+
+std::size_t Context::automatic_memory_budget(Backend backend, std::size_t device_free_bytes) {
+  GPB_EXPECTS(backend != Backend::Auto,
+              "automatic_memory_budget: resolve Backend::Auto to cpu or cuda first");
+  if (backend == Backend::Cpu) return kCpuDefaultBudgetBytes;
+  const double b = std::floor(kCudaBudgetFraction * static_cast<double>(device_free_bytes));
+  return std::max<std::size_t>(1, static_cast<std::size_t>(b));
 }
 
 Context::~Context() = default;

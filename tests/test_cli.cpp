@@ -133,6 +133,21 @@ TEST(Cli, RunWritesCsvSummaryAndPlot) {
     EXPECT_TRUE(p["cumulative_regret"].contains("mean"));
     EXPECT_TRUE(p["cumulative_regret"].contains("sd"));
     EXPECT_EQ(p["mean_cumulative_regret_curve"].size(), s["curve_evaluations"].size());
+    ASSERT_EQ(p["sd_cumulative_regret_curve"].size(), s["curve_evaluations"].size());
+    EXPECT_EQ(s["curve_evaluations"].back(), 20);  // the last curve point is R_T
+    EXPECT_NEAR(p["sd_cumulative_regret_curve"].back().get<double>(),
+                p["cumulative_regret"]["sd"].get<double>(), 1e-9);
+    EXPECT_NEAR(p["mean_cumulative_regret_curve"].back().get<double>(),
+                p["cumulative_regret"]["mean"].get<double>(), 1e-9);
+    ASSERT_EQ(p["mean_simple_regret_curve"].size(), s["curve_evaluations"].size());
+    EXPECT_NEAR(p["mean_simple_regret_curve"].back().get<double>(),
+                p["simple_regret"]["mean"].get<double>(), 1e-9);
+    EXPECT_NEAR(p["sd_simple_regret_curve"].back().get<double>(),
+                p["simple_regret"]["sd"].get<double>(), 1e-9);
+    for (std::size_t k = 1; k < p["mean_simple_regret_curve"].size(); ++k) {  // non-increasing
+      EXPECT_LE(p["mean_simple_regret_curve"][k].get<double>(),
+                p["mean_simple_regret_curve"][k - 1].get<double>());
+    }
     EXPECT_GE(p["cumulative_regret"]["mean"].get<double>(), 0.0);
   }
   expect_finite_numbers(s, "summary");

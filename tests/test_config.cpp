@@ -82,6 +82,22 @@ TEST(Config, ParsesValidConfigWithDefaults) {
   EXPECT_EQ(json::parse(cfg.config_json), base());
 }
 
+TEST(Config, GpSampleKroneckerNeedsAGridAndTheSeKernel) {
+  json j = base();
+  j["objective"] = {{"type", "gp_sample"}, {"kronecker", true}, {"fixed", true}};
+  EXPECT_EQ(error_of(j), "");
+  TempDir dir;
+  write_file(dir.file("pts.csv"), "0,0\n1,0\n0,1\n");  // not a Cartesian product
+  j["domain"] = {{"type", "csv"}, {"path", "pts.csv"}};
+  EXPECT_ONE_LINE_NAMING(error_of(j, dir.path()), "objective.kronecker");
+  j = base();
+  j["objective"] = {{"type", "gp_sample"}, {"kronecker", true}, {"features", 50}};
+  EXPECT_ONE_LINE_NAMING(error_of(j), "objective.kronecker");
+  j["objective"] = {{"type", "gp_sample"}, {"kronecker", true}};
+  j["kernel"] = {{"type", "matern52"}, {"lengthscale", 0.2}};
+  EXPECT_ONE_LINE_NAMING(error_of(j), "objective.kronecker");
+}
+
 TEST(Config, DefaultsForOmittedKeys) {
   json j = base();
   j.erase("kernel");

@@ -69,6 +69,29 @@ TEST(Context, MoveKeepsSettings) {
   EXPECT_EQ(c.threads(), 2);
 }
 
+TEST(Context, MemoryBudgetIsAutomaticUnlessGiven) {
+  const Context dflt;  // memory_budget_bytes = 0: automatic
+  EXPECT_EQ(dflt.backend(), Backend::Cpu);
+  EXPECT_EQ(dflt.memory_budget_bytes(), gpb::kCpuDefaultBudgetBytes);
+  ContextOptions o;
+  o.memory_budget_bytes = 777;
+  EXPECT_EQ(Context(o).memory_budget_bytes(), 777u);
+}
+
+TEST(Context, AutomaticBudgetArithmetic) {
+  EXPECT_EQ(Context::automatic_memory_budget(Backend::Cpu, 0), std::size_t{4} << 30);
+  EXPECT_EQ(Context::automatic_memory_budget(Backend::Cpu, std::size_t{80} << 30),
+            std::size_t{4} << 30);
+  // CUDA: kCudaBudgetFraction (3/4) of the free memory, so an 80 GB card with 79 GiB free gets far
+  // more than the CPU's 4 GiB and keeps V on the device up to about 59 GiB.
+  EXPECT_DOUBLE_EQ(gpb::kCudaBudgetFraction, 0.75);
+  EXPECT_EQ(Context::automatic_memory_budget(Backend::Cuda, std::size_t{79} << 30),
+            (std::size_t{79} << 30) / 4 * 3);
+  EXPECT_EQ(Context::automatic_memory_budget(Backend::Cuda, 1000), 750u);
+  EXPECT_EQ(Context::automatic_memory_budget(Backend::Cuda, 0), 1u);  // never 0
+  EXPECT_THROW(Context::automatic_memory_budget(Backend::Auto, 1), gpb::InvalidArgument);
+}
+
 TEST(Context, CudaRequestFailsClearlyWithoutBuildOrDevice) {
   EXPECT_GE(Context::cuda_device_count(), 0);  // never throws
   ContextOptions o;

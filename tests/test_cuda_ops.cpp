@@ -7,13 +7,18 @@
 #include <vector>
 
 #include "cuda_test_support.hpp"
+#include "gpbandit/build_config.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/ops.hpp"
+#include "gpbandit/posterior.hpp"
 #include "gpbandit/projection.hpp"
 #include "gpbandit/rng.hpp"
+#if GPB_HAS_CUDA
+#include "cuda/matrix_cache.hpp"
+#endif
 
 namespace {
 
@@ -83,6 +88,44 @@ TEST(CudaOps, PrecomputedKernelGathers) {
   EXPECT_EQ(gpb::kernel_matrix(*cuda, k, ia, ib), gpb::kernel_matrix(*cpu, k, ia, ib));
   EXPECT_EQ(gpb::kernel_diag(*cuda, k, dom), gpb::kernel_diag(*cpu, k, dom));
 }
+
+#if GPB_HAS_CUDA
+// The device copy of a precomputed matrix is made once per host matrix and Context, shared by
+// kernel_matrix, kernel_diag and the posterior, and dropped once no Kernel holds the matrix.
+TEST(CudaOps, PrecomputedMatrixUploadedOncePerContext) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  const auto cpu = gpb::test::cpu_context();
+  const Eigen::MatrixXd x = random_points(2, 300, 6);
+  const Eigen::MatrixXd g = gpb::kernel_matrix(*cpu, Kernel::se(0.5), x, x);
+  const gpb::Domain dom = gpb::Domain::indices(300);
+  EXPECT_EQ(gpb::cuda::device_matrix_uploads(*cuda), 0u);
+  const Kernel k = Kernel::precomputed(g);
+  const Kernel copy = k;  // shares the matrix
+  const Eigen::MatrixXd idx = dom.points();
+  EXPECT_EQ(gpb::kernel_matrix(*cuda, k, idx, idx), g);
+  EXPECT_EQ(gpb::kernel_diag(*cuda, copy, dom), g.diagonal());
+  gpb::PosteriorOptions o;
+  o.capacity = 4;
+  gpb::FinitePosterior post(*cuda, copy, dom, 1, o);
+  const int a = 17;
+  const double y = 0.5;
+  post.observe(&a, &y);
+  EXPECT_GT(post.mean(0)[a], 0.0);
+  EXPECT_EQ(gpb::cuda::device_matrix_uploads(*cuda), 1u) << "one upload for every op";
+  // Equal values in a different host matrix: a different entry (keyed on the matrix, not values).
+  const Kernel other = Kernel::precomputed(g * 2.0);
+  EXPECT_EQ(gpb::kernel_diag(*cuda, other, dom), 2.0 * g.diagonal());
+  EXPECT_EQ(gpb::cuda::device_matrix_uploads(*cuda), 2u);
+  // Least recently used entries go beyond kMatrixCacheEntries; a re-used one is not re-uploaded.
+  EXPECT_EQ(gpb::kernel_diag(*cuda, k, dom), g.diagonal());
+  EXPECT_EQ(gpb::cuda::device_matrix_uploads(*cuda), 2u);
+  // A new Context has its own copy.
+  const auto cuda2 = gpb::test::cuda_context();
+  EXPECT_EQ(gpb::kernel_diag(*cuda2, k, dom), g.diagonal());
+  EXPECT_EQ(gpb::cuda::device_matrix_uploads(*cuda2), 1u);
+}
+#endif
 
 TEST(CudaOps, KernelDiagMatchesCpu) {
   GPB_REQUIRE_CUDA_DEVICE();

@@ -79,5 +79,30 @@ TEST(DpGiboCli, BadInputExitsTwoNamingTheField) {
                   "unknown key 'oops' in methods[0]");
 }
 
+TEST(DpGiboCli, PolynomialKernelAndJointDesignKeys) {
+  const std::string poly = R"({"type": "dp_gibo", "label": "DP", "mu": 1, "B": 1, "T": 3,
+    "b": 3, "n_cand": 8, "n_restart": 1, "n_steps": 3, "kernel": "polynomial", "acq": "joint",
+    "sweeps": 1, "sigma2": 0)";
+  test::TempDir dir;
+  test::write_file(dir.file("c.json"), config(poly + "}"));
+  const auto r = test::run_cli("run " + dir.file("c.json") + " --out " + dir.file("out") +
+                               " --quiet --no-plot");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto sj = nlohmann::json::parse(test::read_file(dir.file("out/summary.json")));
+  EXPECT_DOUBLE_EQ(sj["methods"][0]["evaluations_mean"].get<double>(), 9.0);
+  EXPECT_GT(sj["methods"][0]["bias_norm_mean"].get<double>(), 0.0);  // normal location: ∇L_i known
+  EXPECT_EQ(sj["methods"][0]["curve"]["bias_mean"].size(), 4u);
+  expect_rejected(config(poly + R"(, "lengthscale": 0.5})"), "methods[0].lengthscale");
+  expect_rejected(config(poly + R"(, "degree": 3})"), "methods[0].degree");
+  expect_rejected(config(poly + R"(, "poly_impl": "dual"})"), "methods[0].poly_impl");
+  expect_rejected(config(poly + R"(, "r_box": 0})"), "methods[0].r_box");
+  expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "degree": 2})"),
+                  "methods[0].degree");
+  expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "sweeps": 2})"),
+                  "methods[0].sweeps");
+  expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "acq": "best"})"),
+                  "methods[0].acq");
+}
+
 }  // namespace
 }  // namespace gpb

@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 
+#include "dpgibo_points.hpp"
 #include "gpbandit/dpgibo/algorithms.hpp"
 #include "gpbandit/dpgibo/gradient_gp.hpp"
 #include "gpbandit/error.hpp"
@@ -19,10 +20,7 @@ namespace gpb::dpgibo {
 namespace {
 
 Eigen::MatrixXd points(int d, int n, std::uint64_t seed, double half = 1.0) {
-  Rng rng(seed, 0, 5);
-  Eigen::MatrixXd X(d, n);
-  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rng.uniform(-half, half);
-  return X;
+  return test::uniform_points(d, n, seed, half, 5);
 }
 
 /// The ARD posterior gradient trace written out: tr H − tr(J K⁻¹ Jᵀ) with

@@ -170,15 +170,15 @@ TEST(Faults, FullDiskDuringCheckpointsGivesOneErrorAndNoPartialFiles) {
 }
 
 TEST(Faults, FullDiskAtTheFinalOutputsLeavesNeitherAndResumeCompletes) {
-  // 8 KiB: every checkpoint file fits, runs.csv (~12 KiB) does not. Neither runs.csv nor
-  // summary.json may appear; the checkpoint stays usable, and --resume without the limit gives
-  // the same bytes as an uninterrupted run.
+  // 32 KiB: every checkpoint file fits (state.json ~25 KiB: two 100-point curves per run),
+  // runs.csv (~65 KiB) does not. Neither runs.csv nor summary.json may appear; the checkpoint
+  // stays usable, and --resume without the limit gives the same bytes as an uninterrupted run.
   TempDir dir;
-  const std::string cfg = write_config(dir, small_config(2, 40));
+  const std::string cfg = write_config(dir, small_config(2, 150));
   const std::string ref = dir.file("ref"), out = dir.file("out");
   ASSERT_EQ(WEXITSTATUS(wait_status(spawn_run(cfg, ref))), 0);
-  ASSERT_GT(fs::file_size(ref + "/runs.csv"), 8u * 1024);
-  const auto r = run_limited(dir, cfg, out, 8);
+  ASSERT_GT(fs::file_size(ref + "/runs.csv"), 32u * 1024);
+  const auto r = run_limited(dir, cfg, out, 32);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(count_lines(r.output), 1) << r.output;
   EXPECT_NE(r.output.find(out + "/runs.csv"), std::string::npos) << r.output;

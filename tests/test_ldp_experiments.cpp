@@ -84,6 +84,13 @@ TEST(LdpConfig, BadValuesNameTheField) {
   EXPECT_NE(error_of(synthetic(100, {{{"type", "ldp_moma_gp_ucb"}, {"epsilon", 1}, {"R", 0}}}))
                 .find("policies[0].R: must be > 0"),
             std::string::npos);
+  EXPECT_NE(error_of(synthetic(100, {{{"type", "moma_gp_ucb"}, {"width_scale", 0}}}))
+                .find("policies[0].width_scale: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(synthetic(100, {{{"type", "ldp_ata_gp_ucb"}, {"epsilon", 1}, {"level_scale", -2}}}))
+          .find("policies[0].level_scale: must be > 0"),
+      std::string::npos);
   EXPECT_NE(error_of(synthetic(100, {{{"type", "tgp_ucb"}, {"preset", "best"}}}))
                 .find("policies[0].preset"),
             std::string::npos);

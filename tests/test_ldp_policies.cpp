@@ -246,6 +246,133 @@ TEST(TgpTruncation, NonPrivateLevelIsVRootTimesQuarterPowerOfT) {
   EXPECT_EQ(p.fed(0), (std::vector<double>{2.0, -2.3, 0.0}));
 }
 
+// ------------------------------------------------------------------ γ̂ only when the width reads it
+
+TEST(TgpGamma, InformationGainIsAskedForOnlyByTheTheoryWidthWithInfoGain) {
+  // γ̂_{t−1} is an O(t) sum over the history, so asking for it every round costs O(T²). Only the
+  // theory width with gamma = info_gain reads it; every other width must not trigger the sum.
+  const gpb::Context ctx;
+  const auto domain = gpb::Domain::grid({0.01}, {1.0}, {30});
+  const auto env = make_env(ctx, domain, gpb::Kernel::se(0.2), 2, 40);
+  Eigen::VectorXd f(30);
+  for (int a = 0; a < 30; ++a) f[a] = std::sin(0.3 * a);
+  struct Case {
+    Preset preset;
+    bool ldp, log_t;
+    long expected;
+  };
+  const Case cases[] = {
+      {Preset::Practical, false, false, 0},  {Preset::Practical, true, false, 0},
+      {Preset::Theory, true, true, 0},       {Preset::Theory, false, true, 0},
+      {Preset::Theory, true, false, 2 * 40}, {Preset::Theory, false, false, 2 * 40}};
+  for (const Case& c : cases) {
+    HeavyTailedOptions o;
+    o.preset = c.preset;
+    o.ldp = c.ldp;
+    o.gamma_log_t = c.log_t;
+    EXPECT_EQ(gpb::detail::tgp_width_uses_gamma(o), c.expected > 0);
+    gpb::detail::TgpUcb p(env, o);
+    drive(p, f, 2, 40, 5);
+    EXPECT_EQ(p.gamma_evaluations(), c.expected)
+        << "preset " << static_cast<int>(c.preset) << " ldp " << c.ldp << " log_t " << c.log_t;
+  }
+}
+
+/// Arbitrary positive instance constants for the width and level formulas.
+gpb::detail::RunConstants some_constants() {
+  gpb::detail::RunConstants k;
+  k.B = 2.0;
+  k.R = 1.0;
+  k.L = 6.0;
+  k.v = 7.0;
+  k.c = 3.0;
+  k.K = 77.0;
+  return k;
+}
+
+TEST(TgpGamma, WidthsThatSkipTheSumDoNotDependOnIt) {
+  // Skipping γ̂ keeps results identical only if those widths ignore the argument; the theory
+  // width with info_gain must read it (else the sum would be dead code).
+  const gpb::detail::RunConstants k = some_constants();
+  for (int preset = 0; preset < 2; ++preset)
+    for (int ldp = 0; ldp < 2; ++ldp)
+      for (int log_t = 0; log_t < 2; ++log_t) {
+        HeavyTailedOptions o;
+        o.preset = preset ? Preset::Theory : Preset::Practical;
+        o.ldp = ldp;
+        o.gamma_log_t = log_t;
+        for (int t : {2, 17, 500}) {  // t = 1: (t−1)^e = 0 hides γ̂ in the theory TGP width
+          const double a = gpb::detail::tgp_width(o, k, 1.0, t, 0.0);
+          const double b = gpb::detail::tgp_width(o, k, 1.0, t, 12.5);
+          if (gpb::detail::tgp_width_uses_gamma(o))
+            EXPECT_GT(b, a) << preset << ldp << log_t << " t=" << t;
+          else
+            EXPECT_EQ(a, b) << preset << ldp << log_t << " t=" << t;
+        }
+      }
+  gpb::BetaSchedule beta;
+  for (auto kind : {gpb::BetaSchedule::Kind::Srinivas, gpb::BetaSchedule::Kind::Constant,
+                    gpb::BetaSchedule::Kind::IgpUcb}) {
+    beta.kind = kind;
+    const double a = beta.width(9, 50, 0.0), b = beta.width(9, 50, 12.5);
+    if (beta.uses_gamma())
+      EXPECT_GT(b, a);
+    else
+      EXPECT_EQ(a, b);
+  }
+}
+
+// ------------------------------------------------------------------ width_scale, level_scale
+
+TEST(LdpKnobs, WidthScaleMultipliesEveryWidthAndLevelScaleOnlyTheLevels) {
+  const gpb::detail::RunConstants k = some_constants();
+  for (int preset = 0; preset < 2; ++preset)
+    for (int ldp = 0; ldp < 2; ++ldp) {
+      HeavyTailedOptions o;
+      o.preset = preset ? Preset::Theory : Preset::Practical;
+      o.ldp = ldp;
+      HeavyTailedOptions w = o, l = o;
+      w.width_scale = 0.25;
+      l.level_scale = 8.0;
+      for (int t : {2, 9, 300}) {
+        using namespace gpb::detail;
+        EXPECT_DOUBLE_EQ(tgp_width(w, k, 1.0, t, 3.0), 0.25 * tgp_width(o, k, 1.0, t, 3.0));
+        EXPECT_DOUBLE_EQ(ata_width(w, k, 1.0, 1000, t, 5), 0.25 * ata_width(o, k, 1.0, 1000, t, 5));
+        EXPECT_DOUBLE_EQ(moma_width(w, k, 1.0, t, 5), 0.25 * moma_width(o, k, 1.0, t, 5));
+        EXPECT_EQ(tgp_level(w, k, t), tgp_level(o, k, t));
+        EXPECT_DOUBLE_EQ(tgp_level(l, k, t), 8.0 * tgp_level(o, k, t));
+        EXPECT_DOUBLE_EQ(ata_level(l, k, 1000, t, 5), 8.0 * ata_level(o, k, 1000, t, 5));
+        // The LDP-TGP width reads b_{t−1}; scaling the truncation level must not move it.
+        EXPECT_EQ(tgp_width(l, k, 1.0, t, 3.0), tgp_width(o, k, 1.0, t, 3.0));
+        EXPECT_EQ(ata_width(l, k, 1.0, 1000, t, 5), ata_width(o, k, 1.0, 1000, t, 5));
+      }
+    }
+  HeavyTailedOptions bad;
+  bad.width_scale = 0.0;
+  EXPECT_THROW(gpb::detail::validate_options(bad), gpb::InvalidArgument);
+  bad.width_scale = 1.0;
+  bad.level_scale = -1.0;
+  EXPECT_THROW(gpb::detail::validate_options(bad), gpb::InvalidArgument);
+}
+
+TEST(LdpKnobs, HugeLevelScaleFeedsTheRawRewards) {
+  const gpb::Context ctx;
+  const auto domain = gpb::Domain::grid({0}, {1}, {10});
+  const auto env = make_env(ctx, domain, gpb::Kernel::se(0.3), 1, 10);
+  HeavyTailedOptions o;
+  o.ldp = true;
+  o.epsilon = 1.0;  // b_1 = B + R = 2: without the knob 2.5 would be zeroed
+  o.level_scale = 1e12;
+  gpb::detail::TgpUcb p(env, o);
+  gpb::Selection s;
+  s.runs = 1;
+  s.q = 1;
+  s.chosen = {3};
+  p.observe(s, gpb::Rewards{{2.5}});
+  p.observe(s, gpb::Rewards{{-1000.0}});
+  EXPECT_EQ(p.fed(0), (std::vector<double>{2.5, -1000.0}));
+}
+
 // ------------------------------------------------------------------ F8 reductions
 
 /// A policy built from a registry type and JSON parameters.

@@ -15,6 +15,7 @@
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
+#include "gpbandit/experiment.hpp"
 #include "gpbandit/kernel.hpp"
 #include "gpbandit/objective/po_data.hpp"
 #include "gpbandit/policy/po_gp_ucb.hpp"
@@ -131,6 +132,44 @@ TEST(PoData, PropertyLikeStaysInTheBox) {
   EXPECT_LT(t.y.array().log().maxCoeff(), 11.5);
 }
 
+TEST(PoData, PropertyHedonicSharesTheLocationsAndAddsAPerPropertyEffect) {
+  const gpb::XyTable like = gpb::property_like_table(300, 2);
+  const gpb::XyTable h = gpb::property_hedonic_table(300, 2);
+  EXPECT_EQ(h.X, like.X);  // the same 10-cluster locations
+  EXPECT_EQ(h.y, gpb::property_hedonic_table(300, 2).y);
+  EXPECT_NE(h.y, gpb::property_hedonic_table(300, 3).y);
+  // ln price = 9.6 − 0.6·dist/0.2 + 0.2 g + 0.15 e, dist ≤ 0.28°: within [9.6 − 0.84 − 1.5, 9.6 +
+  // 1.5] (|0.2 g + 0.15 e| > 1.5 is a 6-sd event, fixed seed).
+  EXPECT_GT(h.y.array().log().minCoeff(), 9.6 - 0.84 - 1.5);
+  EXPECT_LT(h.y.array().log().maxCoeff(), 9.6 + 1.5);
+  // The per-property effect is not spatially smooth: nearest neighbours differ far more than in
+  // the spec's PropertyLike (whose only non-smooth term has sd 0.05).
+  const auto nn_gap = [](const gpb::XyTable& t) {
+    double sum = 0;
+    for (Eigen::Index i = 0; i < t.X.rows(); ++i) {
+      Eigen::Index best = -1;
+      double bd = 1e300;
+      for (Eigen::Index j = 0; j < t.X.rows(); ++j) {
+        const double dd = (t.X.row(i) - t.X.row(j)).squaredNorm();
+        if (j != i && dd < bd) bd = dd, best = j;
+      }
+      sum += std::abs(std::log(t.y(i)) - std::log(t.y(best)));
+    }
+    return sum / static_cast<double>(t.X.rows());
+  };
+  EXPECT_GT(nn_gap(h), 2.0 * nn_gap(like));
+}
+
+TEST(PoData, NearOptimalCountIsTheRowsWithinWidthSigmaOfTheBest) {
+  gpb::PoPreprocessed d;
+  d.y.resize(6);
+  d.y << 0.0, 1.0, 0.95, 0.5, 0.91, -2.0;
+  d.signal_variance = 0.25;                       // σ_y = 0.5: 0.1σ_y = 0.05, 0.5σ_y = 0.25
+  EXPECT_EQ(gpb::near_optimal_count(d, 0.1), 2);  // 1.0, 0.95
+  EXPECT_EQ(gpb::near_optimal_count(d, 0.2), 3);  // + 0.91
+  EXPECT_EQ(gpb::near_optimal_count(d, 1.0), 4);  // + 0.5
+}
+
 TEST(PoData, CsvLoaderNamesFileAndLine) {
   gpb::test::TempDir dir;
   gpb::test::write_file(dir.file("ok.csv"), "x1,x2,y\n1,2,3\n2,3,4\n4,1,5\n");
@@ -218,6 +257,33 @@ TEST(PoGpUcbOptions, InfoRecordsOmegaSigmaMinAndBranch) {
   EXPECT_NEAR(p.info["sigma_min"].get<double>(), smin, 1e-9 * smin);
   EXPECT_EQ(p.info["branch"], smin >= omega ? "IF" : "ELSE");
   EXPECT_EQ(p.info["r"], 4);
+}
+
+// A "beta" object that does not set delta keeps PO-GP-UCB's δ′ = 0.025 (spec §5, D2), not the
+// generic schedule default 0.1 (a config that only changed the scale used to switch δ′ silently).
+TEST(PoGpUcbOptions, BetaWithoutDeltaKeepsDeltaPrime) {
+  const gpb::Domain dom = grid20();
+  gpb::PolicyEnv env = gpb::test::policy_env(cpu(), dom, gpb::Kernel::se(5.0), 3, 12, 11, 1e-4);
+  const Eigen::MatrixXd X = dom.points().transpose();
+  const auto run = [&](const std::string& params) {
+    auto p = gpb::make_policy(gpb::PolicySpec{"po_gp_ucb", "PO", params}, env);
+    Played out;
+    out.chosen =
+        gpb::test::play(*p, 3, 12, [&](int, int j) { return -X.row(j).squaredNorm() / 400; });
+    out.info = json::parse(p->info_json());
+    return out;
+  };
+  const std::string base = R"("epsilon": 1e6, "r": 2)";
+  const Played none = run("{" + base + "}");
+  const Played scale_only = run("{" + base + R"(, "beta": {"type": "srinivas", "scale": 1}})");
+  const Played type_only = run("{" + base + R"(, "beta": {"type": "srinivas"}})");
+  const Played generic = run("{" + base + R"(, "beta": {"type": "srinivas", "delta": 0.1}})");
+  EXPECT_EQ(none.info["beta"], "srinivas(delta=0.025, scale=1)");
+  EXPECT_EQ(scale_only.info["beta"], none.info["beta"]);
+  EXPECT_EQ(type_only.info["beta"], none.info["beta"]);
+  EXPECT_EQ(generic.info["beta"], "srinivas(delta=0.1, scale=1)");
+  EXPECT_EQ(scale_only.chosen, none.chosen);
+  EXPECT_EQ(type_only.chosen, none.chosen);
 }
 
 // calibrate_to (spec §7): ε_low = 1.1·ε_crit(10) puts r = 10 just inside IF and r = 15 in ELSE

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""The GP-UCB experiment of bench/bench_cuda_posterior.cpp (BM_CudaGpUcbRound) in BoTorch/GPyTorch:
+"""The GP-UCB experiment of bench/bench_cuda_posterior.cpp (BM_CudaRound) in BoTorch/GPyTorch:
 an exact GP (SingleTaskGP with fixed SE kernel hyperparameters, no refitting) over N random
-candidates in [0,1]^2, UCB maximised over the finite set with optimize_acqf_discrete, one
-observation per round, on the same GPU. Prints one JSON line per N: ms per round (median).
+candidates in [0,1]^2 with t observations, UCB maximised over the finite set with
+optimize_acqf_discrete, one observation per round, on the same GPU, in double precision. Prints
+one JSON line per (N, t) as soon as it is measured: ms per round (median of --rounds rounds after
+a warm-up round).
 
 Each round conditions the model on the new observation (condition_on_observations, the cheapest
 exact update BoTorch offers) and scores all N candidates; BoTorch forms the posterior variance from
 the t×N cross-covariance each round, O(N·t²) unless its caches apply, against gpbandit's O(N·t).
 
-Not run yet: written on a machine without a GPU; run it where bench_cuda_posterior runs.
+--budget-s S: a cell is not started once S seconds have passed (the GPU kit also runs the script
+under `timeout`), so a run always ends with whole lines.
 
-Usage: botorch_gp_ucb.py [--n 10000 100000 1000000] [--t 100] [--rounds 20] [--beta 4.0]
-Requires: torch (CUDA), gpytorch, botorch.
+Usage: botorch_gp_ucb.py [--n 100000 1000000] [--t 100 1000] [--rounds 5] [--beta 4.0]
+                         [--budget-s 120]
+Requires: torch (CUDA), gpytorch, botorch. Run by bench/run_gpu_checks.sh.
 """
 import argparse
 import json
@@ -63,18 +67,26 @@ def run(n, t, rounds, beta, device, lengthscale=0.2, noise=1e-2):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, nargs="+", default=[10000, 100000, 1000000])
-    ap.add_argument("--t", type=int, default=100)
-    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--n", type=int, nargs="+", default=[100000, 1000000])
+    ap.add_argument("--t", type=int, nargs="+", default=[100])
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--beta", type=float, default=4.0)
+    ap.add_argument("--budget-s", type=float, default=float("inf"))
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("botorch_gp_ucb.py: no CUDA device visible to torch")
     device = torch.device("cuda")
-    for n in args.n:
-        ms = run(n, args.t, args.rounds, args.beta, device)
-        print(json.dumps({"peer": "botorch", "n": n, "t": args.t, "ms_per_round": round(ms, 3),
-                          "device": torch.cuda.get_device_name(0)}))
+    start = time.perf_counter()
+    for t in args.t:
+        for n in args.n:
+            if time.perf_counter() - start > args.budget_s:
+                print(json.dumps({"peer": "botorch", "n": n, "t": t, "skipped": "time budget"}),
+                      flush=True)
+                continue
+            ms = run(n, t, args.rounds, args.beta, device)
+            print(json.dumps({"peer": "botorch", "n": n, "t": t, "ms_per_round": round(ms, 3),
+                              "rounds": args.rounds, "device": torch.cuda.get_device_name(0)}),
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 """Regenerates README.md (from README.template.md) and plots/ from the committed summary.json files
 in results/<config>/ (run_all.sh copies them there from real runs). Markers: {{table:NAME}} (the
 methods of one config), {{snr}} (signal ‖g‖ against the privacy noise, every config that logged
-it), {{plot:NAME}} (loss curves drawn from the summary's per-iteration means).
-Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change)"""
+it), {{plot:NAME}} (loss curves drawn from the summary's per-iteration means), {{fig3:NAME}} (the
+paper's Fig. 3 panels: θ₁, loss, bias against noise, per iteration, with a table),
+{{pooled:NAME}} (one table over the split runs results/NAME-s<seed>/, one run per seed),
+{{verdict:NAME}} (verdicts/NAME.md).
+Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change; writes nothing)"""
 import json
 import math
 import os
@@ -11,6 +14,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+WRITE_PLOTS = True  # False under --check: compare the text, write nothing
 
 
 def fmt(x, digits=4):
@@ -85,16 +89,25 @@ def snr():
     return "\n".join(rows)
 
 
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        return None
+
+
 def plot(name):
     s = load(name)
     if s is None or not all("curve" in m for m in s["methods"]):
         legacy = os.path.join("results", name, "loss.png")
         return f"![{name}]({legacy})" if os.path.exists(os.path.join(HERE, legacy)) else ""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    if not WRITE_PLOTS:  # --check: the link a drawing run writes
+        return f"![{name}](plots/{name}.png)"
+    plt = _pyplot()
+    if plt is None:
         return ""
     os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
@@ -115,6 +128,83 @@ def plot(name):
     return f"![{name}](plots/{name}.png)"
 
 
+def fig3(name):
+    """Paper Fig. 3 (E-DP6): θ₁ (mean ± sd over runs) with x̄₁, loss, and ‖bias‖ against ν‖w‖."""
+    s = load(name)
+    if s is None:
+        return f"(`{name}` has not been run yet.)"
+    rows = ["| method | θ₁ at T (mean ± sd over runs) | ‖θ_T − x̄‖ (mean ± sd) | final loss − f(x̄) | "
+            "mean ‖bias‖ | mean ‖g − ∇f‖ | mean ν‖w‖ |", "|---|---|---|---|---|---|---|"]
+    for m in s["methods"]:
+        c = m["curve"]
+        rows.append(f"| {m['label']} | {fmt(c['theta1_mean'][-1])} ± {fmt(c['theta1_sd'][-1], 2)} | "
+                    f"{fmt(m['distance_to_optimum_mean'])} ± {fmt(m['distance_to_optimum_sd'], 2)} | "
+                    f"{fmt(m['final_loss_mean'] - s['optimum_loss'], 3)} | "
+                    f"{fmt(m.get('bias_norm_mean'), 3)} | {fmt(m.get('grad_error_mean'), 3)} | "
+                    f"{fmt(m.get('noise_norm_mean', 0.0), 3)} |")
+    note = (f"\n\n{s['runs']} runs, task {s['task']}, x̄₁ = {fmt(s['optimum'][0])}, "
+            f"f(x̄) = {fmt(s['optimum_loss'], 6)}, privacy noise: {s['privacy_noise']}. ‖bias‖ = "
+            "‖g − clipped mean of the true per-user gradients‖ (the surrogate's error), ‖g − ∇f‖ adds "
+            "the clipping bias; both are means over runs and iterations t ≥ 1.")
+    if not WRITE_PLOTS:  # --check: the text a drawing run writes
+        return "\n".join(rows) + note + f"\n\n![{name}](plots/{name}.png)"
+    plt = _pyplot()
+    if plt is None:
+        return "\n".join(rows) + note
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+    for m in s["methods"]:
+        c = m["curve"]
+        t = list(range(len(c["theta1_mean"])))
+        lo = [a - b for a, b in zip(c["theta1_mean"], c["theta1_sd"])]
+        hi = [a + b for a, b in zip(c["theta1_mean"], c["theta1_sd"])]
+        ax[0].plot(t, c["theta1_mean"], label=m["label"], lw=1)
+        ax[0].fill_between(t, lo, hi, alpha=0.12)
+        ax[1].plot(t, [max(v - s["optimum_loss"], 1e-12) for v in c["loss_mean"]], lw=1)
+    ax[0].axhline(s["optimum"][0], color="k", ls=":", label="x̄₁")
+    ax[0].set_title("θ₁ (mean ± sd over runs)")
+    ax[1].set_title("f(θ_t) − f(x̄) (mean over runs)")
+    ax[1].set_yscale("log")
+    first = next(m for m in s["methods"] if m["curve"].get("bias_mean"))
+    c = first["curve"]
+    t = [i for i, b in enumerate(c["bias_mean"]) if b is not None]
+    ax[2].plot(t, [c["bias_mean"][i] for i in t], label="‖bias‖")
+    ax[2].plot(t, [c["noise_norm_mean"][i] for i in t], label="ν‖w‖")
+    ax[2].set_yscale("log")
+    ax[2].set_title(f"{first['label']}: bias vs noise")
+    for a in ax:
+        a.set_xlabel("iteration t")
+    ax[0].legend(fontsize=6)
+    ax[2].legend(fontsize=7)
+    fig.tight_layout()
+    os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
+    fig.savefig(os.path.join(HERE, "plots", name + ".png"), dpi=80)
+    plt.close(fig)
+    return "\n".join(rows) + note + f"\n\n![{name}](plots/{name}.png)"
+
+
+def pooled(name):
+    """One table over results/NAME-s<seed>/ (each a single run at its own seed, data redrawn)."""
+    base = os.path.join(HERE, "results")
+    parts = sorted(d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d))
+    if not parts:
+        return f"(no run of `{name}` yet.)"
+    runs = {}
+    seconds = 0.0
+    for d in parts:
+        s = load(d)
+        for m in s["methods"]:
+            runs.setdefault(m["label"], []).extend(m["final_loss_per_run"])
+            seconds += m["seconds"]
+    rows = ["| method | final loss (mean ± sd over seeds) | runs |", "|---|---|---|"]
+    for label, xs in runs.items():
+        mean = sum(xs) / len(xs)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+        rows.append(f"| {label} | {fmt(mean)} ± {fmt(sd, 2)} | {len(xs)} |")
+    seeds = ", ".join(d.rsplit("-s", 1)[1] for d in parts)
+    return "\n".join(rows) + (f"\n\nSeeds {seeds} (one run each, `--runs 1 --seed S`; each seed draws "
+                             f"its own data); {seconds / 3600:.1f} CPU-hours in all.")
+
+
 def verdict(name):
     """The reading of a finished run, written by hand into verdicts/NAME.md after looking at it."""
     path = os.path.join(HERE, "verdicts", name + ".md")
@@ -125,14 +215,19 @@ def verdict(name):
 
 
 def main(argv):
+    global WRITE_PLOTS
+    check = bool(argv) and argv[0] == "--check"
+    WRITE_PLOTS = not check
     with open(os.path.join(HERE, "README.template.md")) as f:
         text = f.read()
     out = re.sub(r"\{\{table:([A-Za-z0-9_.-]+)\}\}", lambda m: table(m.group(1)), text)
     out = re.sub(r"\{\{plot:([A-Za-z0-9_.-]+)\}\}", lambda m: plot(m.group(1)), out)
+    out = re.sub(r"\{\{fig3:([A-Za-z0-9_.-]+)\}\}", lambda m: fig3(m.group(1)), out)
+    out = re.sub(r"\{\{pooled:([A-Za-z0-9_.-]+)\}\}", lambda m: pooled(m.group(1)), out)
     out = out.replace("{{snr}}", snr())
     out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
     target = os.path.join(HERE, "README.md")
-    if argv and argv[0] == "--check":
+    if check:
         with open(target) as f:
             return 0 if f.read() == out else 1
     with open(target, "w") as f:

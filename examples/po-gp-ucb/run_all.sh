@@ -1,16 +1,34 @@
-#!/usr/bin/env bash
-# Runs every PO-GP-UCB example config (Tables 1-12, Figs 2-3) into RESULTS (default results/) and
-# writes README.md from the summaries. Usage: examples/po-gp-ucb/run_all.sh [RESULTS] [--runs R]
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-out="${1:-$root/results}"
-shift || true
-for c in table1-synthetic table2-synthetic table3-synthetic fig2a-synthetic \
-         table10-branin table11-branin table12-branin fig3-branin \
-         table7-property table8-property table9-property fig2c-property \
-         table4-loans table5-loans table6-loans fig2b-loans; do
-  name="$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['name'])" "$here/$c.json")"
-  "$root/build/gpbandit" run "$here/$c.json" --out "$out/$name" --quiet --no-plot "$@"
+#!/bin/sh
+# Runs PO-GP-UCB example configs into results/po-gp-ucb/<name>/ and copies each summary.json next
+# to the configs (examples/po-gp-ucb/results/<name>/summary.json, committed), then rewrites
+# README.md and plots/ from those files with make_readme.py. The synthetic configs run once per
+# draw of f (seeds 0..4: results/<config>-f<seed>); the Branin configs also keep basins.json (the
+# basin each run ends in and when it first reaches the global one, extracted from runs.csv).
+# Usage: examples/po-gp-ucb/run_all.sh [path/to/gpbandit] [config names...]
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-build/gpbandit}
+[ $# -gt 0 ] && shift
+names=${*:-"table1-synthetic table2-synthetic table3-synthetic fig2a-synthetic table10-branin table11-branin table12-branin fig3-branin fig3-branin-T100 fig3-branin-T200 table7-property table8-property table9-property fig2c-property fig2c-property-like table4-loans table5-loans table6-loans fig2b-loans"}
+draws=${DRAWS:-"0 1 2 3 4"}
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
+py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3  # the Debian one has matplotlib
+run() {  # run <config stem> <result name> [gpbandit options]
+  out=results/po-gp-ucb/$2
+  cfg=$1
+  shift 2
+  /usr/bin/time -f "$(basename "$out"): %e s wall, %U s user" \
+    "$bin" run "$here/$cfg.json" --out "$out" --quiet --no-plot "$@"
+  mkdir -p "$here/results/$(basename "$out")"
+  cp "$out/summary.json" "$here/results/$(basename "$out")/summary.json"
+  case $cfg in *branin*)
+    "$py" "$here/results_table.py" --basins "$out/runs.csv" > "$here/results/$(basename "$out")/basins.json"
+  esac
+}
+for n in $names; do
+  case $n in
+    *synthetic) for k in $draws; do run "$n" "$n-f$k" --seed "$k"; done ;;
+    *) run "$n" "$n" ;;
+  esac
 done
-python3 "$here/make_readme.py" "$out"
+"$py" "$here/make_readme.py"

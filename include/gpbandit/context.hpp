@@ -41,8 +41,11 @@ struct ContextOptions {
   /// Requested backend.
   Backend backend = Backend::Auto;
   /// Bytes the engine may use for the posterior's V buffers (all runs together). When
-  /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode.
-  std::size_t memory_budget_bytes = std::size_t{4} << 30;
+  /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode. 0 (the default)
+  /// = automatic: Context::automatic_memory_budget() of the resolved backend, i.e. 4 GiB on the
+  /// CPU and kCudaBudgetFraction of the device's free memory (cudaMemGetInfo, read when the
+  /// Context is built) on CUDA. Any other value is used as given on either backend.
+  std::size_t memory_budget_bytes = 0;
   /// CPU threads for engine ops: the OpenMP loops of the CPU backend and Eigen's own parallel
   /// products (Eigen::setNbThreads, which is process-wide: the Context constructed last sets it).
   /// 0 = OMP_NUM_THREADS when set, else the cores idle when the Context is made (idle_cores()):
@@ -64,6 +67,13 @@ struct ContextOptions {
   /// rank, nothing sharded). memory_budget_bytes is then a per-rank budget.
   Communicator communicator{};
 };
+
+/// The automatic memory budget on the CPU backend, bytes (4 GiB).
+constexpr std::size_t kCpuDefaultBudgetBytes = std::size_t{4} << 30;
+/// The automatic memory budget on the CUDA backend as a fraction of the device memory that is free
+/// when the Context is built: the rest stays for μ, σ², the points, the argmax and recompute
+/// scratch, cuBLAS/cuSOLVER workspaces and other processes' growth.
+constexpr double kCudaBudgetFraction = 0.75;
 
 namespace detail {
 struct CudaResources;  // stream, cuBLAS/cuSOLVER handles, workspace (CUDA builds only)
@@ -94,8 +104,9 @@ class Context {
   Backend backend() const { return backend_; }
   /// The options the context was built with (backend as requested, possibly Auto).
   const ContextOptions& options() const { return options_; }
-  /// Memory budget of the posterior buffers, bytes.
-  std::size_t memory_budget_bytes() const { return options_.memory_budget_bytes; }
+  /// Memory budget of the posterior buffers, bytes: ContextOptions::memory_budget_bytes, or the
+  /// automatic budget when that is 0 (never 0).
+  std::size_t memory_budget_bytes() const { return budget_; }
   /// Threads engine ops use on the CPU (resolved, ≥ 1).
   int threads() const { return threads_; }
   /// The ranks the finite domain is sharded over (ContextOptions::communicator).
@@ -112,6 +123,11 @@ class Context {
   static bool cuda_compiled();
   /// Number of usable CUDA devices (0 in a CPU-only build or without a driver).
   static int cuda_device_count();
+  /// The budget that ContextOptions::memory_budget_bytes = 0 resolves to: kCpuDefaultBudgetBytes
+  /// on Backend::Cpu; ⌊kCudaBudgetFraction · device_free_bytes⌋ on Backend::Cuda (at least 1
+  /// byte, so a full device still gets a valid budget, under which the posterior streams).
+  /// @throws InvalidArgument for Backend::Auto (resolve the backend first).
+  static std::size_t automatic_memory_budget(Backend backend, std::size_t device_free_bytes);
 
   /// CUDA resources (nullptr on the CPU backend). For the CUDA backend's own use.
   detail::CudaResources* cuda() const { return cuda_.get(); }
@@ -120,6 +136,7 @@ class Context {
   ContextOptions options_;
   Backend backend_ = Backend::Cpu;
   int threads_ = 1;
+  std::size_t budget_ = kCpuDefaultBudgetBytes;
   std::unique_ptr<detail::CudaResources, detail::CudaResourcesDeleter> cuda_;
 };
 

@@ -27,7 +27,8 @@ class NumericalError : public Error {
   using Error::Error;
 };
 
-/// A CUDA, cuBLAS, cuSOLVER or cuRAND call failed; the message carries the call text and status.
+/// A CUDA, cuBLAS or cuSOLVER call failed (a cuSOLVER devInfo < 0 included: an invalid
+/// parameter); the message carries the call text and status.
 class CudaError : public Error {
  public:
   using Error::Error;

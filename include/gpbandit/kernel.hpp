@@ -55,6 +55,9 @@ class Kernel {
   bool stationary() const;
   /// The precomputed matrix (nullptr unless type() == Precomputed).
   const Eigen::MatrixXd* matrix() const { return matrix_.get(); }
+  /// The precomputed matrix as shared by every copy of this kernel (null unless Precomputed); the
+  /// CUDA backend keys its device copy on it (one upload per matrix, not per op).
+  std::shared_ptr<const Eigen::MatrixXd> matrix_shared() const { return matrix_; }
   /// Human-readable description, e.g. "se(l=0.2, v=1)".
   std::string describe() const;
 

@@ -86,7 +86,7 @@ void bind_context(py::module_& m) {
              o.device = device;
              return new Context(o);
            }),
-           py::arg("backend") = "auto", py::arg("memory_budget_bytes") = std::size_t{4} << 30,
+           py::arg("backend") = "auto", py::arg("memory_budget_bytes") = std::size_t{0},
            py::arg("threads") = 0, py::arg("precision") = "double", py::arg("device") = 0)
       .def_property_readonly("backend", [](const Context& c) { return backend_name(c.backend()); })
       .def_property_readonly("threads", &Context::threads)

@@ -6,6 +6,7 @@
 
 #include "cuda/resources.hpp"
 #include "detail/cholesky_backend.hpp"
+#include "detail/solver_info.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::detail {
@@ -57,10 +58,8 @@ bool cholesky_potrf_cuda(const Context& ctx, std::shared_ptr<CholeskyDevice>& de
                                       fresh->L.data(), n, ws, lwork, res.info.data()));
     int info = 0;
     cuda::copy_to_host(&info, res.info.data(), 1, s);
-    if (info < 0) {
-      throw CudaError("cusolverDnDpotrf: parameter " + std::to_string(-info) + " is invalid");
-    }
-    if (info > 0) return false;  // leading minor of order info is not positive definite
+    // info > 0: the leading minor of order info is not positive definite.
+    if (check_solver_info(info, "cusolverDnDpotrf") > 0) return false;
     cuda::copy_to_host(work.data(), fresh->L.data(), static_cast<std::size_t>(n) * n, s);
   }
   dev = std::move(fresh);

@@ -58,7 +58,14 @@ CudaResourcesPtr make_cuda_resources(const ContextOptions& options) {
   res->cusolver.reset(solver);
   GPB_CUSOLVER_TRY(cusolverDnSetStream(solver, stream));
   res->info.allocate(1);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPB_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  res->free_bytes_at_start = free_bytes;
   return res;
+}
+
+std::size_t cuda_free_bytes(const CudaResources& r) {
+  return r.free_bytes_at_start;
 }
 
 std::string describe_cuda_resources(const CudaResources& r) {

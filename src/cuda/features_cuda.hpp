@@ -14,8 +14,10 @@ NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, con
                                    const std::vector<int>& candidates, const Eigen::VectorXd& s2,
                                    double q, Rng& rng, double tau);
 
-/// APX: Ṽ = λI + Φ diag(w) Φᵀ by cuBLAS DSYRK, DSYEVD, the spectral inverse root and inverse and
-/// G = Ṽ^{−1/2}Φ by cuBLAS; σ̃² on the host from Φ and G. Inputs validated, dictionary not empty.
+/// APX: Ṽ = λI + Φ diag(w) Φᵀ by cuBLAS DSYRK accumulated over column chunks of Φ, DSYEVD, the
+/// spectral inverse root and inverse, and G = Ṽ^{−1/2}Φ by cuBLAS chunk by chunk; σ̃² on the host
+/// from Φ and G. Device memory: two m×chunk blocks (detail::column_chunk with the Context's
+/// budget) and a few m×m ones, whatever N. Inputs validated, dictionary not empty.
 ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb,
                                  const Eigen::VectorXd& weights, const Eigen::VectorXd& kdiag,
                                  double lambda);

@@ -79,10 +79,16 @@ void launch_add_rows_to_mean(const Context& ctx, const RowArgs& a, const void* V
 /// gather_factor_row: out (R×(t+1), device) = V[r, 0..t−1, anchor[r]] and σ²[r, anchor[r]].
 void launch_gather_factor_row(const Context& ctx, const RowArgs& a, const void* V, bool mixed,
                               int t, const int* anchor, const double* s2, double* out);
-/// recompute_chunk over candidates [j0, j0+len) for every run; W holds R·t·len doubles.
+/// recompute_chunk over candidates [j0, j0+len) for every run; W holds R·t·len doubles (only the
+/// rows before the last group of kernels::kRecomputeGroup are written).
 void launch_recompute_chunk(const Context& ctx, const RowArgs& a, int j0, int len, int t,
                             const int* hist, const double* lpacked, const double* alpha,
                             const unsigned char* resolved, const double* kdiag, double* W,
                             double* mu, double* s2);
+/// out[r·n + j] = kdiag[j] for every run r < runs (device pointers): σ² of all runs at the prior.
+void launch_fill_runs(const Context& ctx, const double* kdiag, int n, int runs, double* out);
+/// dst[pos[i]] = val[i] for i < count (device pointers, positions distinct).
+void launch_scatter_bytes(const Context& ctx, const long long* pos, const unsigned char* val,
+                          long long count, unsigned char* dst);
 
 }  // namespace gpb::cuda

@@ -1,26 +1,28 @@
 // CUDA Nyström embedding (NYS) and approximate DTC posterior (APX), specs/ldp-bo.md §3.2–3.3: the
 // same steps as src/cpu/nystrom.cpp with the kernel matrices, GEMMs and the m×m symmetric
-// eigen-decompositions on the device. Never forms an N×N matrix (K[D,:] in column chunks).
+// eigen-decompositions on the device. Never forms an N×N matrix, and never holds an m×N one on the
+// device either: K[D,:], Φ and G pass through in column chunks sized from the Context's budget.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "cuda/features_cuda.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/matrix_cache.hpp"
 #include "cuda/ops_cuda.hpp"
 #include "cuda/resources.hpp"
+#include "detail/column_chunks.hpp"
+#include "detail/solver_info.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::cuda {
 
 namespace {
 
-/// Bytes of each m×chunk block of K[D,:] (and of its product with W).
-constexpr double kChunkBytes = 256.0 * (1 << 20);
-
 /// In-place eigen-decomposition of the symmetric m×m device matrix `a` (lower triangle read):
 /// eigenvalues ascending into `w` (device), eigenvectors into the columns of `a`.
-/// @throws NumericalError when DSYEVD does not converge.
+/// @throws NumericalError when DSYEVD does not converge; CudaError when it reports an invalid
+/// parameter (devInfo < 0).
 void eigh(const Context& ctx, double* a, int m, double* w, const char* what) {
   detail::CudaResources& res = resources(ctx);
   int lwork = 0;
@@ -32,7 +34,7 @@ void eigh(const Context& ctx, double* a, int m, double* w, const char* what) {
                                     res.info.data()));
   int info = 0;
   copy_to_host(&info, res.info.data(), 1, res.stream.get());
-  if (info != 0) {
+  if (detail::check_solver_info(info, "cusolverDnDsyevd") != 0) {
     throw NumericalError(std::string(what) +
                          ": the symmetric eigen-decomposition did not converge (devInfo = " +
                          std::to_string(info) + ")");
@@ -77,11 +79,8 @@ NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, con
   const DeviceBuffer<double> pts =
       upload(points.data(), static_cast<std::size_t>(points.size()), s);
   const DeviceBuffer<double> xdd = upload(xd.data(), static_cast<std::size_t>(xd.size()), s);
-  DeviceBuffer<double> mat;
-  if (kernel.matrix() != nullptr) {
-    mat = upload(kernel.matrix()->data(), static_cast<std::size_t>(kernel.matrix()->size()), s);
-  }
-  const detail::KernelFormula f = device_formula(kernel, mat.data());
+  const DeviceMatrix mat = device_matrix(ctx, kernel);
+  const detail::KernelFormula f = device_formula(kernel, mat ? mat->data() : nullptr);
   // 2. W = (K_DD^{1/2})^† from eigh(K_DD), eigenvalues ≤ τ·max dropped.
   const std::size_t mm = static_cast<std::size_t>(m) * m;
   DeviceBuffer<double> kdd(mm), ev_d(static_cast<std::size_t>(m)), scratch(mm), wmat(mm);
@@ -97,10 +96,9 @@ NystromEmbedding nystrom_embedding(const Context& ctx, const Kernel& kernel, con
     }
   }
   spectral(ctx, kdd.data(), w, m, scratch.data(), wmat.data());
-  // 3. Φ = W·K[D,:], chunked over candidates.
+  // 3. Φ = W·K[D,:], chunked over candidates (two m×chunk blocks live: K[D,chunk] and Φ chunk).
   emb.phi.resize(m, n);
-  const int chunk = static_cast<int>(
-      std::max(1.0, std::min<double>(n, kChunkBytes / (8.0 * static_cast<double>(m)))));
+  const int chunk = detail::column_chunk(n, m, 2, ctx.memory_budget_bytes());
   DeviceBuffer<double> kdc(static_cast<std::size_t>(m) * chunk),
       phic(static_cast<std::size_t>(m) * chunk);
   const double one = 1.0, zero = 0.0;
@@ -125,21 +123,36 @@ ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb
   const int m = static_cast<int>(emb.phi.rows());
   const int n = static_cast<int>(weights.size());
   ApproxPosterior out;
-  // m ≥ 1 here: src/features.cpp returns the prior for an empty dictionary.
-  const std::size_t mn = static_cast<std::size_t>(m) * n, mm = static_cast<std::size_t>(m) * m;
-  // 1. Ṽ = λI + Σ_a w_a φ̃_a φ̃_aᵀ: S = Φ diag(√w) (w_a = 0 columns vanish), Ṽ += S Sᵀ (DSYRK).
+  // m ≥ 1 here: src/features.cpp returns the prior for an empty dictionary. Φ (m×N) and G (m×N)
+  // stream through the device in column chunks, as in nystrom_embedding: two m×chunk blocks are
+  // live (Φ's chunk, and S's or G's), never a whole m×N array.
+  const std::size_t mm = static_cast<std::size_t>(m) * m;
+  const int chunk = detail::column_chunk(n, m, 2, ctx.memory_budget_bytes());
+  const std::size_t cm = static_cast<std::size_t>(m) * chunk;
+  DeviceBuffer<double> phic(cm), work(cm), swd(static_cast<std::size_t>(chunk));
+  int loaded = -1;  // first column of the Φ chunk now in phic
+  const auto load = [&](int c0, int len) {
+    if (c0 == loaded) return;
+    copy_to_device(phic.data(), emb.phi.data() + static_cast<std::size_t>(c0) * m,
+                   static_cast<std::size_t>(m) * len, s);
+    loaded = c0;
+  };
+  // 1. Ṽ = λI + Σ_a w_a φ̃_a φ̃_aᵀ: per chunk S = Φ diag(√w) (w_a = 0 columns vanish), Ṽ += S Sᵀ
+  //    (DSYRK, accumulated over the chunks).
   Eigen::VectorXd sw(n);
   for (int a = 0; a < n; ++a) sw[a] = weights[a] > 0 ? std::sqrt(weights[a]) : 0.0;
-  const DeviceBuffer<double> phi = upload(emb.phi.data(), mn, s);
-  const DeviceBuffer<double> swd = upload(sw.data(), static_cast<std::size_t>(n), s);
-  DeviceBuffer<double> big(mn);  // S, later G
-  GPB_CUBLAS_TRY(
-      cublasDdgmm(h, CUBLAS_SIDE_RIGHT, m, n, phi.data(), m, swd.data(), 1, big.data(), m));
   const Eigen::MatrixXd lam = Eigen::MatrixXd::Identity(m, m) * lambda;
   DeviceBuffer<double> v = upload(lam.data(), mm, s);
   const double one = 1.0, zero = 0.0;
-  GPB_CUBLAS_TRY(cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, n, &one, big.data(), m,
-                             &one, v.data(), m));
+  for (int c0 = 0; c0 < n; c0 += chunk) {
+    const int len = std::min(chunk, n - c0);
+    load(c0, len);
+    copy_to_device(swd.data(), sw.data() + c0, static_cast<std::size_t>(len), s);
+    GPB_CUBLAS_TRY(
+        cublasDdgmm(h, CUBLAS_SIDE_RIGHT, m, len, phic.data(), m, swd.data(), 1, work.data(), m));
+    GPB_CUBLAS_TRY(cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, len, &one, work.data(), m,
+                               &one, v.data(), m));
+  }
   // 2. Symmetric inverse root and inverse from eigh(Ṽ).
   DeviceBuffer<double> om_d(static_cast<std::size_t>(m)), scratch(mm), vis(mm), vinv(mm);
   eigh(ctx, v.data(), m, om_d.data(), "approx_posterior: V");
@@ -155,11 +168,16 @@ ApproxPosterior approx_posterior(const Context& ctx, const NystromEmbedding& emb
   out.v_inv.resize(m, m);
   copy_to_host(out.v_inv_sqrt.data(), vis.data(), mm, s);
   copy_to_host(out.v_inv.data(), vinv.data(), mm, s);
-  // 3. G = Ṽ^{−1/2}Φ.
-  GPB_CUBLAS_TRY(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, m, &one, vis.data(), m, phi.data(),
-                             m, &zero, big.data(), m));
+  // 3. G = Ṽ^{−1/2}Φ, chunk by chunk from the last one (still loaded after step 1).
   out.g.resize(m, n);
-  copy_to_host(out.g.data(), big.data(), mn, s);
+  for (int c0 = (n - 1) / chunk * chunk; c0 >= 0; c0 -= chunk) {
+    const int len = std::min(chunk, n - c0);
+    load(c0, len);
+    GPB_CUBLAS_TRY(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, len, m, &one, vis.data(), m,
+                               phic.data(), m, &zero, work.data(), m));
+    copy_to_host(out.g.data() + static_cast<std::size_t>(c0) * m, work.data(),
+                 static_cast<std::size_t>(m) * len, s);
+  }
   // 4. σ̃² = max(k(a,a) − ‖φ̃_a‖² + λ‖G[:,a]‖², 0) (O(m·N) on the host, as the CPU).
   out.variance.resize(n);
   for (int a = 0; a < n; ++a) {

@@ -6,6 +6,7 @@
 
 #include "cpu/kernel_eval.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/matrix_cache.hpp"
 #include "cuda/resources.hpp"
 #include "gpbandit/error.hpp"
 
@@ -33,10 +34,6 @@ DeviceBuffer<double> upload_points(const Eigen::Ref<const Eigen::MatrixXd>& X, c
   return buf;
 }
 
-DeviceBuffer<double> upload_matrix(const Kernel& k, cudaStream_t s) {
-  if (k.matrix() == nullptr) return {};
-  return upload(k.matrix()->data(), static_cast<std::size_t>(k.matrix()->size()), s);
-}
 }  // namespace
 
 Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
@@ -49,10 +46,10 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
   Eigen::MatrixXd K(n, m);
   if (n == 0 || m == 0) return K;
   const DeviceBuffer<double> a = upload_points(A, s), b = upload_points(B, s);
-  const DeviceBuffer<double> mat = upload_matrix(k, s);
+  const DeviceMatrix mat = device_matrix(ctx, k);
   DeviceBuffer<double> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
-  launch_kernel_matrix(ctx, device_formula(k, mat.data()), a.data(), d, n, b.data(), d, m, d,
-                       out.data(), n);
+  launch_kernel_matrix(ctx, device_formula(k, mat ? mat->data() : nullptr), a.data(), d, n,
+                       b.data(), d, m, d, out.data(), n);
   copy_to_host(K.data(), out.data(), out.size(), s);
   return K;
 }
@@ -65,9 +62,10 @@ Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k,
   Eigen::VectorXd diag(n);
   if (n == 0) return diag;
   const DeviceBuffer<double> x = upload_points(points, s);
-  const DeviceBuffer<double> mat = upload_matrix(k, s);
+  const DeviceMatrix mat = device_matrix(ctx, k);
   DeviceBuffer<double> out(static_cast<std::size_t>(n));
-  launch_kernel_diag(ctx, device_formula(k, mat.data()), x.data(), d, n, d, out.data());
+  launch_kernel_diag(ctx, device_formula(k, mat ? mat->data() : nullptr), x.data(), d, n, d,
+                     out.data());
   copy_to_host(diag.data(), out.data(), out.size(), s);
   return diag;
 }

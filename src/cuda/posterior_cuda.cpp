@@ -8,6 +8,8 @@
 // the budget, or cudaMalloc out of memory) keeps only the host factor and rebuilds μ, σ² chunk by
 // chunk on the device when they are next needed. Both follow the CPU's per-element operation order
 // (kernels/posterior_rows.cuh), so CPU and CUDA agree up to the last-ulp differences of exp().
+// The exclusion mask stays on the device between ucb_argmax calls (only changed bytes are sent),
+// and the host mirrors of μ, σ² exist only for the runs whose mean()/variance() is read.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -15,8 +17,10 @@
 #include "cpu/kernel_eval.hpp"
 #include "cpu/posterior_rows.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/matrix_cache.hpp"
 #include "cuda/ops_cuda.hpp"
 #include "cuda/resources.hpp"
+#include "detail/mask_delta.hpp"
 #include "detail/posterior_backend.hpp"
 #include "gpbandit/error.hpp"
 
@@ -44,11 +48,8 @@ class CudaPosterior final : public detail::PosteriorBackend {
     cudaStream_t s = stream();
     const std::size_t nn = static_cast<std::size_t>(n_), total = nn * runs_.size();
     points_d_ = cuda::upload(points_.data(), static_cast<std::size_t>(points_.size()), s);
-    if (kernel_.matrix() != nullptr) {
-      matrix_d_ = cuda::upload(kernel_.matrix()->data(),
-                               static_cast<std::size_t>(kernel_.matrix()->size()), s);
-    }
-    args_.f = cuda::device_formula(kernel_, matrix_d_.data());
+    matrix_d_ = cuda::device_matrix(ctx, kernel_);  // shared with the Context's other ops
+    args_.f = cuda::device_formula(kernel_, matrix_d_ ? matrix_d_->data() : nullptr);
     args_.points = points_d_.data();
     args_.d = d_;
     args_.n = n_;
@@ -58,14 +59,11 @@ class CudaPosterior final : public detail::PosteriorBackend {
     mu_d_.allocate(total);
     s2_d_.allocate(total);
     GPB_CUDA_TRY(cudaMemsetAsync(mu_d_.data(), 0, total * sizeof(double), s));
-    for (std::size_t r = 0; r < runs_.size(); ++r) {
-      GPB_CUDA_TRY(cudaMemcpyAsync(s2_d_.data() + r * nn, kdiag_d_.data(), nn * sizeof(double),
-                                   cudaMemcpyDeviceToDevice, s));
-    }
+    cuda::launch_fill_runs(ctx, kdiag_d_.data(), n_, runs, s2_d_.data());  // σ² = prior, all runs
     width_d_.allocate(runs_.size());
     anchor_d_.allocate(runs_.size());
-    mu_h_.resize(total);
-    s2_h_.resize(total);
+    mu_h_.resize(runs_.size());  // host mirrors: allocated per run on first read (sync_host)
+    s2_h_.resize(runs_.size());
     fresh_.assign(runs_.size(), 0);
     const double bytes = static_cast<double>(value_bytes()) * static_cast<double>(total) *
                          static_cast<double>(options.capacity);
@@ -129,11 +127,11 @@ class CudaPosterior final : public detail::PosteriorBackend {
 
   const double* mean(int run) const override {
     sync_host(run);
-    return mu_h_.data() + static_cast<std::size_t>(run) * n_;
+    return mu_h_[static_cast<std::size_t>(run)].data();
   }
   const double* variance(int run) const override {
     sync_host(run);
-    return s2_h_.data() + static_cast<std::size_t>(run) * n_;
+    return s2_h_[static_cast<std::size_t>(run)].data();
   }
 
   std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
@@ -142,13 +140,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
     refresh();
     cudaStream_t s = stream();
     cuda::copy_to_device(width_d_.data(), width, runs_.size(), s);
-    const std::uint8_t* ex = nullptr;
-    if (excluded != nullptr) {
-      const std::size_t total = runs_.size() * static_cast<std::size_t>(n_);
-      excluded_d_.reserve_discard(total, s);
-      cuda::copy_to_device(excluded_d_.data(), excluded, total, s);
-      ex = excluded_d_.data();
-    }
+    const std::uint8_t* ex = excluded != nullptr ? device_mask(excluded) : nullptr;
     std::vector<Rng*> tb;
     if (tiebreak != nullptr) {
       for (Rng& g : *tiebreak) tb.push_back(&g);
@@ -185,19 +177,25 @@ class CudaPosterior final : public detail::PosteriorBackend {
   mutable bool stale_ = false;  // recompute mode: device μ, σ² out of date
 
   cuda::RowArgs args_;
-  DeviceBuffer<double> points_d_, matrix_d_, kdiag_d_;
+  cuda::DeviceMatrix matrix_d_;  // precomputed kernels: the Context's cached device copy
+  DeviceBuffer<double> points_d_, kdiag_d_;
   mutable DeviceBuffer<double> mu_d_, s2_d_;  // R × N; rebuilt by refresh() in recompute mode
   DeviceBuffer<unsigned char> v_d_;  // R × cap × N values of VT (double, or float when mixed)
   DeviceBuffer<double> lrows_d_, alpha_d_, gather_d_;
   DeviceBuffer<int> anchor_d_;
   mutable DeviceBuffer<double> width_d_;
+  // The exclusion mask on the device (R × N) and the host copy of what it holds; each
+  // ucb_argmax call sends only the entries that changed (device_mask).
   mutable DeviceBuffer<std::uint8_t> excluded_d_;
+  mutable std::vector<std::uint8_t> excluded_shadow_;
+  mutable DeviceBuffer<long long> delta_pos_d_;
+  mutable DeviceBuffer<unsigned char> delta_val_d_;
   // Recompute-mode device copies of the factor state and the scratch W.
   mutable DeviceBuffer<int> hist_d_;
   mutable DeviceBuffer<double> lpacked_d_, alphas_all_d_, w_d_;
   mutable DeviceBuffer<unsigned char> resolved_d_;
-  // Host mirrors of μ, σ² (per run, copied on demand).
-  mutable std::vector<double> mu_h_, s2_h_;
+  // Host mirrors of μ, σ²: one vector per run, allocated and copied on its first read.
+  mutable std::vector<std::vector<double>> mu_h_, s2_h_;
   mutable std::vector<char> fresh_;
 
   cudaStream_t stream() const { return cuda::stream_of(*ctx_); }
@@ -213,12 +211,44 @@ class CudaPosterior final : public detail::PosteriorBackend {
   void sync_host(int run) const {
     cuda::set_device(*ctx_);
     refresh();
-    if (fresh_[static_cast<std::size_t>(run)] != 0) return;
-    const std::size_t off = static_cast<std::size_t>(run) * n_, nn = static_cast<std::size_t>(n_);
-    GPB_CUDA_TRY(cudaMemcpyAsync(mu_h_.data() + off, mu_d_.data() + off, nn * sizeof(double),
+    const std::size_t r = static_cast<std::size_t>(run);
+    if (fresh_[r] != 0) return;
+    const std::size_t off = r * n_, nn = static_cast<std::size_t>(n_);
+    mu_h_[r].resize(nn);
+    s2_h_[r].resize(nn);
+    GPB_CUDA_TRY(cudaMemcpyAsync(mu_h_[r].data(), mu_d_.data() + off, nn * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream()));
-    cuda::copy_to_host(s2_h_.data() + off, s2_d_.data() + off, nn, stream());
-    fresh_[static_cast<std::size_t>(run)] = 1;
+    cuda::copy_to_host(s2_h_[r].data(), s2_d_.data() + off, nn, stream());
+    fresh_[r] = 1;
+  }
+
+  /// The device copy of the R×N mask `excluded` (host): uploaded whole on first use or when more
+  /// than 1/16 of it changed, otherwise only the changed bytes (positions and values, then one
+  /// scatter kernel).
+  const std::uint8_t* device_mask(const std::uint8_t* excluded) const {
+    cudaStream_t s = stream();
+    const std::size_t total = runs_.size() * static_cast<std::size_t>(n_);
+    if (excluded_shadow_.empty()) {
+      excluded_d_.allocate(total);
+      excluded_shadow_.assign(excluded, excluded + total);
+      cuda::copy_to_device(excluded_d_.data(), excluded_shadow_.data(), total, s);
+      return excluded_d_.data();
+    }
+    std::vector<std::int64_t> pos;
+    std::vector<std::uint8_t> val;
+    if (!detail::mask_delta(excluded_shadow_.data(), excluded, total, total / 16, &pos, &val)) {
+      cuda::copy_to_device(excluded_d_.data(), excluded_shadow_.data(), total, s);
+    } else if (!pos.empty()) {
+      delta_pos_d_.reserve_discard(pos.size(), s);
+      delta_val_d_.reserve_discard(val.size(), s);
+      static_assert(sizeof(long long) == sizeof(std::int64_t), "64-bit positions");
+      cuda::copy_to_device(delta_pos_d_.data(), reinterpret_cast<const long long*>(pos.data()),
+                           pos.size(), s);
+      cuda::copy_to_device(delta_val_d_.data(), val.data(), val.size(), s);
+      cuda::launch_scatter_bytes(*ctx_, delta_pos_d_.data(), delta_val_d_.data(),
+                                 static_cast<long long>(pos.size()), excluded_d_.data());
+    }
+    return excluded_d_.data();
   }
 
   /// Doubles the row capacity of V, keeping the rows so far; on out-of-memory switches to

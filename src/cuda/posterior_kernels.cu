@@ -1,5 +1,7 @@
 // Launchers of the posterior kernels (kernels/posterior_rows.cuh). Grids are (⌈n/256⌉, R): the
 // run dimension on y (R ≤ 65535, checked by the caller), candidates on x.
+#include <algorithm>
+
 #include "cuda/launch.hpp"
 #include "cuda/resources.hpp"
 #include "posterior_rows.cuh"
@@ -65,6 +67,24 @@ void launch_recompute_chunk(const Context& ctx, const RowArgs& a, int j0, int le
   kernels::recompute_chunk<<<grid_over(len, a.runs), kernels::kRowThreads, 0, stream_of(ctx)>>>(
       a.f, a.points, a.d, a.n, j0, len, t, hist, lpacked, alpha, resolved, kdiag, W, mu, s2);
   check_launch("recompute_chunk kernel launch");
+}
+
+void launch_fill_runs(const Context& ctx, const double* kdiag, int n, int runs, double* out) {
+  if (n == 0) return;
+  kernels::fill_runs<<<grid_over(n, runs), kernels::kRowThreads, 0, stream_of(ctx)>>>(kdiag, n,
+                                                                                      out);
+  check_launch("fill_runs kernel launch");
+}
+
+void launch_scatter_bytes(const Context& ctx, const long long* pos, const unsigned char* val,
+                          long long count, unsigned char* dst) {
+  if (count == 0) return;
+  const long long blocks =
+      std::min<long long>((count + kernels::kRowThreads - 1) / kernels::kRowThreads, 1024);
+  kernels::
+      scatter_bytes<<<static_cast<unsigned>(blocks), kernels::kRowThreads, 0, stream_of(ctx)>>>(
+          pos, val, count, dst);
+  check_launch("scatter_bytes kernel launch");
 }
 
 }  // namespace gpb::cuda

@@ -6,6 +6,7 @@
 #include "cuda/launch.hpp"
 #include "cuda/resources.hpp"
 #include "detail/projection_backend.hpp"
+#include "detail/solver_info.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::detail {
@@ -94,7 +95,7 @@ SingularSpectrum singular_spectrum_cuda(const Context& ctx,
                                     res.info.data()));
   int info = 0;
   cuda::copy_to_host(&info, res.info.data(), 1, s);
-  if (info != 0) {
+  if (check_solver_info(info, "cusolverDnDsyevd") != 0) {
     throw NumericalError("singular_spectrum: cusolverDnDsyevd failed on the " + std::to_string(d) +
                          "x" + std::to_string(d) +
                          " Gram matrix (devInfo = " + std::to_string(info) + ")");

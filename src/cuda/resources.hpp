@@ -7,8 +7,11 @@
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "cuda/device_buffer.hpp"
 #include "gpbandit/context.hpp"
@@ -32,12 +35,28 @@ struct CudaResources {
   int device = 0;
   std::string name;
   int sm_count = 1;
+  /// Free device memory (cudaMemGetInfo) once the stream and handles existed, bytes: the base of
+  /// the automatic memory budget (ContextOptions::memory_budget_bytes = 0).
+  std::size_t free_bytes_at_start = 0;
   std::unique_ptr<CUstream_st, StreamDeleter> stream;
   std::unique_ptr<cublasContext, CublasDeleter> cublas;
   std::unique_ptr<cusolverDnContext, CusolverDeleter> cusolver;
   /// Scratch for cuSOLVER (grown on demand; ops on one Context run one at a time on its stream).
   cuda::DeviceBuffer<double> workspace;
   cuda::DeviceBuffer<int> info;  ///< one int: cuSOLVER devInfo
+  /// Device copies of precomputed kernel matrices (src/cuda/matrix_cache.cpp).
+  struct MatrixCache {
+    /// One host matrix (weakly held: a dead host matrix evicts its copy) and its device copy.
+    struct Entry {
+      std::weak_ptr<const void> host;
+      std::shared_ptr<const cuda::DeviceBuffer<double>> device;
+      std::uint64_t last_use = 0;
+    };
+    std::mutex mutex;
+    std::vector<Entry> entries;
+    std::uint64_t clock = 0;
+    std::size_t uploads = 0;  ///< host → device uploads so far
+  } matrix_cache;
 };
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 
 #include "cuda/launch.hpp"
 #include "cuda/resources.hpp"
+#include "detail/argmax_span.hpp"
 #include "gpbandit/error.hpp"
 #include "ucb_argmax.cuh"
 
@@ -29,7 +30,7 @@ class Carver {
 };
 
 int blocks_for(int n) {
-  return (n + kernels::kArgmaxSpan - 1) / kernels::kArgmaxSpan;
+  return detail::span_blocks(n, kernels::kArgmaxSpan);
 }
 }  // namespace
 

@@ -17,6 +17,10 @@ CudaResourcesPtr make_cuda_resources(const ContextOptions& /*options*/) {
       "Backend::Cuda requested but this build has no CUDA; rebuild with nvcc on PATH");
 }
 
+std::size_t cuda_free_bytes(const CudaResources& /*resources*/) {
+  return 0;
+}
+
 std::string describe_cuda_resources(const CudaResources& /*resources*/) {
   return "cuda: unavailable";
 }

@@ -3,6 +3,7 @@
 /// in CUDA builds, src/cuda_stub/no_cuda.cpp in CPU-only builds).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -28,6 +29,10 @@ using CudaResourcesPtr = std::unique_ptr<CudaResources, CudaResourcesDeleter>;
 /// Acquires the stream and library handles on `options.device`.
 /// @throws NoCudaBuildError in a CPU-only build; CudaError when no device can be used.
 CudaResourcesPtr make_cuda_resources(const ContextOptions& options);
+
+/// Free memory of the resources' device in bytes (cudaMemGetInfo, read when the resources were
+/// acquired, i.e. after the stream and library handles took theirs).
+std::size_t cuda_free_bytes(const CudaResources& resources);
 
 /// "NVIDIA H100 (device 0)"-style description of the resources' device.
 std::string describe_cuda_resources(const CudaResources& resources);

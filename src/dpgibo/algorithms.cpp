@@ -6,9 +6,7 @@
 #include <limits>
 #include <memory>
 
-#include "gpbandit/dpgibo/gradient_gp.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
 #include "gpbandit/privacy/gdp.hpp"
 
 namespace gpb::dpgibo {
@@ -53,6 +51,15 @@ void validate(const GiboOptions& o, int d, const std::string& p) {
   GPB_EXPECTS(o.n_restart >= 0, p << "n_restart: must be >= 0, got " << o.n_restart);
   GPB_EXPECTS(o.n_steps >= 0, p << "n_steps: must be >= 0, got " << o.n_steps);
   GPB_EXPECTS(o.history_k >= 0, p << "history: k must be >= 1, got " << o.history_k);
+  GPB_EXPECTS(o.degree >= 1, p << "degree: must be >= 1, got " << o.degree);
+  GPB_EXPECTS(o.kernel == SurrogateKernel::SE || !o.poly_weight_space || o.degree == 2,
+              p << "degree: the weight-space polynomial surrogate supports degree 2 only (use "
+                   "poly_impl = \"function_space\"), got "
+                << o.degree);
+  GPB_EXPECTS(std::isfinite(o.offset) && o.offset >= 0,
+              p << "offset: must be >= 0, got " << o.offset);
+  GPB_EXPECTS(std::isfinite(o.r_box) && o.r_box >= 0, p << "r_box: must be > 0, got " << o.r_box);
+  GPB_EXPECTS(o.sweeps >= 0, p << "sweeps: must be >= 0, got " << o.sweeps);
 }
 
 Eigen::VectorXd lengthscales(const GiboOptions& o, int d) {
@@ -125,17 +132,13 @@ Eigen::VectorXd clipped_mean(const Eigen::Ref<const Eigen::MatrixXd>& G, double 
 
 namespace {
 
-Eigen::VectorXd clamp_box(const Task& task, Eigen::VectorXd x) {
-  return x.cwiseMax(task.lower()).cwiseMin(task.upper());
-}
-
 /// The step rule followed by the projection on Θ.
 class Stepper {
  public:
   Stepper(const GiboOptions& o, int d)
       : o_(o), ell_(lengthscales(o, d)), acc_(Eigen::VectorXd::Zero(d)) {}
   Eigen::VectorXd step(const Task& task, const Eigen::VectorXd& theta, const Eigen::VectorXd& g) {
-    return clamp_box(task, step_update(o_, ell_, acc_, theta, g));
+    return project(task, step_update(o_, ell_, acc_, theta, g));
   }
 
  private:
@@ -167,125 +170,7 @@ Eigen::MatrixXd evaluate(const Task& task, const Eigen::MatrixXd& Z, double sd, 
   return Y;
 }
 
-/// Projected gradient ascent on Δ(z) inside [lo, hi] from z (backtracking, n_steps steps).
-double refine(const GradientGp& gp, const Eigen::VectorXd& theta, const Eigen::MatrixXd& A,
-              const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, int n_steps,
-              Eigen::VectorXd& z) {
-  const Eigen::VectorXd ell = gp.lengthscales();
-  Eigen::VectorXd g, gt;
-  double val = gp.decrement_and_gradient(theta, A, z, g);
-  double alpha = 0.25;  // step length in units of ℓ
-  for (int it = 0; it < n_steps; ++it) {
-    const Eigen::VectorXd dir = ell.cwiseProduct(g);  // ascent direction in ℓ-scaled coordinates
-    const double n = g.cwiseProduct(ell).norm();
-    if (!(n > 0)) break;
-    bool moved = false;
-    for (int tries = 0; tries < 5 && !moved; ++tries, alpha *= 0.5) {
-      const Eigen::VectorXd cand =
-          (z + (alpha / n) * ell.cwiseProduct(dir)).cwiseMax(lo).cwiseMin(hi);
-      const double v = gp.decrement_and_gradient(theta, A, cand, gt);
-      if (v > val) {
-        z = cand;
-        val = v;
-        g = gt;
-        moved = true;
-      }
-    }
-    if (!moved) break;
-    alpha = std::min(1.0, alpha * 4);  // undo the halving that follows a success, and grow
-  }
-  return val;
-}
-
 }  // namespace
-
-Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientGp& gp,
-                              const Eigen::VectorXd& theta, Rng& rng,
-                              std::vector<Eigen::MatrixXd>* pools) {
-  const int d = task.dim();
-  const Eigen::VectorXd ell = gp.lengthscales();
-  const double h_axis = axis_design_step(d, 1.0, 1.0, o.sigma2 / o.variance, 1);  // in units of ℓ
-  Eigen::MatrixXd axis(d, 2 * d);
-  for (int a = 0; a < d; ++a) {
-    axis.col(2 * a) = theta;
-    axis.col(2 * a + 1) = theta;
-    axis(a, 2 * a) += h_axis * ell(a);
-    axis(a, 2 * a + 1) -= h_axis * ell(a);
-  }
-  for (int j = 0; j < 2 * d; ++j) axis.col(j) = clamp_box(task, axis.col(j));
-  if (o.acq == Acquisition::Axis) {
-    const int b = o.b_fixed > 0 ? o.b_fixed : 2 * d;
-    Eigen::MatrixXd Z = axis.leftCols(b);
-    gp.append(Z);
-    return Z;
-  }
-  const int cap = o.b_fixed > 0 ? o.b_fixed : (o.b_max > 0 ? o.b_max : b_cap(d));
-  const Eigen::VectorXd lo = (theta - ell).cwiseMax(task.lower());
-  const Eigen::VectorXd hi = (theta + ell).cwiseMin(task.upper());
-  auto draw = [&]() {
-    Eigen::MatrixXd C(d, o.n_cand + 2 * d + 1);
-    for (int j = 0; j < o.n_cand; ++j) {
-      for (int a = 0; a < d; ++a) C(a, j) = rng.uniform(lo(a), hi(a));
-    }
-    C.middleCols(o.n_cand, 2 * d) = axis;
-    C.col(C.cols() - 1) = clamp_box(task, theta);
-    if (pools != nullptr) pools->push_back(C);
-    return C;
-  };
-  Eigen::MatrixXd Z(d, 0);
-  auto take = [&](const Eigen::VectorXd& z) {
-    Z.conservativeResize(Eigen::NoChange, Z.cols() + 1);
-    Z.col(Z.cols() - 1) = z;
-  };
-  double tr = gp.trace(theta);
-  if (o.theta_in_batch && cap >= 1) {
-    const Eigen::VectorXd t0 = clamp_box(task, theta);
-    take(t0);
-    gp.append(t0);
-    tr = gp.trace(theta);
-  }
-  Eigen::MatrixXd C;
-  GradientGp::Candidates pool;
-  while (Z.cols() < cap) {
-    if (o.b_fixed == 0 && Z.cols() >= 1 && tr <= o.eps_bias) break;
-    if (C.cols() == 0 || o.pool_redraw) {  // a fresh pool per greedy step (spec A1 step 5)
-      C = draw();
-      pool = gp.score(theta, C);
-    }
-    const Eigen::VectorXd delta = pool.decrements();
-    Eigen::Index best = 0;
-    double top = delta.maxCoeff(&best);
-    Eigen::VectorXd zbest = C.col(best);
-    bool refined = false;
-    if (o.n_restart > 0 && o.n_steps > 0) {
-      const Eigen::MatrixXd A = gp.gradient_operator(theta);
-      std::vector<Eigen::Index> order(static_cast<std::size_t>(delta.size()));
-      for (Eigen::Index j = 0; j < delta.size(); ++j) order[static_cast<std::size_t>(j)] = j;
-      const int nr = std::min<int>(o.n_restart, static_cast<int>(delta.size()));
-      std::partial_sort(order.begin(), order.begin() + nr, order.end(),
-                        [&](Eigen::Index a, Eigen::Index b) { return delta(a) > delta(b); });
-      for (int r = 0; r < nr; ++r) {
-        Eigen::VectorXd z = C.col(order[static_cast<std::size_t>(r)]);
-        const double v = refine(gp, theta, A, lo, hi, o.n_steps, z);
-        if (v > top) {
-          top = v;
-          zbest = z;
-          refined = true;
-        }
-      }
-    }
-    if (Z.cols() >= 1 && top <= 1e-12 * gp.prior_trace()) break;  // no progress possible
-    take(zbest);
-    if (refined) {
-      gp.append(zbest);
-      if (!o.pool_redraw) pool = gp.score(theta, C);
-    } else {
-      gp.append_candidate(pool, static_cast<int>(best));
-    }
-    tr -= top;
-  }
-  return Z;
-}
 
 RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
                      const Eigen::VectorXd& theta0, double eval_noise_sd, RunRandomness rnd) {
@@ -294,10 +179,10 @@ RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
   GPB_EXPECTS(theta0.size() == d, "theta0 has dimension " << theta0.size() << ", expected " << d);
   const double nu = dp_noise_std(o.B, o.T, n, o.mu);
   const Eigen::VectorXd ell = lengthscales(o, d);
-  auto gp = std::make_unique<GradientGp>(ctx, ell, o.variance, o.sigma2, o.jitter * o.variance);
+  std::unique_ptr<GradientSurrogate> gp = make_surrogate(ctx, o, d);
   Stepper stepper(o, d);
   RunTrace out;
-  Eigen::VectorXd theta = clamp_box(task, theta0);
+  Eigen::VectorXd theta = project(task, theta0);
   out.rows.push_back({0, 0, 0, gp->trace(theta), task.objective(theta), 0, 0, 0, theta(0)});
   Eigen::MatrixXd Y(0, n), X(d, 0);  // every evaluated point and its per-user losses
   Eigen::MatrixXd Yw(0, n);          // the losses of the GP's points (the window)
@@ -306,7 +191,7 @@ RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
     if (o.history_k > 0 && X.cols() > o.history_k) {  // history = nearest(k): public (points only)
       const std::vector<int> keep = nearest_points(X, theta, ell, o.history_k);
       out.jitter_used = std::max(out.jitter_used, gp->jitter_used());
-      gp = std::make_unique<GradientGp>(ctx, ell, o.variance, o.sigma2, o.jitter * o.variance);
+      gp = gp->empty_copy();
       Eigen::MatrixXd P(d, static_cast<Eigen::Index>(keep.size()));
       Yw.resize(static_cast<Eigen::Index>(keep.size()), n);
       for (std::size_t j = 0; j < keep.size(); ++j) {
@@ -331,6 +216,11 @@ RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
     const Eigen::MatrixXd G = gp->mean_gradients(theta, Yw);  // d×n
     int clipped = 0;
     const Eigen::VectorXd g = clipped_mean(G, o.B, o.clip, &clipped);
+    if (task.has_gradients()) {  // evaluation-only diagnostics: never fed back
+      const Eigen::MatrixXd Gt = task.per_user_gradients(theta);
+      it.bias = (g - clipped_mean(Gt, o.B, o.clip)).norm();
+      it.grad_error = (g - Gt.rowwise().mean()).norm();
+    }
     const Eigen::VectorXd ghat = privatize(g, nu, rnd.privacy, &it.noise_norm);
     theta = stepper.step(task, theta, ghat);
     it.evaluations = evaluations;
@@ -353,7 +243,7 @@ RunTrace run_dp_gd(const Task& task, const GiboOptions& o, const Eigen::VectorXd
   const double nu = dp_noise_std(o.B, o.T, n, o.mu);
   Stepper stepper(o, d);
   RunTrace out;
-  Eigen::VectorXd theta = clamp_box(task, theta0);
+  Eigen::VectorXd theta = project(task, theta0);
   out.rows.push_back({0, 0, 0, 0, task.objective(theta), 0, 0, 0, theta(0)});
   for (int t = 1; t <= o.T; ++t) {
     Iterate it;

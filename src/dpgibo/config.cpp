@@ -25,11 +25,17 @@
 //   "methods": [
 //     {"type": "dp_gibo", "label": "DP-GIBO", "mu": 1, "B": 3, "T": 25,
 //      "b": 16 (fixed) | "eps_bias": 0.5 with "b_max": 30 (adaptive; cap 2d),
-//      "acq": "greedy"|"axis", "n_cand": 256, "pool": "per_step"|"once", "n_restart": 4,
+//      "acq": "greedy"|"axis"|"joint", "n_cand": 256, "pool": "per_step"|"once", "n_restart": 4,
 //      "n_steps": 20, "theta_in_batch": false, "step": "adagrad"|"gd"|"normalized",
 //      "eta": 0.3, "eta_units": "absolute"|"lengthscale", "history": "all"|"nearest",
 //      "history_k": k, "lengthscale": 1 | [ℓ_1, …, ℓ_d] (ARD), "variance": 1,
-//      "sigma2": 0.0025, "jitter": 1e-9, "clip": true},
+//      "sigma2": 0.0025, "jitter": 1e-9, "clip": true,
+//      "kernel": "se"|"polynomial",    polynomial v·(xᵀz + offset)^degree ("variance" = v):
+//      "degree": 2, "offset": 1,       "poly_impl": "weight_space" (default; degree 2) |
+//                                      "function_space"; no "lengthscale" (unit scale for the
+//                                      normalised step, eta_units and history distances)
+//      "r_box": ℓ,                     half-width of the design box (default ℓ; polynomial: 1)
+//      "acq": "joint", "sweeps": 3},   joint design: A1 then block-coordinate sweeps
 //     {"type": "gibo", ...}            DP-GIBO keys without mu (μ = ∞; "clip": false allowed)
 //     {"type": "dp_gd", "mu", "B", "T", "step", "eta"}   true per-user gradients (huber,
 //     {"type": "gd", "T", "step", "eta", "clip"}          normal_location)
@@ -59,6 +65,36 @@ using nlohmann::json;
 
 using Reader = gpb::detail::ConfigObject;
 
+/// "kernel", "degree", "offset", "poly_impl", "r_box" of a DP-GIBO / GIBO method.
+void parse_kernel(const Reader& r, GiboOptions& o) {
+  const std::string kernel = r.str("kernel", "se");
+  if (kernel != "se" && kernel != "polynomial") {
+    r.fail("kernel", "must be \"se\" or \"polynomial\", got " + kernel);
+  }
+  o.kernel = kernel == "se" ? SurrogateKernel::SE : SurrogateKernel::Polynomial;
+  if (o.kernel == SurrogateKernel::SE) {
+    for (const char* k : {"degree", "offset", "poly_impl"}) {
+      if (r.has(k)) r.fail(k, "only with kernel = \"polynomial\"");
+    }
+  } else if (r.has("lengthscale")) {
+    r.fail("lengthscale", "a polynomial kernel has no lengthscale (r_box sets the design box)");
+  }
+  o.degree = r.integer("degree", 2);
+  if (o.degree < 1) r.fail("degree", "must be >= 1");
+  o.offset = r.num("offset", 1.0);
+  if (!(o.offset >= 0)) r.fail("offset", "must be >= 0");
+  const std::string impl = r.str("poly_impl", "weight_space");
+  if (impl != "weight_space" && impl != "function_space") {
+    r.fail("poly_impl", "must be \"weight_space\" or \"function_space\", got " + impl);
+  }
+  o.poly_weight_space = impl == "weight_space";
+  if (o.poly_weight_space && o.degree != 2) {
+    r.fail("degree", "weight_space supports degree 2 only (use poly_impl = \"function_space\")");
+  }
+  o.r_box = r.num("r_box", 0.0);
+  if (r.has("r_box") && !(o.r_box > 0)) r.fail("r_box", "must be > 0");
+}
+
 GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   GiboOptions o;
   const bool gd = type == "dp_gd" || type == "gd";
@@ -76,8 +112,14 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   o.b_max = r.integer("b_max", 0);
   if (r.has("b_max") && o.b_max < 1) r.fail("b_max", "must be >= 1");
   const std::string acq = r.str("acq", "greedy");
-  if (acq != "greedy" && acq != "axis") r.fail("acq", "must be \"greedy\" or \"axis\", got " + acq);
-  o.acq = acq == "axis" ? Acquisition::Axis : Acquisition::Greedy;
+  if (acq != "greedy" && acq != "axis" && acq != "joint") {
+    r.fail("acq", "must be \"greedy\", \"axis\" or \"joint\", got " + acq);
+  }
+  o.acq = acq == "axis" ? Acquisition::Axis
+                        : (acq == "joint" ? Acquisition::Joint : Acquisition::Greedy);
+  if (r.has("sweeps") && o.acq != Acquisition::Joint) r.fail("sweeps", "only with acq = \"joint\"");
+  o.sweeps = r.integer("sweeps", 3);
+  if (o.sweeps < 1) r.fail("sweeps", "must be >= 1");
   o.n_cand = r.integer("n_cand", 256);
   const std::string step = r.str("step", gd ? "gd" : "adagrad");
   if (step != "adagrad" && step != "gd" && (gd || step != "normalized")) {
@@ -87,6 +129,7 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   o.step = step == "gd" ? StepRule::Gd
                         : (step == "normalized" ? StepRule::Normalized : StepRule::AdaGrad);
   o.eta = r.num("eta", gd ? 0.1 : 0.3);
+  if (!gd) parse_kernel(r, o);
   if (r.has("lengthscale") && r.raw("lengthscale").is_array()) {
     o.lengthscales = r.numbers("lengthscale", {});
   } else {

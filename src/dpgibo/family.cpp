@@ -7,6 +7,7 @@
 #include "dpgibo/family.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -43,7 +44,7 @@ std::string csv_rows(const std::string& label, int run, const RunTrace& tr) {
   for (const Iterate& it : tr.rows) {
     os << label << ',' << run << ',' << it.t << ',' << it.b << ',' << it.evaluations << ','
        << it.trace << ',' << it.loss << ',' << it.grad_norm << ',' << it.noise_norm << ','
-       << it.clipped_fraction << ',' << it.theta1 << '\n';
+       << it.clipped_fraction << ',' << it.theta1 << ',' << it.bias << ',' << it.grad_error << '\n';
   }
   return os.str();
 }
@@ -85,16 +86,26 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
 
 /// The record of one run: what summarize_dpgibo() needs (final numbers, the loss per row).
 json run_record(std::uint32_t run, const RunTrace& tr, const Task& task) {
-  json loss = json::array(), evals = json::array();
-  double grad = 0, noise = 0;
-  long steps = 0;
+  json loss = json::array(), evals = json::array(), theta1 = json::array(),
+       noise_norm = json::array(), bias = json::array();
+  double grad = 0, noise = 0, bias_sum = 0, error_sum = 0;
+  long steps = 0, bias_steps = 0;
   for (const Iterate& it : tr.rows) {
     loss.push_back(it.loss);
     evals.push_back(it.evaluations);
+    theta1.push_back(it.theta1);
+    noise_norm.push_back(it.noise_norm);
+    // null where the task cannot tell the bias (summary.cpp reads it back as NaN)
+    bias.push_back(std::isfinite(it.bias) ? json(it.bias) : json(nullptr));
     if (it.t >= 1) {
       grad += it.grad_norm;
       noise += it.noise_norm;
       ++steps;
+    }
+    if (it.t >= 1 && std::isfinite(it.bias)) {  // ‖g − clipped true mean‖, ‖g − ∇f‖
+      bias_sum += it.bias;
+      error_sum += it.grad_error;
+      ++bias_steps;
     }
   }
   json j = {{"run", run},
@@ -105,7 +116,13 @@ json run_record(std::uint32_t run, const RunTrace& tr, const Task& task) {
             {"evals", evals},
             {"grad_sum", grad},
             {"noise_sum", noise},
-            {"steps", steps}};
+            {"steps", steps},
+            {"theta1", theta1},
+            {"noise_norm", noise_norm},
+            {"bias", bias},
+            {"bias_sum", bias_sum},
+            {"error_sum", error_sum},
+            {"bias_steps", bias_steps}};
   const std::optional<Eigen::VectorXd> opt = task.optimum();
   if (opt && tr.theta.size() == task.dim()) j["distance"] = (tr.theta - *opt).norm();
   return j;
@@ -126,7 +143,8 @@ std::string DpGiboFamily::type(int p) const {
 }
 
 std::string DpGiboFamily::runs_csv_header() const {
-  return "method,run,t,b,evaluations,trace,loss,grad_norm,noise_norm,clipped_fraction,theta1\n";
+  return "method,run,t,b,evaluations,trace,loss,grad_norm,noise_norm,clipped_fraction,theta1,bias,"
+         "grad_error\n";
 }
 
 const Task& DpGiboFamily::task(std::uint64_t seed) const {

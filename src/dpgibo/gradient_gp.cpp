@@ -2,6 +2,7 @@
 #include "gpbandit/dpgibo/gradient_gp.hpp"
 
 #include <cmath>
+#include <memory>
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/kernel_derivative.hpp"
@@ -27,14 +28,20 @@ GradientGp::GradientGp(const Context& ctx, const Kernel& kernel, int dim, double
           Eigen::VectorXd::Constant(std::max(dim, 1),
                                     kernel.type() == KernelType::SE ? kernel.lengthscale() : 1.0),
           kernel.variance(), noise_variance, jitter) {
-  GPB_EXPECTS(kernel.type() == KernelType::SE, "GradientGp: the kernel must be SE");
+  GPB_EXPECTS(kernel.type() == KernelType::SE || kernel.type() == KernelType::Polynomial,
+              "GradientGp: the kernel must be SE or polynomial, got " << kernel.describe());
   GPB_EXPECTS(dim >= 1, "GradientGp: dimension must be >= 1, got " << dim);
+  if (kernel.type() == KernelType::Polynomial) {
+    kernel_ = kernel;
+    poly_ = true;
+  }
 }
 
 GradientGp::GradientGp(const Context& ctx, const Eigen::VectorXd& lengthscales, double variance,
                        double noise_variance, double jitter)
     : ctx_(&ctx),
       kernel_(Kernel::se(1.0, variance)),
+      poly_(false),
       ell_(lengthscales),
       d_(static_cast<int>(lengthscales.size())),
       noise_(noise_variance),
@@ -64,9 +71,21 @@ Eigen::MatrixXd GradientGp::scaled(const Eigen::Ref<const Eigen::MatrixXd>& X) c
 
 Eigen::MatrixXd GradientGp::grad_block(const Eigen::Ref<const Eigen::VectorXd>& theta,
                                        const Eigen::Ref<const Eigen::MatrixXd>& Xu) const {
+  if (poly_) {  // ∂/∂θ_a v(θᵀx + c)^p = p·v·(θᵀx + c)^{p−1}·x_a
+    const int p = kernel_.degree();
+    const Eigen::RowVectorXd dot = (theta.transpose() * Xu).array() + kernel_.offset();
+    const Eigen::RowVectorXd f = p * kernel_.variance() * dot.array().pow(p - 1);
+    return Xu * f.asDiagonal();
+  }
   // J(θ, x) = ∇_θ k = diag(ℓ⁻¹)·∇_u k(u_θ, u_x) (chain rule).
   const Eigen::MatrixXd tu = scaled(theta);
   return ell_.cwiseInverse().asDiagonal() * se_kernel_grad(*ctx_, kernel_, tu, Xu);
+}
+
+Eigen::VectorXd GradientGp::diag(const Eigen::Ref<const Eigen::MatrixXd>& Xu) const {
+  if (!poly_) return Eigen::VectorXd::Constant(Xu.cols(), kernel_.variance());
+  const Eigen::ArrayXd q = Xu.colwise().squaredNorm().transpose().array() + kernel_.offset();
+  return kernel_.variance() * q.pow(kernel_.degree()).matrix();
 }
 
 void GradientGp::append(const Eigen::Ref<const Eigen::MatrixXd>& Z) {
@@ -84,7 +103,17 @@ void GradientGp::append(const Eigen::Ref<const Eigen::MatrixXd>& Z) {
 }
 
 double GradientGp::prior_trace() const {
+  GPB_EXPECTS(!poly_, "GradientGp::prior_trace: a polynomial kernel's depends on θ");
   return kernel_.variance() * ell_.cwiseInverse().squaredNorm();
+}
+
+double GradientGp::prior_trace_at(const Eigen::Ref<const Eigen::VectorXd>& theta) const {
+  if (!poly_) return prior_trace();
+  // Σ_a ∂²k(θ, θ')/∂θ_a∂θ'_a at θ' = θ, with q = ‖θ‖² + c.
+  const int p = kernel_.degree();
+  const double t2 = theta.squaredNorm(), q = t2 + kernel_.offset();
+  const double second = p >= 2 ? (p - 1) * t2 * std::pow(q, p - 2) : 0.0;
+  return p * kernel_.variance() * (d_ * std::pow(q, p - 1) + second);
 }
 
 Eigen::MatrixXd GradientGp::whitened_grad(const Eigen::Ref<const Eigen::VectorXd>& theta) const {
@@ -95,7 +124,7 @@ Eigen::MatrixXd GradientGp::whitened_grad(const Eigen::Ref<const Eigen::VectorXd
 }
 
 double GradientGp::trace(const Eigen::Ref<const Eigen::VectorXd>& theta) const {
-  return prior_trace() - whitened_grad(theta).squaredNorm();
+  return prior_trace_at(theta) - whitened_grad(theta).squaredNorm();
 }
 
 Eigen::MatrixXd GradientGp::gradient_operator(
@@ -105,45 +134,88 @@ Eigen::MatrixXd GradientGp::gradient_operator(
   return A.transpose();
 }
 
+GradientGp::PointTerms GradientGp::point_terms(const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                               const Eigen::Ref<const Eigen::VectorXd>& z) const {
+  PointTerms t;
+  const int N = size();
+  t.kD.resize(N);
+  t.P.resize(N, d_);
+  const double v = kernel_.variance();
+  if (poly_) {  // k = v(xᵀz + c)^p
+    const int p = kernel_.degree();
+    const double c = kernel_.offset(), qz = z.squaredNorm() + c, qt = theta.dot(z) + c;
+    t.kzz = v * std::pow(qz, p);
+    t.dkzz = 2 * p * v * std::pow(qz, p - 1) * z;
+    t.Jz = p * v * std::pow(qt, p - 1) * z;
+    t.dJ = p * v * std::pow(qt, p - 1) * Eigen::MatrixXd::Identity(d_, d_);
+    if (p >= 2) t.dJ += p * (p - 1) * v * std::pow(qt, p - 2) * z * theta.transpose();
+    for (int j = 0; j < N; ++j) {
+      const double q = D_.col(j).dot(z) + c;
+      t.kD(j) = v * std::pow(q, p);
+      t.P.row(j) = p * v * std::pow(q, p - 1) * D_.col(j).transpose();
+    }
+    return t;
+  }
+  // SE in u = x ⊘ ℓ: k = v·exp(−½‖u − u′‖²); ∂/∂x_a = ℓ_a⁻¹ ∂/∂u_a.
+  const Eigen::VectorXd il = ell_.cwiseInverse();
+  const Eigen::VectorXd diff = scaled(theta) - scaled(z);  // θ_u − z_u
+  const double kz = v * std::exp(-0.5 * diff.squaredNorm());
+  t.kzz = v;
+  t.dkzz = Eigen::VectorXd::Zero(d_);
+  t.Jz = -(il.asDiagonal() * diff) * kz;
+  // ∂J_a/∂z_b = ℓ_a⁻¹ℓ_b⁻¹·k·[δ_ab − (θ_u − z_u)_a(θ_u − z_u)_b]
+  t.dJ = il.asDiagonal() * (kz * (Eigen::MatrixXd::Identity(d_, d_) - diff * diff.transpose())) *
+         il.asDiagonal();
+  const Eigen::VectorXd zu = scaled(z);
+  for (int j = 0; j < N; ++j) {
+    const Eigen::VectorXd dj = U_.col(j) - zu;
+    t.kD(j) = v * std::exp(-0.5 * dj.squaredNorm());
+    t.P.row(j) = (il.asDiagonal() * dj * t.kD(j)).transpose();
+  }
+  return t;
+}
+
 double GradientGp::decrement_and_gradient(const Eigen::Ref<const Eigen::VectorXd>& theta,
                                           const Eigen::Ref<const Eigen::MatrixXd>& A,
                                           const Eigen::Ref<const Eigen::VectorXd>& z,
                                           Eigen::VectorXd& grad) const {
   GPB_EXPECTS(A.rows() == d_ && A.cols() == size(), "decrement_and_gradient: A must be d×N");
-  const Eigen::VectorXd tu = scaled(theta), zu = scaled(z);
-  const Eigen::VectorXd il = ell_.cwiseInverse();
-  const double s2 = kernel_.variance();
-  // In u coordinates the kernel is s²·exp(−½‖u − u′‖²); derivatives in u, then ⊘ ℓ at the end.
-  const Eigen::VectorXd diff = tu - zu;                        // θ_u − z_u
-  const double kz = s2 * std::exp(-0.5 * diff.squaredNorm());  // k(θ, z)
-  const Eigen::VectorXd Jz = -(il.asDiagonal() * diff) * kz;   // J(θ, z) in θ units
-  Eigen::VectorXd kD(size());
-  Eigen::MatrixXd P(size(), d_);  // P_{j,b} = ∂k(x_j, z)/∂u_{z,b}
-  for (int j = 0; j < size(); ++j) {
-    const Eigen::VectorXd dj = U_.col(j) - zu;
-    kD(j) = s2 * std::exp(-0.5 * dj.squaredNorm());
-    P.row(j) = (dj * kD(j)).transpose();
-  }
-  Eigen::VectorXd w = kD;  // K⁻¹k(D, z)
+  GPB_EXPECTS(theta.size() == d_ && z.size() == d_, "decrement_and_gradient: dimension");
+  const PointTerms t = point_terms(theta, z);
+  Eigen::VectorXd w = t.kD;  // K⁻¹k(D, z)
   if (size() > 0) {
     chol_.solve_lower(w);
     chol_.solve_upper(w);
   }
-  const double s = s2 + noise_ + jitter_ - kD.dot(w);
-  const Eigen::VectorXd r = Jz - A * kD;
+  const double s = t.kzz + noise_ + jitter_ - t.kD.dot(w);
+  const Eigen::VectorXd r = t.Jz - A * t.kD;
   if (!(s > 0)) {
     grad = Eigen::VectorXd::Zero(d_);
     return 0.0;
   }
   const double delta = r.squaredNorm() / s;
-  // ∂J_a/∂u_{z,b} = ℓ_a⁻¹·k·[δ_ab − (θ_u − z_u)_a(θ_u − z_u)_b]
-  const Eigen::MatrixXd dJ =
-      il.asDiagonal() * (kz * (Eigen::MatrixXd::Identity(d_, d_) - diff * diff.transpose()));
-  const Eigen::MatrixXd dr = dJ - A * P;                // d×d, columns: ∂r/∂u_{z,b}
-  const Eigen::VectorXd ds = -2.0 * P.transpose() * w;  // ∂s/∂u_z
-  const Eigen::VectorXd gu = 2.0 * dr.transpose() * r / s - delta * ds / s;
-  grad = il.asDiagonal() * gu;  // ∂/∂z_b = ℓ_b⁻¹ ∂/∂u_{z,b}
+  const Eigen::MatrixXd dr = t.dJ - A * t.P;                      // d×d, columns: ∂r/∂z_b
+  const Eigen::VectorXd ds = t.dkzz - 2.0 * t.P.transpose() * w;  // ∂s/∂z
+  grad = 2.0 * dr.transpose() * r / s - delta * ds / s;
   return delta;
+}
+
+GradientSurrogate::DecrementFn GradientGp::decrement_at(
+    const Eigen::Ref<const Eigen::VectorXd>& theta) const {
+  const Eigen::VectorXd th = theta;
+  const Eigen::MatrixXd A = gradient_operator(theta);
+  return [this, th, A](const Eigen::VectorXd& z, Eigen::VectorXd& grad) {
+    return decrement_and_gradient(th, A, z, grad);
+  };
+}
+
+std::unique_ptr<GradientSurrogate> GradientGp::clone() const {
+  return std::make_unique<GradientGp>(*this);
+}
+
+std::unique_ptr<GradientSurrogate> GradientGp::empty_copy() const {
+  if (poly_) return std::make_unique<GradientGp>(*ctx_, kernel_, d_, noise_, jitter_);
+  return std::make_unique<GradientGp>(*ctx_, ell_, kernel_.variance(), noise_, jitter_);
 }
 
 GradientGp::Candidates GradientGp::score(const Eigen::Ref<const Eigen::VectorXd>& theta,
@@ -151,10 +223,11 @@ GradientGp::Candidates GradientGp::score(const Eigen::Ref<const Eigen::VectorXd>
   GPB_EXPECTS(C.rows() == d_, "score: candidates have dimension " << C.rows());
   Candidates p;
   p.C = C;
+  p.theta = theta;
   const Eigen::MatrixXd W = whitened_grad(theta);  // N×d
   const Eigen::MatrixXd Cu = scaled(C);
   p.R = grad_block(theta, Cu);  // d×q
-  p.s = Eigen::VectorXd::Constant(C.cols(), kernel_.variance() + noise_ + jitter_);
+  p.s = diag(Cu).array() + noise_ + jitter_;
   p.V = Eigen::MatrixXd(size(), C.cols());
   if (size() > 0) {
     p.V = kernel_matrix(*ctx_, kernel_, U_, Cu);  // N×q
@@ -165,7 +238,7 @@ GradientGp::Candidates GradientGp::score(const Eigen::Ref<const Eigen::VectorXd>
   return p;
 }
 
-Eigen::VectorXd GradientGp::Candidates::decrements() const {
+Eigen::VectorXd GradientSurrogate::Candidates::decrements() const {
   Eigen::VectorXd delta(C.cols());
   for (Eigen::Index j = 0; j < C.cols(); ++j) {
     delta(j) = s(j) > 0 ? R.col(j).squaredNorm() / s(j) : 0.0;

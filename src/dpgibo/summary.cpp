@@ -23,7 +23,10 @@ struct MethodState {
   double seconds = 0, jitter = 0;
   double grad_sum = 0, noise_sum = 0;  // ‖g‖ and ν‖w‖ summed over runs and iterations t ≥ 1
   long steps = 0;
-  std::vector<std::vector<double>> loss_at, evals_at;  // per row index: one value per run
+  double bias_sum = 0, error_sum = 0;  // ‖g − clipped true mean‖, ‖g − ∇f‖ (where known)
+  long bias_steps = 0;
+  // Per row index: one value per run.
+  std::vector<std::vector<double>> loss_at, evals_at, theta1_at, noise_at, bias_at;
   std::string noise_source;
 
   void add(const json& r) {
@@ -34,32 +37,56 @@ struct MethodState {
     grad_sum += r.at("grad_sum").get<double>();
     noise_sum += r.at("noise_sum").get<double>();
     steps += r.at("steps").get<long>();
+    bias_sum += r.at("bias_sum").get<double>();
+    error_sum += r.at("error_sum").get<double>();
+    bias_steps += r.at("bias_steps").get<long>();
     const auto& loss = r.at("loss");
     const auto& evals = r.at("evals");
+    const auto& theta1 = r.at("theta1");
+    const auto& noise = r.at("noise_norm");
+    const auto& bias = r.at("bias");
     for (std::size_t i = 0; i < loss.size(); ++i) {
       if (loss_at.size() <= i) {
-        loss_at.emplace_back();
-        evals_at.emplace_back();
+        for (auto* v : {&loss_at, &evals_at, &theta1_at, &noise_at, &bias_at}) v->emplace_back();
       }
       loss_at[i].push_back(loss[i].get<double>());
       evals_at[i].push_back(evals[i].get<double>());
+      theta1_at[i].push_back(theta1[i].get<double>());
+      noise_at[i].push_back(noise[i].get<double>());
+      bias_at[i].push_back(bias[i].is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                             : bias[i].get<double>());
     }
   }
   /// Mean ± sd of the loss per row (≤ 200 rows, evenly thinned), for plots from summary.json.
+  /// Also θ₁ (mean ± sd), the privacy noise norm and, where the task knows it, the bias.
   json curve() const {
-    json ev = json::array(), mean = json::array(), sd = json::array();
+    json ev = json::array(), mean = json::array(), sd = json::array(), th = json::array(),
+         th_sd = json::array(), noise = json::array(), bias = json::array();
     const std::size_t stride = std::max<std::size_t>(1, (loss_at.size() + 199) / 200);
+    bool has_bias = false;
     for (std::size_t i = 0; i < loss_at.size(); ++i) {
       if (i % stride != 0 && i + 1 != loss_at.size()) continue;
       const auto [m, d] = mean_sd(loss_at[i]);
       ev.push_back(mean_sd(evals_at[i]).first);
       mean.push_back(m);
       sd.push_back(d);
+      const auto [tm, tsd] = mean_sd(theta1_at[i]);
+      th.push_back(tm);
+      th_sd.push_back(tsd);
+      noise.push_back(mean_sd(noise_at[i]).first);
+      const double b = mean_sd(bias_at[i]).first;
+      has_bias = has_bias || std::isfinite(b);
+      bias.push_back(std::isfinite(b) ? json(b) : json(nullptr));
     }
-    return {{"row", "iteration t (0 = start) or evaluation for searches"},
-            {"evaluations", ev},
-            {"loss_mean", mean},
-            {"loss_sd", sd}};
+    json j = {{"row", "iteration t (0 = start) or evaluation for searches"},
+              {"evaluations", ev},
+              {"loss_mean", mean},
+              {"loss_sd", sd},
+              {"theta1_mean", th},
+              {"theta1_sd", th_sd},
+              {"noise_norm_mean", noise}};
+    if (has_bias) j["bias_mean"] = bias;
+    return j;
   }
 };
 
@@ -161,7 +188,10 @@ gpb::detail::FamilySummary summarize_dpgibo(
   f["task"] = task.describe();
   f["users"] = task.users();
   f["eval_noise_sd"] = c.eval_noise_sd;
-  if (opt) f["optimum_loss"] = optimum;
+  if (opt) {
+    f["optimum_loss"] = optimum;
+    f["optimum"] = std::vector<double>(opt->data(), opt->data() + opt->size());
+  }
   f["privacy_noise"] = c.settings.privacy_seeded ? "seeded simulation — not private" : "secure";
   std::vector<MethodSummary> rows;
   for (std::size_t mi = 0; mi < c.methods.size(); ++mi) {
@@ -195,6 +225,10 @@ gpb::detail::FamilySummary summarize_dpgibo(
       mj["grad_norm_mean"] = s.grad_sum / static_cast<double>(s.steps);
       mj["noise_norm_mean"] = s.noise_sum / static_cast<double>(s.steps);
       mj["noise_norm_expected"] = ms.noise_std * std::sqrt(static_cast<double>(task.dim()));
+    }
+    if (s.bias_steps > 0) {  // the surrogate's gradient error, where the task knows ∇L_i
+      mj["bias_norm_mean"] = s.bias_sum / static_cast<double>(s.bias_steps);
+      mj["grad_error_mean"] = s.error_sum / static_cast<double>(s.bias_steps);
     }
     mj["privacy"] = ledger(c, m, task.users(), s.noise_source);
     out.policies.push_back(mj);

@@ -16,7 +16,8 @@
 //                                // 0 = as many as fit memory_budget_mb and ~2 minutes of work
 //     "backend": "auto",         // "auto" | "cpu" | "cuda"; default "auto"
 //     "memory_budget_mb": 4096,  // posterior buffers (> 0): V = R·N·T·8 B for R runs in
-//                                // lockstep; over it: smaller groups, then recompute mode
+//                                // lockstep; over it: smaller groups, then recompute mode;
+//                                // default: 4096 on the CPU, 75% of free device memory on CUDA
 //     "threads": 0,              // CPU threads, 0 = the idle cores; default 0
 //     "tie_break": "random",     // "random" | "lowest" (argmax ties); default "random"
 //     "noise_variance": 0.01,    // lambda of the surrogate GP (> 0); default 0.01
@@ -36,18 +37,20 @@
 //                                                   {"type": "indices", "n": N}
 //     "objective": REQUIRED
 //         {"type": "rkhs", "support": 100 (>= 1), "fixed": false}
-//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false}
+//       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false,
+//          "kronecker": false (exact draw on a grid by Kronecker factors; se kernel)}
 //       | {"type": "branin"}                          (2-d domain)
 //       | {"type": "hartmann6"}                       (6-d domain)
 //       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0,
 //          "kernel_path": "train.csv", "kernel_skip_columns": 0}   (kernel from a separate file)
 //             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
 //             must be absent, and "noise" must be absent or {"type": "none"}
-//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like" | "csv",
+//       | {"type": "po_data", "source": "branin" | "loan_like" | "property_like"
+//                                      | "property_hedonic" | "csv",
 //          "path": "xy.csv" (csv: header x1..xd,y), "n", "data_seed": 0, "log_output": true,
 //          "minimise", "fit": "ard" | "iso", "mle_rows": 2000, "mle_starts": 5,
 //          "preprocess_order": "centre_then_scale", "max_norm": 25}
-//             specs/po-gp-ucb.md s2/s7 (loan_like, property_like: seeded look-alikes); like
+//             specs/po-gp-ucb.md s2/s7 (loan_like, property_*: seeded look-alikes); like
 //             "dataset" it prescribes domain, kernel and (unless given) noise_variance
 //     "noise":     default {"type": "none"}
 //         {"type": "none"} | {"type": "gaussian", "sd": 0.1 (>= 0)}
@@ -101,6 +104,7 @@
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
+#include "objective/sampling.hpp"
 
 namespace gpb {
 namespace {
@@ -271,7 +275,11 @@ std::shared_ptr<const Objective> build_objective(const Checker& c, const json& o
   if (e.name == "gp_sample") {
     const int m = static_cast<int>(c.integer(o, "features", "objective.features", 0, INT_MAX));
     const bool fixed = o["fixed"].get<bool>();
-    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed); });
+    const bool kron = o["kronecker"].get<bool>();
+    if (kron && !detail::grid_axes(domain)) {
+      c.fail("objective.kronecker", "needs a grid domain (type grid), the points are not one");
+    }
+    return c.guarded("objective", [&] { return make_gp_sample_objective(kernel, m, fixed, kron); });
   }
   const int need = e.name == "branin" ? 2 : 6;
   if (domain.dim() != need) {
@@ -459,7 +467,7 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.kernel = *ker;
   } else {
     std::string domain_type, kernel_path;
-    cfg.domain = build_domain(c, root.at("domain"), &domain_type, cfg.memory_budget_bytes);
+    cfg.domain = build_domain(c, root.at("domain"), &domain_type, detail::validation_budget(cfg));
     cfg.kernel = build_kernel(c, root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}},
                               &kernel_path);
     if (cfg.kernel.type() == KernelType::Precomputed) {
@@ -479,7 +487,7 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
   }
   check_domain_fits(c, dataset ? "objective" : "domain", cfg.domain.size(), cfg.domain.dim(),
-                    cfg.memory_budget_bytes);
+                    detail::validation_budget(cfg));
   InstanceInfo info;
   info.horizon = cfg.horizon;
   info.domain = &cfg.domain;

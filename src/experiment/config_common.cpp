@@ -2,6 +2,9 @@
 // dispatch of load_experiment() / parse_experiment() to the family a config names.
 #include "experiment/config_common.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <filesystem>
@@ -16,6 +19,15 @@ namespace gpb::detail {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+std::size_t validation_budget(const ExperimentSettings& s) {
+  if (s.memory_budget_bytes != 0) return s.memory_budget_bytes;
+  if (s.backend == Backend::Cpu) return kCpuDefaultBudgetBytes;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return kCpuDefaultBudgetBytes;
+  return std::max(kCpuDefaultBudgetBytes,
+                  static_cast<std::size_t>(pages) * static_cast<std::size_t>(page));
+}
 
 json parse_json_text(const std::string& text, const std::string& source) {
   std::vector<std::set<std::string>> keys;
@@ -130,7 +142,8 @@ ExperimentSettings read_settings(const Checker& c, const json& root, const std::
   if (root.contains("memory_budget_mb")) {
     const double mb = c.positive(root, "memory_budget_mb", "memory_budget_mb");
     if (mb > 1e12) c.fail("memory_budget_mb", "too large, got " + root["memory_budget_mb"].dump());
-    s.memory_budget_bytes = static_cast<std::size_t>(mb * 1024.0 * 1024.0);
+    s.memory_budget_bytes =
+        std::max<std::size_t>(1, static_cast<std::size_t>(mb * 1024.0 * 1024.0));
   }
   if (root.contains("privacy_noise")) {
     const std::string t = root["privacy_noise"].get<std::string>();

@@ -27,6 +27,12 @@ std::string family_of(const Checker& c, const nlohmann::json& root);
 ExperimentSettings read_settings(const Checker& c, const nlohmann::json& root,
                                  const std::string& family);
 
+/// The budget a domain is checked against at validation (before any Context exists):
+/// memory_budget_mb when given; else, automatic, 4 GiB on the CPU backend and, with a CUDA device
+/// possible (auto, cuda), the host's physical memory (the points, f, μ and σ² of every candidate
+/// are held on the host whatever the backend).
+std::size_t validation_budget(const ExperimentSettings& s);
+
 /// The DP-GIBO family from a validated top level (src/dpgibo/config.cpp).
 std::shared_ptr<const Family> make_dpgibo_family(const Checker& c, const nlohmann::json& root,
                                                  ExperimentSettings settings);

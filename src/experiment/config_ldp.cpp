@@ -22,7 +22,7 @@ void check_heavy(const Checker& c, const json& o, const std::string& path, const
     const double a = o["alpha"].get<double>();
     if (!(a > 0 && a <= 1)) c.fail(path + ".alpha", "must be in (0, 1], got " + o["alpha"].dump());
   }
-  for (const char* key : {"epsilon", "B", "R", "v", "c"}) {
+  for (const char* key : {"epsilon", "B", "R", "v", "c", "width_scale", "level_scale"}) {
     if (o.contains(key)) c.positive(o, key, path + "." + key);
   }
   const bool ldp = type.rfind("ldp_", 0) == 0;

@@ -58,6 +58,20 @@ json ldp_fields(const ExperimentConfig& cfg, const std::vector<RunRecord>& first
   return j;
 }
 
+/// Mean and sample sd (n−1; specs/ldp-bo.md §7) over the runs of one curve member, point by point.
+std::pair<std::vector<double>, std::vector<double>> curve_mean_sd(
+    const std::vector<RunRecord>& rs, std::vector<double> RunRecord::*member, std::size_t points) {
+  std::vector<double> mean(points, 0.0), sd(points, 0.0);
+  for (std::size_t k = 0; k < points; ++k) {
+    std::vector<double> at;
+    for (const auto& r : rs) {
+      if (k < (r.*member).size()) at.push_back((r.*member)[k]);
+    }
+    std::tie(mean[k], sd[k]) = mean_sd(at);
+  }
+  return {mean, sd};
+}
+
 std::string regret_table(const std::vector<PolicySummary>& sums) {
   std::size_t w = 6;
   for (const auto& p : sums) w = std::max(w, p.label.size());
@@ -93,13 +107,13 @@ FamilySummary summarize_finite(const ExperimentConfig& cfg, int runs,
     const auto rs = policy_runs(by_policy[p], &s.seconds);
     if (p == 0) first_policy = rs;
     std::vector<double> cum, simple;
-    std::vector<double> curve(evals.size(), 0.0);
     for (const auto& r : rs) {
       cum.push_back(r.cumulative);
       simple.push_back(r.simple);
-      for (std::size_t k = 0; k < curve.size() && k < r.curve.size(); ++k) curve[k] += r.curve[k];
     }
-    for (double& v : curve) v /= std::max<double>(1.0, static_cast<double>(rs.size()));
+    const auto [curve, curve_sd] = curve_mean_sd(rs, &RunRecord::curve, evals.size());
+    const auto [simple_curve, simple_sd] =
+        curve_mean_sd(rs, &RunRecord::simple_curve, evals.size());
     std::tie(s.cumulative_mean, s.cumulative_sd) = mean_sd(cum);
     std::tie(s.simple_mean, s.simple_sd) = mean_sd(simple);
     out.regret.push_back(s);
@@ -108,7 +122,10 @@ FamilySummary summarize_finite(const ExperimentConfig& cfg, int runs,
          {"params", json::parse(cfg.policies[p].params_json)},
          {"cumulative_regret", {{"mean", s.cumulative_mean}, {"sd", s.cumulative_sd}}},
          {"simple_regret", {{"mean", s.simple_mean}, {"sd", s.simple_sd}}},
-         {"mean_cumulative_regret_curve", curve}});
+         {"mean_cumulative_regret_curve", curve},
+         {"sd_cumulative_regret_curve", curve_sd},
+         {"mean_simple_regret_curve", simple_curve},
+         {"sd_simple_regret_curve", simple_sd}});
     // The policy's first group describes its mechanism and info (run-independent parts).
     if (!by_policy[p].empty()) {
       const json& rec = by_policy[p].front()->record;

@@ -115,12 +115,14 @@ std::string human_bytes(double b) {
   return buf;
 }
 
-MemoryPlan plan_memory(const Family& f, const Invocation& inv) {
+MemoryPlan plan_memory(const Family& f, const Invocation& inv, const Context& ctx) {
   MemoryPlan m;
   const detail::MemoryNeeds need = f.memory();
-  const double budget = static_cast<double>(f.settings().memory_budget_bytes);
+  const std::size_t budget_bytes = ctx.memory_budget_bytes();  // automatic budget resolved
+  const double budget = static_cast<double>(budget_bytes);
   const int lockstep = f.settings().lockstep;
-  m.summary["budget_bytes"] = f.settings().memory_budget_bytes;
+  m.summary["budget_bytes"] = budget_bytes;
+  m.summary["budget"] = f.settings().memory_budget_bytes == 0 ? "automatic" : "memory_budget_mb";
   if (!(need.bytes_per_run > 0)) {
     m.summary["model"] = "none (no posterior over a finite domain)";
     return m;
@@ -131,7 +133,9 @@ MemoryPlan plan_memory(const Family& f, const Invocation& inv) {
   m.summary["max_lockstep"] = m.cap;
   m.summary["mode"] = m.cap >= 1 ? "incremental" : "recompute";
   const std::string budget_text =
-      "memory_budget_mb = " + std::to_string(f.settings().memory_budget_bytes >> 20);
+      (f.settings().memory_budget_bytes == 0 ? "the automatic memory budget of "
+                                             : "memory_budget_mb = ") +
+      std::to_string(budget_bytes >> 20) + (f.settings().memory_budget_bytes == 0 ? " MB" : "");
   if (m.cap < 1) {
     m.note = "memory: " + need.model + ": one run needs " + human_bytes(need.bytes_per_run) +
              ", more than " + budget_text +
@@ -230,7 +234,7 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     return res;
   }
 
-  const MemoryPlan mem = plan_memory(f, inv);
+  const MemoryPlan mem = plan_memory(f, inv, ctx);
   detail::InterruptMessage interrupt(options.handle_signals && writer);
   long long total_steps = 0;
   for (std::size_t p = 0; p < f.labels().size(); ++p) {

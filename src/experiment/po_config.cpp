@@ -45,14 +45,15 @@ std::vector<RegistryEntry> po_registry_entries() {
            "standardise, ML fit, isotropic, centre, max norm 25); prescribes its domain, SE "
            "kernel and noise variance; loan_like/property_like are seeded look-alikes, not "
            "the paper's data",
-           {{"source", "string", kRequired, "branin | loan_like | property_like | csv"},
+           {{"source", "string", kRequired,
+             "branin | loan_like | property_like | property_hedonic | csv"},
             {"path", "path", "(csv only)", "CSV with header x1,...,xd,y (y raw, before the log)"},
-            {"n", "integer", "36000 | 2004", "rows of loan_like | property_like"},
+            {"n", "integer", "36000 | 2004", "rows of loan_like | property_like(_hedonic)"},
             {"data_seed", "integer", "0", "seed of the look-alike generator and the ML fit"},
             {"log_output", "boolean", "true", "y <- ln y (step 1)"},
             {"minimise", "boolean", "source's",
-             "y <- -y after the log (branin, property_like: true; loan_like, csv: false)"},
-            {"fit", "string", "source's", "ard | iso (property_like: iso; others: ard)"},
+             "y <- -y after the log (branin, property_*: true; loan_like, csv: false)"},
+            {"fit", "string", "source's", "ard | iso (property_*: iso; others: ard)"},
             {"mle_rows", "integer", "2000", "rows used by the ML fit (>= 2; spec D7)"},
             {"mle_starts", "integer", "5", "random L-BFGS starts besides the default (>= 0)"},
             {"preprocess_order", "string", "\"centre_then_scale\"",
@@ -63,20 +64,21 @@ std::vector<RegistryEntry> po_registry_entries() {
 std::shared_ptr<const Objective> build_po_data_objective(const json& obj, const std::string& source,
                                                          const std::string& base_dir) {
   const std::string src = obj.at("source").get<std::string>();
-  if (src != "branin" && src != "loan_like" && src != "property_like" && src != "csv") {
+  const bool property = src == "property_like" || src == "property_hedonic";
+  if (src != "branin" && src != "loan_like" && !property && src != "csv") {
     fail(source, "objective.source",
-         "must be branin, loan_like, property_like or csv, got '" + src + "'");
+         "must be branin, loan_like, property_like, property_hedonic or csv, got '" + src + "'");
   }
   if (src != "csv" && obj.contains("path")) {
     fail(source, "objective.path", "only allowed with source csv");
   }
-  if (src != "loan_like" && src != "property_like" && obj.contains("n")) {
-    fail(source, "objective.n", "only allowed with source loan_like or property_like");
+  if (src != "loan_like" && !property && obj.contains("n")) {
+    fail(source, "objective.n", "only allowed with source loan_like or property_*");
   }
   PoPreprocessOptions o;
   o.log_output = obj.value("log_output", true);
-  o.minimise = obj.value("minimise", src == "branin" || src == "property_like");
-  const std::string fit = obj.value("fit", src == "property_like" ? "iso" : "ard");
+  o.minimise = obj.value("minimise", src == "branin" || property);
+  const std::string fit = obj.value("fit", property ? "iso" : "ard");
   if (fit != "ard" && fit != "iso")
     fail(source, "objective.fit", "must be ard or iso, got '" + fit + "'");
   o.fit.ard = fit == "ard";
@@ -120,11 +122,11 @@ std::shared_ptr<const Objective> build_po_data_objective(const json& obj, const 
                       ? static_cast<int>(int_in(obj, "n", 2, 200000, source, "objective.n"))
                       : 36000;
     table = loan_like_table(n, seed);
-  } else if (src == "property_like") {
+  } else if (property) {
     const int n = obj.contains("n")
                       ? static_cast<int>(int_in(obj, "n", 2, 20000, source, "objective.n"))
                       : 2004;
-    table = property_like_table(n, seed);
+    table = src == "property_like" ? property_like_table(n, seed) : property_hedonic_table(n, seed);
   } else {
     if (!obj.contains("path")) fail(source, "objective.path", "required with source csv");
     fs::path p = obj.at("path").get<std::string>();

@@ -64,6 +64,7 @@ void GroupRecorder::record(int r, int round, int j, double fj, double y) {
   rec.simple = simple;
   if (rec.curve.size() < curve_at_.size() && count_[i] == curve_at_[rec.curve.size()]) {
     rec.curve.push_back(cumulative_[i]);
+    rec.simple_curve.push_back(simple);
   }
 }
 
@@ -80,8 +81,13 @@ std::vector<RunRecord> GroupRecorder::records() const {
 // ---------------------------------------------------------------- records
 
 json to_json(const RunRecord& r) {
-  return {{"run", r.run},     {"cumulative", r.cumulative}, {"simple", r.simple},
-          {"curve", r.curve}, {"f_sup", r.f_sup},           {"x_star", r.x_star}};
+  return {{"run", r.run},
+          {"cumulative", r.cumulative},
+          {"simple", r.simple},
+          {"curve", r.curve},
+          {"simple_curve", r.simple_curve},
+          {"f_sup", r.f_sup},
+          {"x_star", r.x_star}};
 }
 
 RunRecord run_record_from_json(const json& j) {
@@ -90,6 +96,9 @@ RunRecord run_record_from_json(const json& j) {
   rec.cumulative = j.at("cumulative").get<double>();
   rec.simple = j.at("simple").get<double>();
   rec.curve = j.at("curve").get<std::vector<double>>();
+  if (j.contains("simple_curve")) {  // absent in checkpoints of older versions
+    rec.simple_curve = j.at("simple_curve").get<std::vector<double>>();
+  }
   rec.f_sup = j.at("f_sup").get<double>();
   rec.x_star = j.at("x_star").get<int>();
   return rec;

@@ -23,11 +23,12 @@ std::vector<int> curve_evaluations(int horizon);
 /// Final numbers of one run of one policy.
 struct RunRecord {
   std::uint32_t run = 0;
-  double cumulative = 0;      ///< R_T
-  double simple = 0;          ///< simple regret after T evaluations
-  std::vector<double> curve;  ///< cumulative regret at curve_evaluations(T)
-  double f_sup = 0;           ///< max |f| of the run's instance (B, specs/ldp-bo.md D12)
-  int x_star = 0;             ///< argmax f of the run's instance
+  double cumulative = 0;             ///< R_T
+  double simple = 0;                 ///< simple regret after T evaluations
+  std::vector<double> curve;         ///< cumulative regret at curve_evaluations(T)
+  std::vector<double> simple_curve;  ///< simple regret at curve_evaluations(T)
+  double f_sup = 0;                  ///< max |f| of the run's instance (B, specs/ldp-bo.md D12)
+  int x_star = 0;                    ///< argmax f of the run's instance
 };
 
 /// Rows and records of one (policy, lockstep group) while it runs.

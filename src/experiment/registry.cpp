@@ -31,7 +31,11 @@ void add_heavy_tailed(std::vector<RegistryEntry>& r) {
         {"R", "number", "instance",
          "bound on |noise| (> 0); default U[-R,R]'s R or the data set's max|y - f|"},
         {"v", "number", "instance", "override of the moment bound v (> 0)"},
-        {"c", "number", "instance", "override of the noise moment bound c (> 0)"}};
+        {"c", "number", "instance", "override of the noise moment bound c (> 0)"},
+        {"width_scale", "number", "1",
+         "multiplies the confidence width beta (> 0; 1 = the paper; project knob)"},
+        {"level_scale", "number", "1",
+         "multiplies the truncation level b (> 0; 1 = the paper; huge = no truncation)"}};
     if (nystrom) p.push_back({"eps_nys", "number", "0.1", "Nystrom accuracy epsilon, in (0, 1)"});
     if (ldp) {
       p.push_back({"epsilon", "number", kReq, "local DP level (> 0)"});
@@ -183,7 +187,9 @@ std::vector<RegistryEntry> build_registry() {
                "gp_sample",
                "a GP(0, k) sample path on the domain",
                {{"features", "integer", "0", "random Fourier features (0 = exact, N <= 20000)"},
-                {"fixed", "boolean", "false", "same f (run 0's) for every run"}}});
+                {"fixed", "boolean", "false", "same f (run 0's) for every run"},
+                {"kronecker", "boolean", "false",
+                 "exact draw on a grid domain by Kronecker factors (se kernel, any N)"}}});
   r.push_back({"objective", "branin", "-Branin on a 2-d domain (max -0.397887)", {}});
   for (auto& e : detail::po_registry_entries()) r.push_back(e);
   r.push_back({"objective", "hartmann6", "Hartmann-6 on a 6-d domain (max 3.32237)", {}});
@@ -263,8 +269,10 @@ std::vector<RegistryEntry> build_registry() {
   return r;
 }
 
-BetaSchedule parse_beta(const json& b) {
-  BetaSchedule s;
+/// A schedule from a "beta" object; keys it does not set keep the policy's own defaults
+/// (PO-GP-UCB: δ′ = 0.025, not the generic 0.1).
+BetaSchedule parse_beta(const json& b, const BetaSchedule& defaults = BetaSchedule{}) {
+  BetaSchedule s = defaults;
   const std::string type = b.value("type", std::string("srinivas"));
   if (type == "srinivas") {
     s.kind = BetaSchedule::Kind::Srinivas;
@@ -317,6 +325,8 @@ HeavyTailedOptions parse_heavy(const json& p, const std::string& type) {
   o.median_midpoint = p.value("median", std::string("lower")) == "midpoint";
   o.moma_aaai = p.value("moma_exponent", std::string("arxiv")) == "aaai";
   o.k_groups = p.value("k_groups", 0);
+  o.width_scale = p.value("width_scale", 1.0);
+  o.level_scale = p.value("level_scale", 1.0);
   return o;
 }
 
@@ -361,7 +371,7 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
   if (spec.type == "po_gp_ucb") {
     PoGpUcbOptions o = detail::parse_po_gp_ucb(p, spec.label);
     if (p.contains("beta")) {
-      o.beta = parse_beta(beta);
+      o.beta = parse_beta(beta, o.beta);
     }
     return make_po_gp_ucb(env, o);
   }

@@ -35,9 +35,10 @@ std::vector<ParamDoc> common_params(const std::string& family) {
     p.push_back({"backend", "string", finite ? "\"auto\"" : "\"cpu\"", "auto | cpu | cuda"});
   }
   if (finite) {
-    p.push_back({"memory_budget_mb", "number", "4096",
+    p.push_back({"memory_budget_mb", "number", "auto",
                  "engine budget for the posterior buffers (> 0): V = R·N·T·8 B for R runs in "
-                 "lockstep; larger groups are split, and one run over it uses recompute mode"});
+                 "lockstep; larger groups are split, and one run over it uses recompute mode; "
+                 "auto: 4096 on the CPU, 75% of the free device memory on CUDA"});
   }
   p.push_back({"privacy_noise", "string", "\"secure\"",
                "secure | seeded: source of privacy noise; seeded = reproducible simulation, NOT "
@@ -94,7 +95,9 @@ void add_dpgibo_entries(std::vector<RegistryEntry>& r) {
       steps, {{"b", "integer", "0", "points per iteration, fixed (<= 2d); 0 = adaptive"},
               {"eps_bias", "number", "0.5", "trace tolerance of the adaptive rule (> 0)"},
               {"b_max", "integer", "2d", "cap of the adaptive rule (<= 2d)"},
-              {"acq", "string", "\"greedy\"", "greedy | axis"},
+              {"acq", "string", "\"greedy\"",
+               "greedy | axis | joint (A1, then block-coordinate sweeps of the whole design)"},
+              {"sweeps", "integer", "3", "block-coordinate sweeps of acq = joint (>= 1)"},
               {"n_cand", "integer", "256", "random candidates per greedy step (>= 1)"},
               {"pool", "string", "\"per_step\"", "per_step | once: candidate pool redraws"},
               {"n_restart", "integer", "4", "gradient refinements of the best candidates"},
@@ -103,8 +106,16 @@ void add_dpgibo_entries(std::vector<RegistryEntry>& r) {
               {"eta_units", "string", "\"absolute\"", "absolute | lengthscale"},
               {"history", "string", "\"all\"", "all | nearest: observations the GP keeps"},
               {"history_k", "integer", "(with history nearest)", "nearest observations kept"},
+              {"kernel", "string", "\"se\"",
+               "se | polynomial: v·(x'z + offset)^degree (variance = v; no lengthscale)"},
+              {"degree", "integer", "2", "polynomial degree (>= 1; weight_space: 2)"},
+              {"offset", "number", "1", "polynomial offset (>= 0)"},
+              {"poly_impl", "string", "\"weight_space\"",
+               "weight_space (degree 2) | function_space: how the polynomial GP is computed"},
+              {"r_box", "number", "lengthscale (polynomial: 1)",
+               "half-width of the design box around theta (> 0)"},
               {"lengthscale", "number|number[]", "1", "SE lengthscale, or d of them (ARD)"},
-              {"variance", "number", "1", "SE signal variance (> 0)"},
+              {"variance", "number", "1", "kernel signal variance (> 0)"},
               {"sigma2", "number", "0.0025", "evaluation-noise variance the GP assumes (>= 0)"},
               {"jitter", "number", "1e-9", "Cholesky jitter (x variance)"}});
   r.push_back({"dpgibo_method", "dp_gibo", "DP-GIBO (Algorithm 1): mu-GDP local search",

@@ -36,14 +36,15 @@ double spectral_dof(KernelType t) {
 
 class GpSampleObjective final : public Objective {
  public:
-  GpSampleObjective(Kernel kernel, int features, bool fixed)
-      : kernel_(std::move(kernel)), features_(features), fixed_(fixed) {}
+  GpSampleObjective(Kernel kernel, int features, bool fixed, bool kronecker)
+      : kernel_(std::move(kernel)), features_(features), fixed_(fixed), kronecker_(kronecker) {}
 
   std::string name() const override { return "gp_sample"; }
 
   Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
                          std::uint32_t run) const override {
     Rng rng(seed, fixed_ ? 0u : run, stream_of(StreamId::Objective));
+    if (kronecker_) return kronecker_values(ctx, domain, rng);
     return features_ > 0 ? rff_values(ctx, domain, rng) : exact_values(ctx, domain, rng);
   }
 
@@ -51,6 +52,22 @@ class GpSampleObjective final : public Objective {
   Kernel kernel_;
   int features_;
   bool fixed_;
+  bool kronecker_;
+
+  /// Exact draw on a grid: the SE kernel is the product of 1-d SE kernels over the axes, so
+  /// K = K_{d−1} ⊗ … ⊗ K_0 (spec po-gp-ucb §7). O(Σ n_i³ + N·Σ n_i), no N×N matrix.
+  Eigen::VectorXd kronecker_values(const Context& ctx, const Domain& domain, Rng& rng) const {
+    const auto axes = detail::grid_axes(domain);
+    GPB_EXPECTS(axes.has_value(),
+                "gp_sample: kronecker needs a grid domain (the Cartesian product of its axes)");
+    std::vector<Eigen::MatrixXd> factors;
+    const Kernel unit = Kernel::se(kernel_.lengthscale(), 1.0);
+    for (const Eigen::VectorXd& a : *axes) {
+      const Eigen::MatrixXd pts = a.transpose();  // 1×n_i
+      factors.push_back(kernel_matrix(ctx, unit, pts, pts));
+    }
+    return std::sqrt(kernel_.variance()) * detail::kronecker_draw(factors, rng);
+  }
   // Cache of the last Cholesky factor: values() is called once per run on the same domain.
   mutable std::mutex mutex_;
   mutable Eigen::MatrixXd cached_points_;
@@ -125,14 +142,19 @@ class GpSampleObjective final : public Objective {
 
 }  // namespace
 
-std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int features,
-                                                    bool fixed) {
+std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int features, bool fixed,
+                                                    bool kronecker) {
   GPB_EXPECTS(features >= 0, "objective.features must be >= 0, got " << features);
+  GPB_EXPECTS(!kronecker || features == 0,
+              "objective.kronecker: an exact draw, cannot be combined with features > 0");
+  GPB_EXPECTS(!kronecker || kernel.type() == KernelType::SE,
+              "objective.kronecker: needs the se kernel (a product over the axes), got "
+                  << kernel.describe());
   GPB_EXPECTS(features == 0 || kernel.stationary(),
               "objective.features > 0 (random Fourier features) needs a stationary kernel "
               "(se, matern12, matern32, matern52), got "
                   << kernel.describe() << "; set objective.features = 0 for exact sampling");
-  return std::make_unique<GpSampleObjective>(kernel, features, fixed);
+  return std::make_unique<GpSampleObjective>(kernel, features, fixed, kronecker);
 }
 
 }  // namespace gpb

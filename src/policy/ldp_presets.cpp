@@ -59,6 +59,10 @@ void validate_options(const HeavyTailedOptions& o) {
   GPB_EXPECTS(!o.v || *o.v > 0, "v must be > 0, got " << *o.v);
   GPB_EXPECTS(!o.c || *o.c > 0, "c must be > 0, got " << *o.c);
   GPB_EXPECTS(o.k_groups >= 0, "k_groups must be >= 0, got " << o.k_groups);
+  GPB_EXPECTS(std::isfinite(o.width_scale) && o.width_scale > 0,
+              "width_scale must be > 0, got " << o.width_scale);
+  GPB_EXPECTS(std::isfinite(o.level_scale) && o.level_scale > 0,
+              "level_scale must be > 0, got " << o.level_scale);
 }
 
 RunConstants run_constants(const PolicyEnv& env, const HeavyTailedOptions& o, int r) {
@@ -109,18 +113,39 @@ double nystrom_q(Preset preset, int horizon, double delta, double eps_nys) {
   return std::log(static_cast<double>(horizon)) / e2;
 }
 
-double tgp_level(const HeavyTailedOptions& o, const RunConstants& k, int t) {
+namespace {
+/// b_t by the §4 formula, before `level_scale` (the width reads this one).
+double tgp_level_formula(const HeavyTailedOptions& o, const RunConstants& k, int t) {
   if (o.ldp) return k.B + k.R + k.L * log1(static_cast<double>(t));
   return root_1pa(k.v, o.alpha) * power_or_zero(t, 1.0 / (2.0 * (1.0 + o.alpha)));
 }
 
+/// β_t by the §4 formula, before `width_scale`.
+double tgp_width_formula(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int t,
+                         double gamma_prev);
+}  // namespace
+
+double tgp_level(const HeavyTailedOptions& o, const RunConstants& k, int t) {
+  return o.level_scale * tgp_level_formula(o, k, t);
+}
+
+bool tgp_width_uses_gamma(const HeavyTailedOptions& o) {
+  return theory(o) && !o.gamma_log_t;
+}
+
 double tgp_width(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int t,
                  double gamma_prev) {
+  return o.width_scale * tgp_width_formula(o, k, lambda, t, gamma_prev);
+}
+
+namespace {
+double tgp_width_formula(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int t,
+                         double gamma_prev) {
   const double tp = static_cast<double>(t - 1);
-  const double gamma = o.gamma_log_t ? log1(tp) : gamma_prev;
+  const double gamma = tgp_width_uses_gamma(o) ? gamma_prev : log1(tp);
   const double sl = std::sqrt(lambda);
   if (o.ldp) {
-    const double b_prev = tgp_level(o, k, t - 1);
+    const double b_prev = tgp_level_formula(o, k, t - 1);
     if (!theory(o)) return k.B * sl + b_prev * std::sqrt(std::log(static_cast<double>(t)));
     return k.B + (2.0 * std::sqrt(2.0) / sl) * b_prev * std::sqrt(gamma + std::log(1.0 / o.delta)) +
            std::sqrt(k.K * (log1(tp) + 1.0)) / sl;
@@ -133,12 +158,13 @@ double tgp_width(const HeavyTailedOptions& o, const RunConstants& k, double lamb
   return k.B + (3.0 / sl) * vr * power_or_zero(tp, e) *
                    std::sqrt(2.0 * gamma + 2.0 * std::log(1.0 / o.delta));
 }
+}  // namespace
 
 double ata_level(const HeavyTailedOptions& o, const RunConstants& k, int horizon, int t, int m) {
   const double md = std::max(m, 1);
   const double T = horizon;
   const double l = theory(o) ? std::log(4.0 * md * T / o.delta) : std::log((md + 1.0) * T);
-  return root_1pa(k.v / l, o.alpha) * power_or_zero(t, tail_exponent(o.alpha));
+  return o.level_scale * root_1pa(k.v / l, o.alpha) * power_or_zero(t, tail_exponent(o.alpha));
 }
 
 double ata_width(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int horizon,
@@ -149,10 +175,12 @@ double ata_width(const HeavyTailedOptions& o, const RunConstants& k, double lamb
   const double vr = root_1pa(k.v, o.alpha);
   if (theory(o)) {
     const double l = std::log(4.0 * md * T / o.delta);
-    return k.B * nys_factor(o) + 4.0 * std::sqrt(md / lambda) * vr * root_a_1pa(l, o.alpha) * tail;
+    return o.width_scale * (k.B * nys_factor(o) +
+                            4.0 * std::sqrt(md / lambda) * vr * root_a_1pa(l, o.alpha) * tail);
   }
   const double l = std::log((md + 1.0) * T);
-  return k.B * std::sqrt(lambda) + std::sqrt(md) * vr * root_a_1pa(l, o.alpha) * tail;
+  return o.width_scale *
+         (k.B * std::sqrt(lambda) + std::sqrt(md) * vr * root_a_1pa(l, o.alpha) * tail);
 }
 
 double moma_width(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int n, int m) {
@@ -160,9 +188,10 @@ double moma_width(const HeavyTailedOptions& o, const RunConstants& k, double lam
   const double e = o.moma_aaai ? 1.0 / (2.0 * (1.0 + o.alpha)) : tail_exponent(o.alpha);
   const double tail = power_or_zero(n, e);
   if (theory(o)) {
-    return k.B * nys_factor(o) + 3.0 / std::sqrt(lambda) * root_1pa(9.0 * md * k.c, o.alpha) * tail;
+    return o.width_scale * (k.B * nys_factor(o) +
+                            3.0 / std::sqrt(lambda) * root_1pa(9.0 * md * k.c, o.alpha) * tail);
   }
-  return k.B * std::sqrt(lambda) + root_1pa(md * k.c, o.alpha) * tail;
+  return o.width_scale * (k.B * std::sqrt(lambda) + root_1pa(md * k.c, o.alpha) * tail);
 }
 
 double median_of(std::vector<double> values, bool midpoint) {

@@ -50,7 +50,11 @@ double nystrom_q(Preset preset, int horizon, double delta, double eps_nys);
 
 /// TGP truncation level b_t (t ≥ 1; t = 0 gives b₀ of the conventions).
 double tgp_level(const HeavyTailedOptions& o, const RunConstants& k, int t);
-/// TGP / LDP-TGP confidence width β_t for round t ≥ 1, from γ̂_{t−1}.
+/// True when tgp_width reads its γ̂_{t−1} argument: theory preset with `gamma = info_gain`.
+/// Otherwise the width ignores it and callers skip the O(t) information-gain sum.
+bool tgp_width_uses_gamma(const HeavyTailedOptions& o);
+/// TGP / LDP-TGP confidence width β_t for round t ≥ 1, from γ̂_{t−1} (ignored unless
+/// tgp_width_uses_gamma(o)).
 double tgp_width(const HeavyTailedOptions& o, const RunConstants& k, double lambda, int t,
                  double gamma_prev);
 /// ATA truncation level b_t with Nyström dimension m (m = 0 read as 1).

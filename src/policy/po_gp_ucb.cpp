@@ -51,6 +51,7 @@ class PoGpUcb final : public Policy {
     info_["curator"] = options.use_curator;
     info_["n_init"] = options.n_init;
     info_["exclude_queried"] = options.exclude_queried;
+    info_["beta"] = options.beta.describe();
     if (options.use_curator) {
       print_caveat_once();
       if (options.calibrate_to > 0) {

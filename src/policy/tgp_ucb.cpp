@@ -43,10 +43,16 @@ Selection TgpUcb::select(const Round& round) {
   GPB_EXPECTS(round.q == 1, name() << " selects one point per round, asked for " << round.q);
   const int t = round.done + 1;
   std::vector<double> width(static_cast<std::size_t>(env_.runs()));
+  const bool need_gamma = tgp_width_uses_gamma(options_);
   for (int r = 0; r < env_.runs(); ++r) {
+    // γ̂_{t−1} is an O(t) sum: only the theory width with gamma = info_gain reads it.
+    double gamma = 0.0;
+    if (need_gamma) {
+      gamma = posterior_.info_gain(r);
+      ++gamma_evaluations_;
+    }
     width[static_cast<std::size_t>(r)] =
-        tgp_width(options_, constants_[static_cast<std::size_t>(r)], env_.noise_variance, t,
-                  posterior_.info_gain(r));
+        tgp_width(options_, constants_[static_cast<std::size_t>(r)], env_.noise_variance, t, gamma);
   }
   const auto picks =
       posterior_.ucb_argmax(width.data(), nullptr, env_.random_ties ? &tiebreak_ : nullptr);

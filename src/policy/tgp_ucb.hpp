@@ -26,6 +26,9 @@ class TgpUcb final : public Policy {
   const std::vector<double>& fed(int run) const { return fed_[static_cast<std::size_t>(run)]; }
   const RunConstants& constants(int run) const { return constants_[static_cast<std::size_t>(run)]; }
   const FinitePosterior& posterior() const { return posterior_; }
+  /// How many times select() asked the posterior for γ̂ (one per run and round with the theory
+  /// width, none otherwise: the information-gain sum is O(t), so asking every round is O(T²)).
+  long gamma_evaluations() const { return gamma_evaluations_; }
 
  private:
   PolicyEnv env_;
@@ -34,6 +37,7 @@ class TgpUcb final : public Policy {
   std::vector<RunConstants> constants_;
   std::vector<Rng> tiebreak_;
   std::vector<std::vector<double>> fed_;
+  long gamma_evaluations_ = 0;
 };
 
 }  // namespace gpb::detail

@@ -34,7 +34,10 @@ UcbState::UcbState(const PolicyEnv& env, const BetaSchedule& beta)
 
 std::vector<int> UcbState::choose(int t, const std::uint8_t* excluded) {
   const int n = posterior_.size();
-  for (int r = 0; r < env_.runs(); ++r) width_[r] = beta_.width(t, n, posterior_.info_gain(r));
+  const bool need_gamma = beta_.uses_gamma();  // γ̂ is an O(t) sum: skip it when unused
+  for (int r = 0; r < env_.runs(); ++r) {
+    width_[r] = beta_.width(t, n, need_gamma ? posterior_.info_gain(r) : 0.0);
+  }
   const auto picks =
       posterior_.ucb_argmax(width_.data(), excluded, env_.random_ties ? &tiebreak_ : nullptr);
   std::vector<int> out(picks.size());

@@ -5,17 +5,18 @@
 
 #include <Eigen/Core>
 
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpbandit/context.hpp"
+#include "gpbandit/dpgibo/gradient_surrogate.hpp"
 #include "gpbandit/dpgibo/task.hpp"
 #include "gpbandit/privacy/noise_source.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::dpgibo {
-
-class GradientGp;
 
 /// How the evaluation points of an iteration are chosen (§3).
 enum class Acquisition {
@@ -23,6 +24,13 @@ enum class Acquisition {
            ///< the 2d axis points and θ itself; the best n_restart candidates refined by
            ///< projected gradient ascent on the decrement; the pool redrawn per greedy step
   Axis,    ///< A3: the 2d points θ ± h* e_a (clamped to Θ), h* from the closed form
+  Joint,   ///< A1's set, then block-coordinate sweeps: each point re-optimised (fresh pool and
+           ///< refinement, as one A1 step) with the others fixed, ≤ `sweeps` sweeps (§3.3)
+};
+/// Kernel of the DP-GIBO surrogate (§2).
+enum class SurrogateKernel {
+  SE,          ///< squared exponential, isotropic or ARD (GradientGp)
+  Polynomial,  ///< v·(xᵀz + c)^p: weight space (PolyWeightGp, p = 2) or function space
 };
 /// Update rule of θ (§4).
 enum class StepRule {
@@ -56,6 +64,12 @@ struct GiboOptions {
   double variance = 1;     ///< SE s² [variance]
   double sigma2 = 0.0025;  ///< evaluation-noise variance the GP assumes [sigma2]
   double jitter = 1e-9;    ///< τ (×s²) [jitter]
+  SurrogateKernel kernel = SurrogateKernel::SE;  ///< [kernel]: "se" | "polynomial"
+  int degree = 2;                 ///< polynomial degree p [degree] (weight space: 2 only)
+  double offset = 1;              ///< polynomial offset c [offset]
+  bool poly_weight_space = true;  ///< [poly_impl]: "weight_space" | "function_space"
+  double r_box = 0;  ///< half-width of the design box [r_box]; 0 = ℓ_a (SE) or 1 (polynomial)
+  int sweeps = 3;    ///< acq = joint: block-coordinate sweeps [sweeps]
 };
 
 /// The lengthscales of o for dimension d: o.lengthscales when given, else d copies of
@@ -67,6 +81,17 @@ Eigen::VectorXd lengthscales(const GiboOptions& o, int d);
 std::vector<int> nearest_points(const Eigen::Ref<const Eigen::MatrixXd>& X,
                                 const Eigen::Ref<const Eigen::VectorXd>& theta,
                                 const Eigen::Ref<const Eigen::VectorXd>& ell, int k);
+
+/// Half-widths of the design box Box(θ, r) around θ (§3.2 decision 3): r_box when set, else the
+/// lengthscales for SE, else 1 (the polynomial kernel has no lengthscale).
+Eigen::VectorXd design_box(const GiboOptions& o, int d);
+
+/// The surrogate the options name: GradientGp (SE with ℓ_a, or polynomial in function space) or
+/// PolyWeightGp; σ² = o.sigma2, τ = o.jitter·o.variance. @throws InvalidArgument (bad options).
+std::unique_ptr<GradientSurrogate> make_surrogate(const Context& ctx, const GiboOptions& o, int d);
+
+/// Proj_Θ: clamps each coordinate of x to the task's box.
+Eigen::VectorXd project(const Task& task, const Eigen::VectorXd& x);
 
 /// One step of the rule (before the projection on Θ): AdaGrad updates `acc` (length d, start 0).
 Eigen::VectorXd step_update(const GiboOptions& o, const Eigen::VectorXd& ell, Eigen::VectorXd& acc,
@@ -105,6 +130,11 @@ struct Iterate {
   double noise_norm = 0;        ///< ν‖w‖
   double clipped_fraction = 0;  ///< fraction of the n per-user gradients scaled down by clipping
   double theta1 = 0;            ///< first coordinate of the iterate
+  /// ‖g − clipped mean of the true per-user gradients‖: the surrogate's estimation error of the
+  /// statistic it privatises (GIBO on tasks with gradients; NaN otherwise).
+  double bias = std::numeric_limits<double>::quiet_NaN();
+  /// ‖g − ∇f(θ)‖: estimation error plus clipping bias (same availability as `bias`).
+  double grad_error = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// What one run returns.
@@ -122,14 +152,17 @@ struct RunRandomness {
   privacy::NoiseSource* privacy = nullptr;  ///< privacy noise; may be null for non-private runs
 };
 
-/// Chooses the evaluation points of one iteration at θ (spec §3: A1 or the axis design) from the
-/// public state only (the GP's points, θ, the options), appends them to `gp` and returns them
-/// (d×b). A1: θ first when o.theta_in_batch; then per greedy step a pool of o.n_cand uniform points
-/// in Box(θ, ℓ) ∩ Θ, the 2d axis points θ ± h* e_a and θ (redrawn every step when o.pool_redraw,
-/// else drawn once), scored by exact one-point Schur decrements; the best o.n_restart refined by
-/// projected gradient ascent on Δ (o.n_steps steps, backtracking) inside the box; the best point
-/// is appended. `pools`, when given, receives each step's pool (d×q) for inspection.
-Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientGp& gp,
+/// Chooses the evaluation points of one iteration at θ (spec §3: A1, the axis design or the joint
+/// design) from the public state only (the surrogate's points, θ, the options), appends them to
+/// `gp` and returns them (d×b). A1: θ first when o.theta_in_batch; then per greedy step a pool of
+/// o.n_cand uniform points in Box(θ, r) ∩ Θ (r = design_box), the 2d axis points θ ± h* r_a and
+/// θ (redrawn every step when o.pool_redraw, else drawn once), scored by exact one-point Schur
+/// decrements; the best o.n_restart refined by projected gradient ascent on Δ (o.n_steps steps,
+/// backtracking) inside the box; the best point is appended. Joint: A1's set, then up to o.sweeps
+/// sweeps that re-optimise each point (except θ_t when o.theta_in_batch) with the others fixed
+/// and keep a move only if it lowers the trace of the whole set. `pools`, when given, receives
+/// each step's pool (d×q) for inspection.
+Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientSurrogate& gp,
                               const Eigen::VectorXd& theta, Rng& rng,
                               std::vector<Eigen::MatrixXd>* pools = nullptr);
 

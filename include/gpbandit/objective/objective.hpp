@@ -88,8 +88,12 @@ InstanceConstants noise_instance_constants(const NoiseModel& noise);
 /// domain's candidates; fresh per run unless `fixed` (then run 0's f for every run).
 std::unique_ptr<Objective> make_rkhs_objective(const Kernel& kernel, int support, bool fixed);
 /// A GP(0, k) sample path on the domain: exact (Cholesky of K + jitter, N ≤ 20000) or, for
-/// stationary kernels with `features` > 0, random Fourier features.
-std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int features, bool fixed);
+/// stationary kernels with `features` > 0, random Fourier features; with `kronecker`, exact on a
+/// grid domain through K = K_{d−1} ⊗ … ⊗ K_0 (SE kernel only; any N; specs/po-gp-ucb.md §7).
+/// @throws InvalidArgument for features < 0, kronecker with features > 0 or a non-SE kernel;
+/// values() throws if kronecker is asked on a domain that is not a grid.
+std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int features, bool fixed,
+                                                    bool kronecker = false);
 /// −Branin on 2-d points (maximum −0.397887 at three points of [−5,10]×[0,15]).
 std::unique_ptr<Objective> make_branin_objective();
 /// Hartmann-6 (maximised; maximum 3.32237 on [0,1]^6).

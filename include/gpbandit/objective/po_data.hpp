@@ -44,6 +44,15 @@ XyTable loan_like_table(int n, std::uint64_t seed);
 /// < 2.
 XyTable property_like_table(int n, std::uint64_t seed);
 
+/// PropertyHedonic (a seeded look-alike of the URA Singapore transactions, not real data, built
+/// so that the instance is as hard as the paper's property results imply): the PropertyLike
+/// locations and ℓ = 9.6 − 0.6·dist/0.2° + 0.2·g(x) + 0.15·e, with g an exact SE-GP draw
+/// (l = 0.04°, a district effect) and e ~ N(0, 1) per property (project, floor, age: the part
+/// of the price no location model predicts); y = exp(ℓ), minimised. Its statistics (fitted
+/// signal-to-noise, near-optimal count) are recorded by the objective's info_json. O(n³).
+/// @throws InvalidArgument if n < 2.
+XyTable property_hedonic_table(int n, std::uint64_t seed);
+
 /// Reads a CSV with header `x1,…,xd,y` (any header names; the last column is y, raw).
 /// @throws IoError if unreadable; InvalidArgument naming file:line for ragged rows, NaN or Inf,
 /// fewer than 2 columns or 2 rows, or (when `positive_y`, i.e. a log will be taken) y ≤ 0.
@@ -76,6 +85,10 @@ struct PoPreprocessed {
 /// @throws InvalidArgument for non-positive y with log_output, a constant y, bad options or
 /// shapes; NumericalError if the fit fails.
 PoPreprocessed po_preprocess(const XyTable& table, const PoPreprocessOptions& options);
+
+/// Rows whose standardised output lies within `width`·σ_y of the best (the number of
+/// near-optimal points of an instance; σ_y² = the fitted signal variance). O(n).
+int near_optimal_count(const PoPreprocessed& data, double width);
 
 /// An Objective over a preprocessed table: prescribes the domain (the rows of X), the SE kernel
 /// (lengthscale, σ_y²) and the surrogate noise variance σ_n²; f = y and a reward is the stored

@@ -137,6 +137,8 @@ struct BetaSchedule {
   /// √β_t·scale for the t-th evaluation (t ≥ 1) on a domain of n candidates, with information
   /// gain γ̂_{t−1}. @throws InvalidArgument for δ ∉ (0,1), value ≤ 0, B < 0, R < 0, scale ≤ 0.
   double width(int t, int n, double gamma) const;
+  /// True when width() reads its γ̂ argument (IGP-UCB only); callers skip the O(t) sum otherwise.
+  bool uses_gamma() const { return kind == Kind::IgpUcb; }
   /// Checks the parameters. @throws InvalidArgument naming the bad one (as width()).
   void validate() const;
   /// Human-readable description, e.g. "srinivas(delta=0.1)".
@@ -180,6 +182,12 @@ struct HeavyTailedOptions {
   bool median_midpoint = false;  ///< MoMA: midpoint median instead of the lower median (D8)
   bool moma_aaai = false;        ///< MoMA: AAAI width exponent n^{1/(2(1+α))} (D6)
   int k_groups = 0;              ///< MoMA: k, 0 = the preset's formula (§4)
+  /// Multiplies every confidence width β of the preset (TGP, ATA, MoMA); 1 = the paper's
+  /// algorithm. A project knob for studying exploration, not in the paper (`width_scale`).
+  double width_scale = 1.0;
+  /// Multiplies every truncation level b (TGP, ATA; the widths keep the unscaled b); 1 = the
+  /// paper's algorithm, a huge value switches truncation off (`level_scale`; project knob).
+  double level_scale = 1.0;
 };
 
 /// TGP-UCB (Chowdhury & Gopalan 2019, Alg. 1) or, with options.ldp, LDP-TGP-UCB (Zhou & Tan
