@@ -89,9 +89,9 @@ TEST(DpGiboCli, PolynomialKernelAndJointDesignKeys) {
                                " --quiet --no-plot");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto sj = nlohmann::json::parse(test::read_file(dir.file("out/summary.json")));
-  EXPECT_DOUBLE_EQ(sj["methods"][0]["evaluations_mean"].get<double>(), 9.0);
-  EXPECT_GT(sj["methods"][0]["bias_norm_mean"].get<double>(), 0.0);  // normal location: ∇L_i known
-  EXPECT_EQ(sj["methods"][0]["curve"]["bias_mean"].size(), 4u);
+  EXPECT_DOUBLE_EQ(sj["policies"][0]["evaluations_mean"].get<double>(), 9.0);
+  EXPECT_GT(sj["policies"][0]["bias_norm_mean"].get<double>(), 0.0);  // normal location: ∇L_i known
+  EXPECT_EQ(sj["policies"][0]["curve"]["bias_mean"].size(), 4u);
   expect_rejected(config(poly + R"(, "lengthscale": 0.5})"), "methods[0].lengthscale");
   expect_rejected(config(poly + R"(, "degree": 3})"), "methods[0].degree");
   expect_rejected(config(poly + R"(, "poly_impl": "dual"})"), "methods[0].poly_impl");

@@ -42,11 +42,11 @@ struct ExperimentSettings {
   /// Runs advanced together; 0 = chosen by the pipeline (memory budget, ~2 minutes of work per
   /// group, so that a checkpoint follows at least that often).
   int lockstep = 0;
-  Backend backend = Backend::Auto;                         ///< backend of the engine ops
+  Backend backend = Backend::Auto;  ///< backend of the engine ops
   /// Budget of the posterior buffers, bytes (ContextOptions::memory_budget_bytes; 0 = automatic:
   /// 4 GiB on the CPU, kCudaBudgetFraction of the free device memory on CUDA).
   std::size_t memory_budget_bytes = 0;
-  int threads = 0;                                         ///< CPU threads (0 = the idle cores)
+  int threads = 0;  ///< CPU threads (0 = the idle cores)
   /// Source of privacy noise ("privacy_noise"): false = secure (default), true = seeded Philox
   /// simulation (reproducible, NOT private; summary.json says so).
   bool privacy_seeded = false;

@@ -27,11 +27,11 @@ namespace gpb::detail {
 
 /// What a family's steps may use of one invocation.
 struct StepEnv {
-  const Context* ctx = nullptr;  ///< engine backend and threads
-  std::uint64_t seed = 0;        ///< master seed (config or --seed)
-  int runs = 1;                  ///< R (config or --runs)
+  const Context* ctx = nullptr;        ///< engine backend and threads
+  std::uint64_t seed = 0;              ///< master seed (config or --seed)
+  int runs = 1;                        ///< R (config or --runs)
   const Communicator* comm = nullptr;  ///< ranks (MPI) or the one process
-  bool mpi = false;              ///< --mpi
+  bool mpi = false;                    ///< --mpi
   /// Progress: step `step` of `steps` of the current unit is done, worth `work` of
   /// Family::steps_per_run() (e.g. a round of q evaluations).
   std::function<void(int step, int steps, long long work)> tick;

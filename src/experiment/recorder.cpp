@@ -81,12 +81,8 @@ std::vector<RunRecord> GroupRecorder::records() const {
 // ---------------------------------------------------------------- records
 
 json to_json(const RunRecord& r) {
-  return {{"run", r.run},
-          {"cumulative", r.cumulative},
-          {"simple", r.simple},
-          {"curve", r.curve},
-          {"simple_curve", r.simple_curve},
-          {"f_sup", r.f_sup},
+  return {{"run", r.run},      {"cumulative", r.cumulative},     {"simple", r.simple},
+          {"curve", r.curve},  {"simple_curve", r.simple_curve}, {"f_sup", r.f_sup},
           {"x_star", r.x_star}};
 }
 

@@ -1,9 +1,10 @@
 // libFuzzer target: the JSON experiment-config reader of every family (gpb::parse_experiment,
 // and gpb::parse_experiment_config for finite-domain configs), i.e. comment stripping, JSON
 // parsing, strict key/type validation against the registry and construction of the domain,
-// kernel, objective and policy specs (or the DP-GIBO task and methods, the X-armed methods). Relative paths resolve against GPB_FUZZ_DATA_DIR (small
-// CSV files the corpus refers to). Oracle: only InvalidArgument/IoError may escape; an accepted
-// config has a non-empty domain, a positive horizon and at least one policy.
+// kernel, objective and policy specs (or the DP-GIBO task and methods, the X-armed methods).
+// Relative paths resolve against GPB_FUZZ_DATA_DIR (small CSV files the corpus refers to). Oracle:
+// only InvalidArgument/IoError may escape; an accepted config has a non-empty domain, a positive
+// horizon and at least one policy.
 #include <cstddef>
 #include <cstdint>
 #include <string>
