@@ -5,13 +5,16 @@ runs.csv (and phases.csv) byte for byte: the check that a refactoring changed no
 Usage:
   tools/compare_examples.py --new build/gpbandit [--ref main | --ref-bin PATH] [--work DIR]
                             [--runs 2] [--T 40] [--only SUBSTRING] [--timeout 600]
+                            [--data DIR]
 
 --ref REV builds the reference binary from `git archive REV` in WORK/ref (CPU-only, CLI only;
 ccache is used when installed); --ref-bin uses an existing one. Slow configs are reduced the same
 way for both binaries: at most --runs runs (the --runs flag), and a copy of the config (written
 beside it, so relative data paths still resolve, and removed afterwards) with T, the X-armed
 horizon and the DP-GIBO iterations and evaluation budgets capped; LDP noise is switched to the
-seeded source so that two runs can be equal at all. Prints a Markdown table (config, family,
+seeded source so that two runs can be equal at all. --data DIR: a relative data path of a config
+("...shared/data/X") that does not resolve from the config's folder (a worktree elsewhere than
+the main checkout) is replaced by DIR/X. Prints a Markdown table (config, family,
 reduction, result) and exits 1 if any config differs or fails on one side only.
 """
 import argparse
@@ -87,6 +90,20 @@ def reduce(j, T):
     return j, fam, ", ".join(what) or "none"
 
 
+def relocate_data(j, config_dir, data_dir):
+    """Relative "…path" values under shared/data/ that do not exist from config_dir → data_dir."""
+    if isinstance(j, dict):
+        for k, v in j.items():
+            if (k.endswith("path") and isinstance(v, str) and not os.path.isabs(v)
+                    and "shared/data/" in v and not os.path.exists(os.path.join(config_dir, v))):
+                j[k] = os.path.join(data_dir, v.split("shared/data/", 1)[1])
+            else:
+                relocate_data(v, config_dir, data_dir)
+    elif isinstance(j, list):
+        for v in j:
+            relocate_data(v, config_dir, data_dir)
+
+
 def run(binary, cfg, out, runs, timeout):
     cmd = [binary, "run", cfg, "--out", out, "--quiet", "--no-plot", "--runs", str(runs)]
     try:
@@ -116,6 +133,7 @@ def main():
     ap.add_argument("--T", type=int, default=40)
     ap.add_argument("--only")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--data")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="gpb-compare-")
     os.makedirs(work, exist_ok=True)
@@ -129,6 +147,8 @@ def main():
         reduced, fam, what = reduce(j, a.T)
         src = os.path.join(ROOT, rel)
         tmp = os.path.join(os.path.dirname(src), ".cmp-" + os.path.basename(src))
+        if a.data:
+            relocate_data(reduced, os.path.dirname(src), os.path.abspath(a.data))
         with open(tmp, "w") as f:
             json.dump(reduced, f)
         try:
