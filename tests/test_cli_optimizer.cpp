@@ -161,6 +161,12 @@ TEST(CliOptimizer, RunWithACommandObjective) {
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_TRUE(contains(again.output, "is complete (7 of T = 7")) << again.output;
   EXPECT_EQ(read_file(dir.file("out/evaluations.csv")), evals);
+  // --force starts over (same config and seed: the same evaluations); --threads is accepted.
+  again = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")) + " --force --threads 1");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(read_file(dir.file("out/evaluations.csv")), evals);
+  again = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")) + " --resume --force");
+  EXPECT_EQ(again.exit_code, 2);
 }
 
 TEST(CliOptimizer, ACrashThenResumeEqualsAnUninterruptedRun) {

@@ -1,17 +1,17 @@
-// `gpbandit run CONFIG.json [--out DIR] [--resume] [--backend B] [--seed S] [--quiet]` for an
-// optimizer config whose objective is a user's program:
+// `gpbandit run CONFIG.json [--out DIR] [--resume | --force] [--backend B] [--seed S] [--threads N]
+// [--quiet]` for an optimizer config whose objective is a user's program:
 //
 //   {"name": "tune", "T": 50, "q": 1, <optimizer config keys, see gpb::parse_optimizer_config>,
 //    "objective": {"type": "command", "cmd": ["python3", "f.py"], "timeout_s": 600}}
 //
 // Each round asks the optimizer for q candidates, runs the program on them in the config's folder
 // (CSV on its stdin, one reward per candidate on its stdout: gpb::CommandObjective), tells the
-// rewards and saves the state
-// atomically. DIR (default results/<name>) holds state.json (the optimizer, resumable), run.json
-// (what the run was started with), evaluations.csv and, at the end, summary.json. A failing,
-// hanging or malformed evaluation stops the run with one message naming the round (exit 1, or 2
-// for a malformed answer); every earlier round is kept and `--resume` continues with the same
-// candidates the failed round was given.
+// rewards and saves the state atomically. DIR (default results/<name>) holds state.json (the
+// optimizer, resumable), run.json (what the run was started with), evaluations.csv and, at the end,
+// summary.json. A failing, hanging or malformed evaluation stops the run with one message naming
+// the round (exit 1, or 2 for a malformed answer); every earlier round is kept and `--resume`
+// continues with the same candidates the failed round was given; `--force` discards a previous run
+// in DIR instead.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -25,6 +25,7 @@
 #include "commands.hpp"
 #include "experiment/atomic_file.hpp"
 #include "experiment/config_checker.hpp"
+#include "experiment/config_common.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/command.hpp"
 #include "gpbandit/objective/objective.hpp"
@@ -51,7 +52,7 @@ struct CommandRun {
 CommandRun parse_run(const std::string& path, const std::string& text) {
   const fs::path base = fs::path(path).parent_path();
   const std::string base_dir = base.empty() ? "." : base.string();
-  const json root = detail::parse_config_json(text, path);
+  const json root = detail::parse_json_text(text, path);
   const detail::Checker c(path, base_dir);
   CommandRun r;
   r.options = detail::parse_optimizer_json(root, path, base_dir,
@@ -132,8 +133,13 @@ Optimizer open_run(const std::string& dir, const json& started, const CommandRun
   std::error_code ec;
   const bool exists = fs::exists(state, ec);
   if (!args.resume) {
-    if (exists) {
-      throw InvalidArgument(state + " exists: use --resume to continue that run, or another --out");
+    if (exists && !args.force) {
+      throw InvalidArgument(state +
+                            " exists: use --resume to continue that run, --force to start over, "
+                            "or another --out");
+    }
+    for (const char* f : {"state.json", "evaluations.csv", "summary.json"}) {  // --force
+      fs::remove(fs::path(dir) / f, ec);
     }
     detail::write_file_atomic(run, started.dump(2) + "\n");
     Optimizer opt(r.options);
@@ -153,7 +159,7 @@ Optimizer open_run(const std::string& dir, const json& started, const CommandRun
 
 bool is_command_config(const std::string& path) {
   try {
-    const json root = detail::parse_config_json(detail::read_whole_file(path), path);
+    const json root = detail::parse_json_text(detail::read_whole_file(path), path);
     return root.is_object() && root.contains("objective") && root["objective"].is_object() &&
            root["objective"].value("type", std::string()) == "command";
   } catch (const std::exception&) {
@@ -166,12 +172,11 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
   if (cmd.count("--runs") > 0) throw InvalidArgument("--runs: a command objective has one run");
   const std::string text = detail::read_whole_file(args.config);
   CommandRun r = parse_run(args.config, text);
-  if (cmd.count("--seed") > 0) r.options.seed = args.seed;
-  std::optional<ContextOptions> ctx;
-  if (cmd.count("--backend") > 0) {
-    r.options.context.backend = parse_backend(args.backend);
-    ctx = r.options.context;
-  }
+  if (cmd.count("--seed") > 0) r.options.seed = parse_seed(args.seed);
+  std::optional<ContextOptions> ctx;  // a resumed run keeps its saved backend unless overridden
+  if (cmd.count("--backend") > 0) r.options.context.backend = parse_backend(args.backend);
+  if (cmd.count("--threads") > 0) r.options.context.threads = args.threads;
+  if (cmd.count("--backend") + cmd.count("--threads") > 0) ctx = r.options.context;
   const std::string dir = args.out.empty() ? (fs::path("results") / r.name).string() : args.out;
   detail::ensure_writable_directory(dir);
   const std::string state = dir + "/state.json";

@@ -58,36 +58,84 @@ void bind_experiment(py::module_& m) {
       .def_readonly("out_dir", &ExperimentResult::out_dir, "The output folder")
       .def_readonly("runs_csv", &ExperimentResult::runs_csv, "Path of runs.csv")
       .def_readonly("summary_json", &ExperimentResult::summary_json, "Path of summary.json")
-      .def_readonly("plot_png", &ExperimentResult::plot_png, "Path of regret.png")
-      .def_readonly("plotted", &ExperimentResult::plotted, "Whether regret.png was drawn")
+      .def_readonly("plot_png", &ExperimentResult::plot_png, "Path of the plot")
+      .def_readonly("plotted", &ExperimentResult::plotted, "Whether the plot was drawn")
       .def_readonly("plot_message", &ExperimentResult::plot_message,
                     "Why the plot was not drawn (empty when it was)")
       .def_readonly("backend", &ExperimentResult::backend, "The backend the runs used")
+      .def_readonly("family", &ExperimentResult::family, "finite, dp-gibo or fed-pne")
+      .def_readonly("report", &ExperimentResult::report, "The results table the CLI prints")
+      .def_readonly("already_finished", &ExperimentResult::already_finished,
+                    "True when resume found the run already complete")
+      .def_readonly("lockstep", &ExperimentResult::lockstep, "Runs advanced together")
       .def("__repr__", [](const ExperimentResult& r) {
-        return "<gpbandit.ExperimentResult " + r.out_dir +
+        return "<gpbandit.ExperimentResult " + r.family + " " + r.out_dir +
                " policies=" + std::to_string(r.policies.size()) + ">";
       });
+  py::class_<Experiment>(m, "Experiment", "A validated experiment of any family")
+      .def_property_readonly(
+          "family", [](const Experiment& e) { return e.settings().family; },
+          "finite, dp-gibo or fed-pne")
+      .def_property_readonly(
+          "name", [](const Experiment& e) { return e.settings().name; }, "Output folder name")
+      .def_property_readonly(
+          "runs", [](const Experiment& e) { return e.settings().runs; },
+          "Independent runs per policy")
+      .def_property_readonly(
+          "seed", [](const Experiment& e) { return e.settings().seed; }, "Master seed")
+      .def("__repr__", [](const Experiment& e) {
+        return "<gpbandit.Experiment " + e.settings().family + " '" + e.settings().name +
+               "' runs=" + std::to_string(e.settings().runs) + ">";
+      });
+  m.def("load_experiment", &load_experiment, py::arg("path"),
+        "Reads and validates a config of any family (finite, dp-gibo, fed-pne)");
+  m.def("parse_experiment", &parse_experiment, py::arg("json_text"), py::arg("source") = "<python>",
+        py::arg("base_dir") = ".",
+        "Validates config JSON text of any family; relative paths resolve against base_dir");
+  const auto options = [](const std::string& out_dir, bool resume, bool force, bool progress,
+                          bool plot, std::optional<std::string> backend, std::optional<int> runs,
+                          std::optional<std::uint64_t> seed) {
+    RunOptions o;
+    o.out_dir = out_dir;
+    o.resume = resume;
+    o.force = force;
+    o.progress = progress;
+    o.plot = plot;
+    if (backend) o.backend = parse_backend(*backend);
+    o.runs = runs;
+    o.seed = seed;
+    return o;
+  };
+  const char* doc =
+      "Runs every policy of the experiment through the pipeline; writes runs.csv and "
+      "summary.json (and the plot with plot=True) into out_dir (default results/<name>). "
+      "force=True deletes an unfinished run's checkpoint there; resume=True continues it";
   m.def(
       "run_experiment",
-      [](const ExperimentConfig& config, const std::string& out_dir, bool resume, bool progress,
-         bool plot, std::optional<std::string> backend, std::optional<int> runs,
-         std::optional<std::uint64_t> seed) {
-        RunOptions o;
-        o.out_dir = out_dir;
-        o.resume = resume;
-        o.progress = progress;
-        o.plot = plot;
-        if (backend) o.backend = parse_backend(*backend);
-        o.runs = runs;
-        o.seed = seed;
+      [options](const ExperimentConfig& config, const std::string& out_dir, bool resume, bool force,
+                bool progress, bool plot, std::optional<std::string> backend,
+                std::optional<int> runs, std::optional<std::uint64_t> seed) {
+        const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
         py::gil_scoped_release release;
         return run_experiment(config, o);
       },
       py::arg("config"), py::arg("out_dir") = "", py::arg("resume") = false,
-      py::arg("progress") = false, py::arg("plot") = false, py::arg("backend") = py::none(),
-      py::arg("runs") = py::none(), py::arg("seed") = py::none(),
-      "Runs every policy of the config; writes runs.csv and summary.json (and regret.png with "
-      "plot=True) into out_dir (default results/<name>)");
+      py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
+      py::arg("backend") = py::none(), py::arg("runs") = py::none(), py::arg("seed") = py::none(),
+      doc);
+  m.def(
+      "run_experiment",
+      [options](const Experiment& e, const std::string& out_dir, bool resume, bool force,
+                bool progress, bool plot, std::optional<std::string> backend,
+                std::optional<int> runs, std::optional<std::uint64_t> seed) {
+        const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
+        py::gil_scoped_release release;
+        return run_experiment(e, o);
+      },
+      py::arg("experiment"), py::arg("out_dir") = "", py::arg("resume") = false,
+      py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
+      py::arg("backend") = py::none(), py::arg("runs") = py::none(), py::arg("seed") = py::none(),
+      doc);
 
   py::class_<ParamDoc>(m, "ParamDoc", "One parameter of a registry entry")
       .def_readonly("name", &ParamDoc::name, "Parameter name")

@@ -113,6 +113,9 @@ def instances(ctx, tmp_path):
                          '"objective": {"type": "rkhs"}, "policies": [{"type": "random"}],'
                          '"runs": 1, "T": 2}')
     res = g.run_experiment(cfg, str(tmp_path / "exp"))
+    experiment = g.parse_experiment('{"domain": {"type": "grid", "lower": [0], "upper": [1], '
+                                    '"counts": [5]}, "objective": {"type": "rkhs"}, '
+                                    '"policies": [{"type": "random"}], "runs": 1, "T": 2}')
     entry = g.registry()[0]
     opt = g.Optimizer({"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [4, 4]})
     suggestion = opt.ask(2)
@@ -129,7 +132,7 @@ def instances(ctx, tmp_path):
         "NoiseSource": g.seeded_source(1), "CtlMechanism": g.CtlMechanism(1.0, 1.0, 1.0),
         "PoRelease": g.po_curate_seeded(ctx, np.random.default_rng(0).normal(size=(9, 3)), 1.0,
                                         1e-5, r=1),
-        "ExperimentConfig": cfg, "PolicySpec": cfg.policies[0], "ExperimentResult": res,
+        "ExperimentConfig": cfg, "Experiment": experiment, "PolicySpec": cfg.policies[0], "ExperimentResult": res,
         "PolicySummary": res.policies[0], "RegistryEntry": entry, "ParamDoc": entry.params[0],
     }
 

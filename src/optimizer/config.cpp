@@ -8,6 +8,7 @@
 
 #include "experiment/atomic_file.hpp"
 #include "experiment/config_checker.hpp"
+#include "experiment/config_common.hpp"
 #include "gpbandit/error.hpp"
 #include "io/npy.hpp"
 
@@ -410,8 +411,8 @@ json options_to_json(const OptimizerOptions& o) {
 
 OptimizerOptions parse_optimizer_config(const std::string& json_text, const std::string& source,
                                         const std::string& base_dir) {
-  return detail::parse_optimizer_json(detail::parse_config_json(json_text, source), source,
-                                      base_dir, {});
+  return detail::parse_optimizer_json(detail::parse_json_text(json_text, source), source, base_dir,
+                                      {});
 }
 
 OptimizerOptions load_optimizer_config(const std::string& path) {

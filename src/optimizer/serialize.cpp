@@ -6,6 +6,7 @@
 
 #include "experiment/atomic_file.hpp"
 #include "experiment/config_checker.hpp"
+#include "experiment/config_common.hpp"
 #include "gpbandit/error.hpp"
 #include "io/npy.hpp"
 #include "optimizer/config.hpp"
@@ -173,7 +174,7 @@ std::string Optimizer::dumps() const {
 
 Optimizer Optimizer::loads(const std::string& state_json_text,
                            const std::optional<ContextOptions>& context) {
-  const json j = detail::parse_config_json(state_json_text, "state");
+  const json j = detail::parse_json_text(state_json_text, "state");
   try {
     GPB_EXPECTS(j.is_object() && j.value("format", std::string()) == kFormat,
                 "state: not a gpbandit optimizer state (format '" << kFormat << "' expected)");
