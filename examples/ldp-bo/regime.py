@@ -81,7 +81,7 @@ def winning_cells(inst, s):
 
 
 def knob_line(inst, s, kind, key, label):
-    """The smallest knob change (width scale or B/R factor) at ϵ = 1 with which MoMA beats random."""
+    """The smallest knob change (width scale, B/R factor) at ϵ = 1 with which MoMA beats random."""
     rnd = st.policy(s, st.RANDOM)
     moma = by_param(s, "moma", key) if key else {
         float(p["label"].rsplit("x", 1)[1].rstrip(")")): p for p in s["policies"]
