@@ -49,6 +49,23 @@ def losses(name):
     return f"{tag}: {', '.join(cells)} ({s['runs']} runs)", snr
 
 
+def pooled(name):
+    """Like losses(), over the split runs results/NAME-s<seed>/ (one run per seed)."""
+    base = os.path.join(ou.EXAMPLES, "dp-gibo", "results")
+    parts = sorted(d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d))
+    runs, snr = {}, []
+    for d in parts:
+        for m in DG.load(d)["methods"]:
+            runs.setdefault(m["label"], []).extend(m["final_loss_per_run"])
+            if m.get("noise_norm_expected"):
+                snr.append(m["grad_norm_mean"] / m["noise_norm_expected"])
+    if not runs:
+        return None, None
+    cells = [f"{k} {DG.fmt(sum(v) / len(v), 3)}" for k, v in runs.items()]
+    n = len(next(iter(runs.values())))
+    return f"{name.split('-', 2)[-1]}: {', '.join(cells)} ({n} runs, one per seed)", snr
+
+
 def row(sid, fig, configs, sections):
     text = sections.get(sid, "")
     claim = first_sentence(text, "Paper's claim:", whole_paragraph=True)
@@ -56,16 +73,17 @@ def row(sid, fig, configs, sections):
     ours, ratios = [], []
     for name in configs:
         cell, snr = losses(name)
+        if cell is None:
+            cell, snr = pooled(name)
         if cell:
             ours.append(cell)
             ratios += snr
-    missing = [c for c in configs if DG.load(c) is None]
+    missing = [c for c in configs if DG.load(c) is None and pooled(c)[0] is None]
     if missing:
         ours.append("not run yet: " + ", ".join(missing))
     if sid == "E-DP5":
-        pooled = DG.pooled("E-DP5-svr-d103")
-        ours.append("d = 103 (paper size): " + ("not run yet" if pooled.startswith("(no run")
-                                                else "see dp-gibo/README.md"))
+        big, _ = pooled("E-DP5-svr-d103")
+        ours.append("d = 103 (paper size): " + (big if big else "not run yet"))
     if len(missing) == len(configs) and sid in LEGACY:
         cell, _ = losses(LEGACY[sid])
         ours.append(f"earlier reduced run (`{LEGACY[sid]}`) {cell}")
