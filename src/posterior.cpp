@@ -51,9 +51,6 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
   impl_->slice = {static_cast<int>(begin), static_cast<int>(end)};
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) {
-    GPB_EXPECTS(!comm.sharded(),
-                "posterior: the CUDA backend cannot hold a shard yet; use "
-                "--backend cpu with several ranks");
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
     return;
   }

@@ -6,12 +6,18 @@
 // recompute modes; GP-BUCB pending rows with exclusion masks (a whole slice excluded for one run);
 // a domain given as this rank's grid slice; N not a multiple of K; K > N refused on every rank.
 // A rank that fails (tests/mpi/shard_fault.sh) ends the job with one message naming it.
+// `--backend cuda`: the sharded and the one-rank posteriors run on CUDA (one GPU per rank from the
+// node-local rank, or all ranks on one GPU) and must agree bit for bit; a one-rank CPU posterior
+// beside them must agree to the last ulps of exp() (relative 1e-10, the same choices and tie
+// counts). Exits 77 (skipped) on every rank when no CUDA device is usable.
 // Exit 0 on success; on a failure the rank prints the reason and the job is aborted.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +36,7 @@ namespace {
 using namespace gpb;
 
 Communicator g_comm;
+Backend g_backend = Backend::Cpu;  // of the sharded posterior and its one-rank reference
 
 void check(bool ok, const std::string& what) {
   if (ok) return;
@@ -38,9 +45,9 @@ void check(bool ok, const std::string& what) {
   g_comm.abort(1);
 }
 
-Context make_context(const Communicator& comm) {
+Context make_context(const Communicator& comm, Backend backend = g_backend) {
   ContextOptions co;
-  co.backend = Backend::Cpu;
+  co.backend = backend;
   co.threads = 1;
   co.communicator = comm;
   return Context(co);
@@ -65,13 +72,29 @@ struct Case {
   bool twins = false;  // every candidate twice (exact ties in every round)
 };
 
+/// max |a − b| / max |b| over n values.
+double relative_gap(const double* a, const double* b, int n) {
+  double gap = 0, scale = 1e-300;
+  for (int i = 0; i < n; ++i) {
+    gap = std::max(gap, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return std::isfinite(gap) ? gap / scale : INFINITY;
+}
+
+/// Gathered μ, σ² of the sharded posterior: bitwise those of the one-rank reference of the same
+/// backend and, when `cpu` is given (CUDA runs), within 1e-10 of the one-rank CPU's.
 void compare_over_domain(const FinitePosterior& sharded, const FinitePosterior& ref, int run,
-                         const std::string& at) {
+                         const std::string& at, const FinitePosterior* cpu = nullptr) {
   const int n = ref.size();
   const double* m = sharded.mean(run);
   check(std::memcmp(m, ref.mean(run), sizeof(double) * n) == 0, at + ": mean differs");
+  if (cpu != nullptr) check(relative_gap(m, cpu->mean(run), n) <= 1e-10, at + ": mean vs CPU");
   const double* v = sharded.variance(run);
   check(std::memcmp(v, ref.variance(run), sizeof(double) * n) == 0, at + ": variance differs");
+  if (cpu != nullptr) {
+    check(relative_gap(v, cpu->variance(run), n) <= 1e-10, at + ": variance vs CPU");
+  }
 }
 
 /// A grid, or (twins) the grid's points twice over: candidate j and j + N/2 are the same point,
@@ -99,12 +122,18 @@ void run_case(const Case& c, const std::vector<double>& lo, const std::vector<do
                                       : Domain::grid_slice(lo, hi, counts, b, e);
   FinitePosterior ref(one, k, whole, R, c.po);
   FinitePosterior sp(many, k, mine, R, c.po);
+  const Context cpu_one = make_context(Communicator(), Backend::Cpu);
+  std::unique_ptr<FinitePosterior> cpu;  // CUDA runs: the one-rank CPU posterior beside them
+  if (g_backend == Backend::Cuda)
+    cpu = std::make_unique<FinitePosterior>(cpu_one, k, whole, R, c.po);
+  std::vector<Rng> tb_cpu;
   check(sp.slice() == std::make_pair(static_cast<int>(b), static_cast<int>(e)), c.name + ": slice");
   check(sp.size() == n, c.name + ": size() is not N");
   std::vector<Rng> tb_ref, tb_sp;
   for (int r = 0; r < R; ++r) {
     tb_ref.emplace_back(11, r, 3);
     tb_sp.emplace_back(11, r, 3);
+    tb_cpu.emplace_back(11, r, 3);
   }
   Rng noise(7, 0, 2);
   BetaSchedule beta;
@@ -131,12 +160,20 @@ void run_case(const Case& c, const std::vector<double>& lo, const std::vector<do
               at + ": score or tie count differs");
         if (a[r].ties > 1) ++ties_seen;
       }
+      if (cpu != nullptr) {
+        const auto h = cpu->ucb_argmax(width.data(), exp, c.random_ties ? &tb_cpu : nullptr);
+        for (int r = 0; r < R; ++r) {
+          check(h[r].index == a[r].index && h[r].ties == a[r].ties,
+                at + ": run " + std::to_string(r) + " CPU chose " + std::to_string(h[r].index));
+        }
+      }
       std::vector<int> pick(static_cast<std::size_t>(R));
       for (int r = 0; r < R; ++r) pick[r] = a[r].index;
       if (c.batch > 1) {
         for (int r = 0; r < R; ++r) ex[static_cast<std::size_t>(r) * n + pick[r]] = 1;
         ref.add_pending(pick.data());
         sp.add_pending(pick.data());
+        if (cpu != nullptr) cpu->add_pending(pick.data());
       }
       chosen.insert(chosen.end(), pick.begin(), pick.end());
     }
@@ -148,16 +185,18 @@ void run_case(const Case& c, const std::vector<double>& lo, const std::vector<do
         for (int r = 0; r < R; ++r) yr[static_cast<std::size_t>(r) * c.batch + i] = y[i * R + r];
       ref.resolve_pending(yr.data());
       sp.resolve_pending(yr.data());
+      if (cpu != nullptr) cpu->resolve_pending(yr.data());
     } else {
       ref.observe(chosen.data(), y.data());
       sp.observe(chosen.data(), y.data());
+      if (cpu != nullptr) cpu->observe(chosen.data(), y.data());
     }
-    if (t % 10 == 0) compare_over_domain(sp, ref, t % R, at);
+    if (t % 10 == 0) compare_over_domain(sp, ref, t % R, at, cpu.get());
   }
   for (int r = 0; r < R; ++r) {
     check(sp.history(r) == ref.history(r), c.name + ": history differs");
     check(sp.info_gain(r) == ref.info_gain(r), c.name + ": info gain differs");
-    compare_over_domain(sp, ref, r, c.name + ", end");
+    compare_over_domain(sp, ref, r, c.name + ", end", cpu.get());
   }
   check(sp.recompute_mode() == ref.recompute_mode(), c.name + ": mode differs");
   check(!c.random_ties || ties_seen > 0, c.name + ": no tie was exercised");
@@ -213,8 +252,10 @@ void refuse_all_excluded() {
 }  // namespace
 
 int run_all() {
-  if (g_comm.rank() == 0)
-    std::printf("sharded FinitePosterior over %d ranks vs one rank:\n", g_comm.size());
+  if (g_comm.rank() == 0) {
+    std::printf("sharded FinitePosterior (%s) over %d ranks vs one rank:\n",
+                g_backend == Backend::Cuda ? "cuda" : "cpu", g_comm.size());
+  }
   check_slices();
   PosteriorOptions eager;
   eager.noise_variance = 1e-2;
@@ -249,10 +290,20 @@ int run_all() {
   return 0;
 }
 
-int main() {
+int main(int argc, char** argv) {
   // GPB_TEST_TIMEOUT: seconds a collective may wait (tests/mpi/shard_fault.sh sets a short one).
   const char* t = std::getenv("GPB_TEST_TIMEOUT");
   g_comm = Communicator::world(t != nullptr ? std::atof(t) : 60.0);
+  if (argc == 3 && std::string(argv[1]) == "--backend" && std::string(argv[2]) == "cuda") {
+    g_backend = Backend::Cuda;
+    if (!Context::cuda_compiled() || Context::cuda_device_count() == 0) {
+      if (g_comm.rank() == 0) std::printf("skipped: no CUDA device\n");
+      return 77;  // every rank: ctest's SKIP_RETURN_CODE
+    }
+  } else if (argc != 1) {
+    if (g_comm.rank() == 0) std::fprintf(stderr, "usage: %s [--backend cuda]\n", argv[0]);
+    return 2;
+  }
   try {
     return run_all();
   } catch (const RankFailure& e) {  // a rank died or hung: one message, then end the job
