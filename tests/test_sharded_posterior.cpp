@@ -41,12 +41,14 @@ ShardScript base_script() {
   return s;
 }
 
-/// Plays `s` on one rank and on 2 and 3 in-process ranks; every rank must see the one-rank trace.
-/// Returns the number of choices that were exact ties (ties > 1) on one rank.
+/// Plays `s` on one rank (masks always dense) and on 2 and 3 in-process ranks; every rank must
+/// see the one-rank trace. Returns the number of choices that were exact ties on one rank.
 int expect_sharded_identical(const ShardScript& s,
                              gpb::Precision precision = gpb::Precision::Double) {
   const auto one = cpu_on(gpb::Communicator(), precision);
-  const gpb::test::ShardTrace ref = gpb::test::play_script(*one, s, {});
+  ShardScript dense = s;
+  dense.sparse_masks = false;
+  const gpb::test::ShardTrace ref = gpb::test::play_script(*one, dense, {});
   for (const int k : {2, 3}) {
     const auto traces = gpb::test::play_sharded(
         k, s, {}, [&](const gpb::Communicator& c) { return cpu_on(c, precision); });
@@ -62,6 +64,45 @@ int expect_sharded_identical(const ShardScript& s,
 
 TEST(ShardedPosterior, EagerRandomTiesPendingAndMasks) {
   expect_sharded_identical(base_script());
+}
+
+TEST(ShardedPosterior, ExclusionListsGiveTheMaskChoices) {
+  ShardScript s = base_script();
+  s.sparse_masks = true;
+  s.mask_fraction = 0.6;
+  expect_sharded_identical(s);
+  s.options.lazy = true;
+  expect_sharded_identical(s);
+  // One rank, lists against the mask: the same trace.
+  const auto one = cpu_on(gpb::Communicator());
+  ShardScript dense = s;
+  dense.sparse_masks = false;
+  gpb::test::expect_identical(gpb::test::play_script(*one, s, {}),
+                              gpb::test::play_script(*one, dense, {}), "one rank, lists");
+}
+
+TEST(ShardedPosterior, ExclusionListsChecked) {
+  const auto one = cpu_on(gpb::Communicator());
+  gpb::FinitePosterior p(*one, gpb::Kernel::se(0.3), gpb::Domain::grid({0.0}, {1.0}, {9}), 2,
+                         gpb::PosteriorOptions{});
+  const double w[2] = {1.0, 1.0};
+  const auto message = [&](const std::vector<std::vector<int>>& lists) {
+    try {
+      (void)p.ucb_argmax(w, lists, nullptr);
+    } catch (const gpb::InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{1}}).find("2 exclusion lists expected, got 1"), std::string::npos);
+  EXPECT_NE(message({{1}, {3, 9}}).find("excluded[1][1] = 9 is out of range [0, 9)"),
+            std::string::npos);
+  EXPECT_NE(message({{0, 1, 2, 3, 4, 5, 6, 7, 8}, {}}).find("every candidate is excluded"),
+            std::string::npos);
+  // The failed calls left nothing behind: run 0 may choose anything again.
+  const auto c = p.ucb_argmax(w, std::vector<std::vector<int>>{{}, {4}}, nullptr);
+  EXPECT_EQ(c[0].index, 0);  // the prior: every score equal, the lowest index wins
+  EXPECT_NE(c[1].index, 4);
 }
 
 TEST(ShardedPosterior, LowestTiesOnSliceDomains) {

@@ -148,7 +148,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
     refresh();
     cudaStream_t s = stream();
     cuda::copy_to_device(width_d_.data(), width, runs_.size(), s);
-    const std::uint8_t* ex = excluded != nullptr ? device_mask(local_mask(excluded)) : nullptr;
+    const std::uint8_t* ex = excluded != nullptr ? device_mask(excluded) : nullptr;
     if (shard_.sharded()) return sharded_choices(width, ex, tiebreak);
     std::vector<Rng*> tb;
     if (tiebreak != nullptr) {
@@ -195,10 +195,9 @@ class CudaPosterior final : public detail::PosteriorBackend {
   DeviceBuffer<int> anchor_d_;
   mutable DeviceBuffer<double> width_d_;
   // The exclusion mask on the device (R × n_) and the host copy of what it holds; each
-  // ucb_argmax call sends only the entries that changed (device_mask). Sharded: the slice's part
-  // of the caller's R × N mask is first copied into mask_local_.
+  // ucb_argmax call sends only the entries that changed (device_mask).
   mutable DeviceBuffer<std::uint8_t> excluded_d_;
-  mutable std::vector<std::uint8_t> excluded_shadow_, mask_local_;
+  mutable std::vector<std::uint8_t> excluded_shadow_;
   mutable DeviceBuffer<long long> delta_pos_d_;
   mutable DeviceBuffer<unsigned char> delta_val_d_;
   // Recompute-mode device copies of the factor state and the scratch W.
@@ -242,18 +241,6 @@ class CudaPosterior final : public detail::PosteriorBackend {
     fresh_[r] = 1;
   }
 
-  /// This rank's part (R × n_) of the caller's R × N mask (the mask itself on one rank).
-  const std::uint8_t* local_mask(const std::uint8_t* excluded) const {
-    if (!shard_.sharded()) return excluded;
-    const std::size_t nn = static_cast<std::size_t>(n_);
-    mask_local_.resize(runs_.size() * nn);
-    for (std::size_t r = 0; r < runs_.size(); ++r) {
-      const std::uint8_t* src = shard_.local_mask(excluded, static_cast<int>(r));
-      std::copy(src, src + nn, mask_local_.data() + r * nn);
-    }
-    return mask_local_.data();
-  }
-
   /// Sharded ucb_argmax: each run's best over the slice on the device (global indices), then one
   /// reduction over the ranks with the one-rank tie semantics; a later tie, when drawn, is found
   /// on the device of the rank that holds it.
@@ -288,7 +275,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
     return detail::reduce_ucb_choices(shard_, std::move(local), width, tiebreak, kth);
   }
 
-  /// The device copy of the R×N mask `excluded` (host): uploaded whole on first use or when more
+  /// The device copy of the R × n_ mask `excluded` (host): uploaded whole on first use or when more
   /// than 1/16 of it changed, otherwise only the changed bytes (positions and values, then one
   /// scatter kernel).
   const std::uint8_t* device_mask(const std::uint8_t* excluded) const {

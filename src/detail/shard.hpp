@@ -30,12 +30,6 @@ struct Shard {
   int local_size() const { return end - begin; }
   /// Whether candidate a (global index) is held here.
   bool owns(int a) const { return a >= begin && a < end; }
-  /// Run r's part of an R×N run-major mask (null stays null).
-  const std::uint8_t* local_mask(const std::uint8_t* excluded, int r) const {
-    return excluded == nullptr
-               ? nullptr
-               : excluded + static_cast<std::size_t>(r) * static_cast<std::size_t>(total) + begin;
-  }
 };
 
 /// This rank's slice of `domain` under `comm`.

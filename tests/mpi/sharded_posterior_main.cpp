@@ -3,7 +3,8 @@
 // the one-rank FinitePosterior over the whole domain (cheap at these sizes), round after round:
 // same choices, scores and tie counts (random and lowest ties, R runs batched), bitwise-equal
 // gathered μ and σ², history and information gain; in eager, lazy (with deferred rows) and
-// recompute modes; GP-BUCB pending rows with exclusion masks (a whole slice excluded for one run);
+// recompute modes; GP-BUCB pending rows with exclusion masks (a whole slice excluded for one run),
+// given to the sharded posterior as masks and as exclusion lists;
 // a domain given as this rank's grid slice; N not a multiple of K; K > N refused on every rank.
 // A rank that fails (tests/mpi/shard_fault.sh) ends the job with one message naming it.
 // `--backend cuda`: the sharded and the one-rank posteriors run on CUDA (one GPU per rank from the
@@ -109,6 +110,17 @@ Domain make_domain(const std::vector<double>& lo, const std::vector<double>& hi,
   return Domain::from_rows(rows);
 }
 
+/// The R×N mask as exclusion lists (FinitePosterior::ucb_argmax's other form).
+std::vector<std::vector<int>> as_lists(const std::vector<std::uint8_t>& mask, int R, int n) {
+  std::vector<std::vector<int>> lists(static_cast<std::size_t>(R));
+  for (int r = 0; r < R; ++r) {
+    for (int j = 0; j < n; ++j) {
+      if (mask[static_cast<std::size_t>(r) * n + j] != 0) lists[r].push_back(j);
+    }
+  }
+  return lists;
+}
+
 void run_case(const Case& c, const std::vector<double>& lo, const std::vector<double>& hi,
               const std::vector<int>& counts) {
   const Domain whole = make_domain(lo, hi, counts, c.twins);
@@ -151,7 +163,11 @@ void run_case(const Case& c, const std::vector<double>& lo, const std::vector<do
       for (int r = 0; r < R; ++r) width[r] = (1.0 + 0.3 * r) * beta.width(t, n, ref.info_gain(r));
       const std::uint8_t* exp = c.batch > 1 ? ex.data() : nullptr;
       const auto a = ref.ucb_argmax(width.data(), exp, c.random_ties ? &tb_ref : nullptr);
-      const auto s = sp.ucb_argmax(width.data(), exp, c.random_ties ? &tb_sp : nullptr);
+      // The sharded posterior takes the batch's exclusions as lists every other round.
+      const auto s = c.batch > 1 && t % 2 == 0
+                         ? sp.ucb_argmax(width.data(), as_lists(ex, R, n),
+                                         c.random_ties ? &tb_sp : nullptr)
+                         : sp.ucb_argmax(width.data(), exp, c.random_ties ? &tb_sp : nullptr);
       for (int r = 0; r < R; ++r) {
         check(a[r].index == s[r].index, at + ": run " + std::to_string(r) + " chose " +
                                             std::to_string(s[r].index) + ", one rank " +

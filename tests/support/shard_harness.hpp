@@ -40,7 +40,8 @@ struct ShardScript {
   bool random_ties = true;
   int pending_every = 5;       ///< 0: never
   double mask_fraction = 0.2;  ///< share of candidates excluded on masked steps
-  bool slice_domain = false;   ///< give each rank only its slice (Domain::slice)
+  bool slice_domain = false;  ///< give each rank only its slice (Domain::slice)
+  bool sparse_masks = false;  ///< pass the masks as exclusion lists (FinitePosterior's overload)
 };
 
 /// What one rank saw.
@@ -81,8 +82,21 @@ inline ShardTrace play_script(const Context& ctx, const ShardScript& script,
     for (std::uint8_t& m : mask) m = rng.uniform() < script.mask_fraction ? 1 : 0;
     std::vector<Rng> ties;
     for (int r = 0; r < R; ++r) ties.emplace_back(3, r, 4, step);
-    const auto c = post.ucb_argmax(width.data(), masked ? mask.data() : nullptr,
-                                   script.random_ties ? &ties : nullptr);
+    std::vector<Rng>* tb = script.random_ties ? &ties : nullptr;
+    std::vector<UcbChoice> c;
+    if (masked && script.sparse_masks) {
+      std::vector<std::vector<int>> lists(static_cast<std::size_t>(R));
+      for (int r = 0; r < R; ++r) {
+        for (int j = n - 1; j >= 0; --j) {  // any order: backwards, and j twice where j % 7 == 0
+          if (mask[static_cast<std::size_t>(r) * n + j] == 0) continue;
+          lists[static_cast<std::size_t>(r)].push_back(j);
+          if (j % 7 == 0) lists[static_cast<std::size_t>(r)].push_back(j);
+        }
+      }
+      c = post.ucb_argmax(width.data(), lists, tb);
+    } else {
+      c = post.ucb_argmax(width.data(), masked ? mask.data() : nullptr, tb);
+    }
     out.choices.insert(out.choices.end(), c.begin(), c.end());
     std::vector<int> idx(static_cast<std::size_t>(R));
     std::vector<double> y(static_cast<std::size_t>(R));
