@@ -30,9 +30,9 @@ struct FinitePosterior::Impl {
                                 std::vector<Rng>* tiebreak) const {
     const int R = backend->runs();
     GPB_EXPECTS(width != nullptr, "posterior.ucb_argmax: width array is null");
-    GPB_EXPECTS(tiebreak == nullptr || static_cast<int>(tiebreak->size()) == R,
-                "posterior.ucb_argmax: " << R << " tie-break streams expected, got "
-                                         << tiebreak->size());
+    GPB_EXPECTS(
+        tiebreak == nullptr || static_cast<int>(tiebreak->size()) == R,
+        "posterior.ucb_argmax: " << R << " tie-break streams expected, got " << tiebreak->size());
     for (int r = 0; r < R; ++r) {
       GPB_EXPECTS(!std::isnan(width[r]), "posterior.ucb_argmax: width[" << r << "] is NaN");
     }
@@ -165,15 +165,15 @@ std::vector<UcbChoice> FinitePosterior::ucb_argmax(const double* width,
                                                    std::vector<Rng>* tiebreak) const {
   const Impl& s = *impl_;
   const int R = runs(), n = size();
-  GPB_EXPECTS(static_cast<int>(excluded.size()) == R, "posterior.ucb_argmax: "
-                                                          << R << " exclusion lists expected, got "
-                                                          << excluded.size());
+  GPB_EXPECTS(
+      static_cast<int>(excluded.size()) == R,
+      "posterior.ucb_argmax: " << R << " exclusion lists expected, got " << excluded.size());
   for (int r = 0; r < R; ++r) {
     for (std::size_t i = 0; i < excluded[r].size(); ++i) {
       const int a = excluded[r][i];
       GPB_EXPECTS(a >= 0 && a < n, "posterior.ucb_argmax: excluded["
-                                       << r << "][" << i << "] = " << a
-                                       << " is out of range [0, " << n << ")");
+                                       << r << "][" << i << "] = " << a << " is out of range [0, "
+                                       << n << ")");
     }
   }
   struct Marks {  // sets the listed held entries of the zeroed mask; clears just those again

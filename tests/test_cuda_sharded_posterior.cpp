@@ -30,13 +30,8 @@ std::unique_ptr<gpb::Context> on(gpb::Backend backend, const gpb::Communicator& 
 }
 
 ShardScript base_script() {
-  ShardScript s;
-  s.domain = gpb::Domain::grid({0.0, 0.0}, {1.0, 1.0}, {53, 47});  // 2491: not a multiple of 2, 3
-  s.kernel = gpb::Kernel::matern(gpb::KernelType::Matern52, 0.25);
-  s.options.noise_variance = 1e-2;
-  s.options.capacity = 3;  // V grows on the device during the session
-  s.options.mode = gpb::PosteriorMode::Incremental;
-  s.options.chunk = 777;  // recompute mode: partial chunks
+  ShardScript s = gpb::test::grid_script(53, 47, 3);  // N = 2491; V grows on the device
+  s.options.chunk = 777;                              // recompute mode: partial chunks
   s.steps = 25;
   s.runs = 3;
   return s;

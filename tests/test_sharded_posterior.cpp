@@ -31,12 +31,7 @@ std::unique_ptr<gpb::Context> cpu_on(const gpb::Communicator& comm,
 }
 
 ShardScript base_script() {
-  ShardScript s;
-  s.domain = gpb::Domain::grid({0.0, 0.0}, {1.0, 1.0}, {23, 19});  // 437: not a multiple of 2, 3
-  s.kernel = gpb::Kernel::matern(gpb::KernelType::Matern52, 0.25);
-  s.options.noise_variance = 1e-2;
-  s.options.capacity = 4;  // V grows during the session
-  s.options.mode = gpb::PosteriorMode::Incremental;
+  ShardScript s = gpb::test::grid_script(23, 19, 4);  // N = 437; V grows during the session
   s.options.lazy = false;
   return s;
 }

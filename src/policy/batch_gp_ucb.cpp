@@ -32,7 +32,8 @@ class BatchGpUcb final : public Policy {
     s.chosen.assign(static_cast<std::size_t>(runs) * round.q, -1);
     excluded_.assign(static_cast<std::size_t>(runs), {});  // this batch's picks, per run
     for (int i = 0; i < round.q; ++i) {
-      const std::vector<int> pick = state_.choose(round.done + i + 1, distinct_ ? &excluded_ : nullptr);
+      const std::vector<int> pick =
+          state_.choose(round.done + i + 1, distinct_ ? &excluded_ : nullptr);
       for (int r = 0; r < runs; ++r) {
         s.chosen[static_cast<std::size_t>(r) * round.q + i] = pick[r];
         if (distinct_) excluded_[static_cast<std::size_t>(r)].push_back(pick[r]);

@@ -164,10 +164,10 @@ void run_case(const Case& c, const std::vector<double>& lo, const std::vector<do
       const std::uint8_t* exp = c.batch > 1 ? ex.data() : nullptr;
       const auto a = ref.ucb_argmax(width.data(), exp, c.random_ties ? &tb_ref : nullptr);
       // The sharded posterior takes the batch's exclusions as lists every other round.
-      const auto s = c.batch > 1 && t % 2 == 0
-                         ? sp.ucb_argmax(width.data(), as_lists(ex, R, n),
-                                         c.random_ties ? &tb_sp : nullptr)
-                         : sp.ucb_argmax(width.data(), exp, c.random_ties ? &tb_sp : nullptr);
+      const auto s =
+          c.batch > 1 && t % 2 == 0
+              ? sp.ucb_argmax(width.data(), as_lists(ex, R, n), c.random_ties ? &tb_sp : nullptr)
+              : sp.ucb_argmax(width.data(), exp, c.random_ties ? &tb_sp : nullptr);
       for (int r = 0; r < R; ++r) {
         check(a[r].index == s[r].index, at + ": run " + std::to_string(r) + " chose " +
                                             std::to_string(s[r].index) + ", one rank " +

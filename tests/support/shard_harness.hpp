@@ -40,8 +40,8 @@ struct ShardScript {
   bool random_ties = true;
   int pending_every = 5;       ///< 0: never
   double mask_fraction = 0.2;  ///< share of candidates excluded on masked steps
-  bool slice_domain = false;  ///< give each rank only its slice (Domain::slice)
-  bool sparse_masks = false;  ///< pass the masks as exclusion lists (FinitePosterior's overload)
+  bool slice_domain = false;   ///< give each rank only its slice (Domain::slice)
+  bool sparse_masks = false;   ///< pass the masks as exclusion lists (FinitePosterior's overload)
 };
 
 /// What one rank saw.
@@ -54,6 +54,18 @@ struct ShardTrace {
   bool recompute = false;
   std::string error;  ///< what was thrown, if anything
 };
+
+/// The scripts of the sharded tests: a 2-d grid of nx × ny candidates (N not a multiple of 2 or 3
+/// in the tests), Matérn-5/2, λ = 10⁻², incremental with a small capacity (V grows).
+inline ShardScript grid_script(int nx, int ny, int capacity) {
+  ShardScript s;
+  s.domain = Domain::grid({0.0, 0.0}, {1.0, 1.0}, {nx, ny});
+  s.kernel = Kernel::matern(KernelType::Matern52, 0.25);
+  s.options.noise_variance = 1e-2;
+  s.options.capacity = capacity;
+  s.options.mode = PosteriorMode::Incremental;
+  return s;
+}
 
 /// A domain in which every point of `base` appears twice (candidates j and j + N/2): their
 /// scores tie exactly in every round, across ranks when sharded.
