@@ -65,7 +65,7 @@ def measure(exe, cfg, horizon, key):
         return [dict(key, failed=True)]
     summary, peak = res
     return [dict(key, method=m["label"], ms_per_round=1e3 * m["seconds"] / horizon,
-                 peak_mib=peak) for m in summary["methods"]]
+                 peak_mib=peak) for m in summary.get("policies", summary.get("methods", []))]
 
 
 def main():

@@ -396,4 +396,54 @@ TEST(Registry, EveryEntryHasDocs) {
   }
 }
 
+/// The InvalidArgument message of gpb::parse_experiment (any family) on `j`.
+std::string any_family_error(const json& j) {
+  try {
+    gpb::parse_experiment(j.dump(), "cfg.json", ".");
+  } catch (const gpb::InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, OneReaderForEveryFamily) {
+  const json fed = json::parse(R"({"experiment": "fed-pne", "runs": 2,
+    "objective": {"type": "garland"}, "methods": [{"type": "hct"}]})");
+  const json dp = json::parse(R"({"experiment": "dp-gibo", "task": {"type": "huber", "d": 2,
+    "n": 10}, "methods": [{"type": "gd", "T": 3}]})");
+  EXPECT_EQ(gpb::parse_experiment(fed.dump(), "dir/x1.json", ".").settings().family, "fed-pne");
+  EXPECT_EQ(gpb::parse_experiment(fed.dump(), "dir/x1.json", ".").settings().name, "x1");
+  EXPECT_EQ(gpb::parse_experiment(dp.dump(), "cfg.json", ".").settings().runs, 3);
+  // The shared keys are read by one rule whatever the family …
+  for (json j : {fed, dp}) {
+    j["runs"] = 0;
+    EXPECT_ONE_LINE_NAMING(any_family_error(j), "cfg.json: runs: must be >= 1, got 0");
+    j["runs"] = 1;
+    j["seed"] = -1;
+    EXPECT_ONE_LINE_NAMING(any_family_error(j), "cfg.json: seed: must be >= 0, got -1");
+    j.erase("seed");
+    j["bogus"] = 1;
+    EXPECT_ONE_LINE_NAMING(any_family_error(j), "unknown key 'bogus' at top level");
+  }
+  // … and each family's keys come from the registry, with the same messages.
+  json bad = fed;
+  bad["methods"][0]["rh0"] = 0.5;
+  EXPECT_ONE_LINE_NAMING(any_family_error(bad), "unknown key 'rh0' in methods[0] (allowed: type");
+  bad = dp;
+  bad["task"]["type"] = "ackley";
+  EXPECT_ONE_LINE_NAMING(any_family_error(bad), "cfg.json: task.type: must be one of");
+  bad = dp;
+  bad["experiment"] = "dpgibo";
+  EXPECT_ONE_LINE_NAMING(any_family_error(bad),
+                         "cfg.json: experiment: must be one of finite, dp-gibo, fed-pne");
+  // parse_experiment_config reads finite-domain configs only, and says where the others go.
+  EXPECT_ONE_LINE_NAMING(error_of(fed), "cfg.json: experiment: a fed-pne config");
+  bool fed_keys = false, dp_methods = false;
+  for (const auto& e : gpb::registry()) {
+    fed_keys = fed_keys || (e.kind == "experiment" && e.name == "fed-pne");
+    dp_methods = dp_methods || (e.kind == "dpgibo_method" && e.name == "dp_gibo");
+  }
+  EXPECT_TRUE(fed_keys && dp_methods);
+}
+
 }  // namespace

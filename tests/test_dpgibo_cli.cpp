@@ -37,13 +37,13 @@ TEST(DpGiboCli, SmallRunWritesOutputsWithTheLedger) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto sj = nlohmann::json::parse(test::read_file(dir.file("out/summary.json")));
   EXPECT_EQ(sj["privacy_noise"], "seeded simulation — not private");
-  const auto& dp = sj["methods"][0];
+  const auto& dp = sj["policies"][0];
   EXPECT_EQ(dp["label"], "DP");
   EXPECT_DOUBLE_EQ(dp["evaluations_mean"].get<double>(), 12.0);  // T·b
   EXPECT_NEAR(dp["privacy"]["mu_spent"].get<double>(), 1.0, 1e-12);
   EXPECT_NEAR(dp["privacy"]["noise_std"].get<double>(), 2.0 * 1 * 2 / (20 * 1.0), 1e-12);
   EXPECT_NEAR(dp["privacy"]["delta_at_epsilon"]["1"].get<double>(), 0.126937, 1e-6);
-  EXPECT_DOUBLE_EQ(sj["methods"][1]["evaluations_mean"].get<double>(), 12.0);  // matched
+  EXPECT_DOUBLE_EQ(sj["policies"][1]["evaluations_mean"].get<double>(), 12.0);  // matched
   const std::string csv = test::read_file(dir.file("out/runs.csv"));
   EXPECT_EQ(csv.rfind("method,run,t,b,evaluations,trace,loss", 0), 0u);
   // 2 runs × (T + 1) rows of DP + 2 runs × 12 rows of random search + header.
@@ -76,7 +76,7 @@ TEST(DpGiboCli, BadInputExitsTwoNamingTheField) {
                   "task.n");
   expect_rejected(config(kGood, "", R"("privacy_budget_mu": 0.5,)"), "exceeds privacy_budget_mu");
   expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "oops": 1})"),
-                  "methods[0].oops");
+                  "unknown key 'oops' in methods[0]");
 }
 
 TEST(DpGiboCli, PolynomialKernelAndJointDesignKeys) {
@@ -89,9 +89,9 @@ TEST(DpGiboCli, PolynomialKernelAndJointDesignKeys) {
                                " --quiet --no-plot");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto sj = nlohmann::json::parse(test::read_file(dir.file("out/summary.json")));
-  EXPECT_DOUBLE_EQ(sj["methods"][0]["evaluations_mean"].get<double>(), 9.0);
-  EXPECT_GT(sj["methods"][0]["bias_norm_mean"].get<double>(), 0.0);  // normal location: ∇L_i known
-  EXPECT_EQ(sj["methods"][0]["curve"]["bias_mean"].size(), 4u);
+  EXPECT_DOUBLE_EQ(sj["policies"][0]["evaluations_mean"].get<double>(), 9.0);
+  EXPECT_GT(sj["policies"][0]["bias_norm_mean"].get<double>(), 0.0);  // normal location: ∇L_i known
+  EXPECT_EQ(sj["policies"][0]["curve"]["bias_mean"].size(), 4u);
   expect_rejected(config(poly + R"(, "lengthscale": 0.5})"), "methods[0].lengthscale");
   expect_rejected(config(poly + R"(, "degree": 3})"), "methods[0].degree");
   expect_rejected(config(poly + R"(, "poly_impl": "dual"})"), "methods[0].poly_impl");

@@ -8,9 +8,9 @@
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/xarmed/baselines.hpp"
-#include "gpbandit/xarmed/experiment.hpp"
 #include "gpbandit/xarmed/fed_pne.hpp"
 #include "test_support.hpp"
+#include "xarmed/config.hpp"
 
 using namespace gpb::xarmed;
 
@@ -445,10 +445,10 @@ TEST(XarmedCli, RunWritesOutputs) {
                                       " --quiet --no-plot");
   ASSERT_EQ(res.exit_code, 0) << res.output;
   const auto s = nlohmann::json::parse(gpb::test::read_file(dir.file("out/summary.json")));
-  ASSERT_EQ(s["methods"].size(), 2u);
-  EXPECT_EQ(s["methods"][0]["label"], "fed-pne");
-  EXPECT_GT(s["methods"][0]["rounds_mean"].get<double>(), 0);
-  EXPECT_GT(s["methods"][0]["bytes_up_logical_mean"].get<double>(), 0);
+  ASSERT_EQ(s["policies"].size(), 2u);
+  EXPECT_EQ(s["policies"][0]["label"], "fed-pne");
+  EXPECT_GT(s["policies"][0]["rounds_mean"].get<double>(), 0);
+  EXPECT_GT(s["policies"][0]["bytes_up_logical_mean"].get<double>(), 0);
   EXPECT_EQ(s["runtime"], "in-process");
   const std::string runs = gpb::test::read_file(dir.file("out/runs.csv"));
   EXPECT_EQ(runs.substr(0, runs.find('\n')), "run,policy,round,instant_regret,cumulative_regret");

@@ -11,9 +11,9 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
 #include "gpbandit/xarmed/baselines.hpp"
-#include "gpbandit/xarmed/experiment.hpp"
 #include "gpbandit/xarmed/fed_pne.hpp"
 #include "test_support.hpp"
+#include "xarmed/config.hpp"
 
 using namespace gpb::xarmed;
 

@@ -1,5 +1,5 @@
-// `gpbandit list [policies|objectives|kernels|noise|domains]`: everything a config can name,
-// printed from gpb::registry() (the same table the config validator uses).
+// `gpbandit list [policies|objectives|kernels|noise|domains|config|dp-gibo|fed-pne]`: everything a
+// config can name, printed from gpb::registry() (the same table the config validator uses).
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -19,12 +19,14 @@ struct Section {
 
 const std::vector<Section>& sections() {
   static const std::vector<Section> s = {
-      {"config", "config keys (top level)", {"experiment"}},
+      {"config", "config keys (top level, by family)", {"experiment"}},
       {"policies", "policies", {"policy", "beta"}},
       {"objectives", "objectives", {"objective"}},
       {"kernels", "kernels", {"kernel"}},
       {"noise", "noise models", {"noise"}},
       {"domains", "domains", {"domain"}},
+      {"dp-gibo", "dp-gibo tasks and methods", {"dpgibo_task", "dpgibo_method"}},
+      {"fed-pne", "fed-pne objective and methods", {"xarmed_objective", "xarmed_method"}},
   };
   return s;
 }
@@ -33,7 +35,7 @@ void print_entry(const RegistryEntry& e) {
   if (e.kind == "beta") {
     std::printf("  beta: %s\n      %s\n", e.name.c_str(), e.doc.c_str());
   } else if (e.kind == "experiment") {
-    std::printf("  %s\n", e.doc.c_str());
+    std::printf("  %s: %s\n", e.name.c_str(), e.doc.c_str());
   } else {
     std::printf("  %s\n      %s\n", e.name.c_str(), e.doc.c_str());
   }
@@ -48,7 +50,8 @@ void print_entry(const RegistryEntry& e) {
 CLI::App* add_list_command(CLI::App& app, std::string& what) {
   CLI::App* cmd = app.add_subcommand(
       "list", "list policies, objectives, kernels, noise models and domains with parameters");
-  cmd->add_option("what", what, "policies | objectives | kernels | noise | domains | config");
+  cmd->add_option("what", what,
+                  "policies | objectives | kernels | noise | domains | config | dp-gibo | fed-pne");
   return cmd;
 }
 
@@ -56,8 +59,9 @@ int list_command(const std::string& what) {
   bool found = what.empty();
   for (const auto& s : sections()) found = found || what == s.arg;
   if (!found) {
-    throw InvalidArgument("list: unknown category '" + what +
-                          "' (allowed: policies, objectives, kernels, noise, domains, config)");
+    throw InvalidArgument(
+        "list: unknown category '" + what +
+        "' (allowed: policies, objectives, kernels, noise, domains, config, dp-gibo, fed-pne)");
   }
   const auto table = registry();
   bool first = true;

@@ -1,15 +1,19 @@
-// `gpbandit run CONFIG.json [--backend B] [--runs R] [--seed S] [--out DIR] [--resume] [--quiet]
-// [--no-plot]`: runs an experiment and prints a results table.
-#include <algorithm>
-#include <cstdio>
+// `gpbandit run CONFIG.json [--backend B] [--runs R] [--seed S] [--threads N] [--out DIR]
+// [--resume | --force] [--quiet] [--no-plot] [--mpi]`: any family's config through the one
+// pipeline; prints the results table and where the outputs are.
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <thread>
 
 #include "commands.hpp"
-#include "gpbandit/dpgibo/experiment.hpp"
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
-#include "gpbandit/xarmed/experiment.hpp"
+#include "gpbandit/xarmed/mpi_runtime.hpp"
 
 namespace gpb::cli {
 
@@ -20,83 +24,134 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_option("--runs", args.runs, "override the number of runs")
       ->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--seed", args.seed, "override the seed");
+  cmd->add_option("--seed", args.seed, "override the seed (an integer in [0, 2^64 - 1])");
   cmd->add_option("--threads", args.threads,
-                  "CPU threads for the engine ops, 0 = all cores (overrides the config)")
+                  "CPU threads for the engine ops, 0 = the idle cores (overrides the config)")
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--out", args.out, "output directory (default results/<name>)");
   cmd->add_flag("--resume", args.resume, "continue from the checkpoint in the output directory");
+  cmd->add_flag("--force", args.force,
+                "delete an unfinished run's checkpoint in the output directory and start over");
   cmd->add_flag("--quiet", args.quiet, "no progress line on stderr");
-  cmd->add_flag("--no-plot", args.no_plot, "do not draw regret.png");
-  cmd->add_flag("--mpi", args.mpi, "fed-pne configs: server on rank 0, clients on the others");
+  cmd->add_flag("--no-plot", args.no_plot, "do not draw the plot");
+  cmd->add_flag("--mpi", args.mpi,
+                "run under mpirun: rank 0 writes (fed-pne: clients on the "
+                "other ranks)");
   return cmd;
 }
 
 namespace {
 
-void print_table(const ExperimentResult& res) {
-  std::size_t w = 6;
-  for (const auto& p : res.policies) w = std::max(w, p.label.size());
-  const int width = static_cast<int>(w);
-  std::printf("%-*s  %-30s  %-30s  %9s\n", width, "policy", "cumulative regret (mean ± sd)",
-              "simple regret (mean ± sd)", "seconds");
-  for (const auto& p : res.policies) {
-    char cum[64], simple[64];
-    std::snprintf(cum, sizeof cum, "%.4g ± %.3g", p.cumulative_mean, p.cumulative_sd);
-    std::snprintf(simple, sizeof simple, "%.4g ± %.3g", p.simple_mean, p.simple_sd);
-    // "±" is two bytes in UTF-8 but one column: pad one extra byte.
-    std::printf("%-*s  %-30s  %-30s  %9.2f\n", width, p.label.c_str(), cum, simple, p.seconds);
-  }
-  std::printf("\nbackend:      %s\n", res.backend.c_str());
-  std::printf("runs.csv:     %s\n", res.runs_csv.c_str());
-  std::printf("summary.json: %s\n", res.summary_json.c_str());
-  if (res.plotted) {
-    std::printf("regret.png:   %s\n", res.plot_png.c_str());
-  } else {
-    std::printf("regret.png:   %s\n", res.plot_message.c_str());
-  }
+/// "--seed" as an integer in [0, 2^64 − 1]: no sign, no overflow. @throws InvalidArgument.
+std::uint64_t parse_seed(const std::string& s) {
+  const auto bad = [&] {
+    return InvalidArgument("--seed: must be an integer in [0, 18446744073709551615], got '" + s +
+                           "'");
+  };
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno == ERANGE || end == nullptr || *end != '\0') throw bad();
+  return v;
 }
 
-}  // namespace
+/// `word` quoted for a POSIX shell when it needs it.
+std::string shell_word(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                              "0123456789._-/=+:@") == std::string::npos) {
+    return word;
+  }
+  std::string q = "'";
+  for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
-RunOptions run_options(const CLI::App& cmd, const RunArgs& args) {
+/// The command line that resumes this run (printed on Ctrl-C).
+std::string resume_command(const CLI::App& cmd, const RunArgs& args, const std::string& out) {
+  std::string s = "gpbandit run " + shell_word(args.config);
+  if (cmd.count("--backend") > 0) s += " --backend " + args.backend;
+  if (cmd.count("--runs") > 0) s += " --runs " + std::to_string(args.runs);
+  if (cmd.count("--seed") > 0) s += " --seed " + args.seed;
+  if (cmd.count("--threads") > 0) s += " --threads " + std::to_string(args.threads);
+  s += " --out " + shell_word(out) + " --resume";
+  if (args.no_plot) s += " --no-plot";
+  if (args.mpi) s = "mpirun ... " + s + " --mpi";
+  return s;
+}
+
+RunOptions run_options(const CLI::App& cmd, const RunArgs& args, const Experiment& e) {
   RunOptions opt;
   opt.out_dir = args.out;
   opt.resume = args.resume;
+  opt.force = args.force;
   opt.progress = !args.quiet;
   opt.plot = !args.no_plot;
+  opt.mpi = args.mpi;
+  opt.handle_signals = true;
   if (cmd.count("--backend") > 0) opt.backend = parse_backend(args.backend);
   if (cmd.count("--runs") > 0) opt.runs = args.runs;
-  if (cmd.count("--seed") > 0) opt.seed = args.seed;
+  if (cmd.count("--seed") > 0) opt.seed = parse_seed(args.seed);
   if (cmd.count("--threads") > 0) opt.threads = args.threads;
+  const std::string out =
+      args.out.empty() ? (std::filesystem::path("results") / e.settings().name).string() : args.out;
+  opt.resume_command = resume_command(cmd, args, out);
   return opt;
 }
+
+int run_here(const CLI::App& cmd, const RunArgs& args) {
+  const Experiment e = load_experiment(args.config);
+  const ExperimentResult res = run_experiment(e, run_options(cmd, args, e));
+  std::cout << res.report << std::flush;
+  return 0;
+}
+
+/// Under mpirun: every rank validates the config before MPI starts (only rank 0 reports a bad
+/// one); an error on any rank is printed once, by that rank, and ends the whole job.
+int run_mpi(const CLI::App& cmd, const RunArgs& args) {
+  const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const bool env_root = env_rank == nullptr || std::string(env_rank) == "0";
+  try {
+    (void)load_experiment(args.config);
+  } catch (const InvalidArgument&) {
+    if (env_root) throw;
+    return 2;
+  }
+  int code = 0;
+  try {
+    code = run_here(cmd, args);
+  } catch (const std::exception& e) {
+    const xarmed::mpi::World w = xarmed::mpi::init();
+    const auto* lost = dynamic_cast<const RankFailure*>(&e);
+    if (lost != nullptr && !lost->reporter()) {  // the reporting rank prints it and aborts
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      xarmed::mpi::abort_all(1);
+    }
+    std::string msg = e.what();
+    for (char& ch : msg) {
+      if (ch == '\n') ch = ' ';
+    }
+    std::cout.flush();
+    std::cerr << "gpbandit: error: " << (w.rank == 0 ? "" : "rank " + std::to_string(w.rank) + ": ")
+              << msg << std::endl;
+    xarmed::mpi::abort_all(dynamic_cast<const InvalidArgument*>(&e) ? 2 : 1);
+  }
+  xarmed::mpi::finalize();
+  return code;
+}
+
+}  // namespace
 
 int run_command(const CLI::App& cmd, const RunArgs& args) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(args.config, ec)) {
     throw InvalidArgument(args.config + ": config file not found");
   }
-  if (xarmed::is_xarmed_config(args.config)) {  // "experiment": "fed-pne"
-    xarmed::XRunOptions xo;
-    xo.out_dir = args.out;
-    xo.plot = !args.no_plot;
-    xo.progress = !args.quiet;
-    xo.mpi = args.mpi;
-    if (args.resume)
-      throw InvalidArgument("--resume: fed-pne runs are not checkpointed; run again");
-    if (cmd.count("--runs") > 0) xo.runs = args.runs;
-    if (cmd.count("--seed") > 0) xo.seed = args.seed;
-    if (cmd.count("--threads") > 0) xo.threads = args.threads;
-    return xarmed::run_xarmed_command(args.config, xo);
+  if (args.resume && args.force) {
+    throw InvalidArgument("--resume and --force exclude each other (continue, or start over)");
   }
-  if (args.mpi) throw InvalidArgument("--mpi: only for configs with \"experiment\": \"fed-pne\"");
-  if (dpgibo::is_dpgibo_config(args.config)) return run_dpgibo_command(cmd, args);
-  const ExperimentConfig config = load_experiment_config(args.config);
-  const RunOptions opt = run_options(cmd, args);
-  const ExperimentResult res = run_experiment(config, opt);
-  print_table(res);
-  return 0;
+  if (cmd.count("--seed") > 0) (void)parse_seed(args.seed);
+  return args.mpi ? run_mpi(cmd, args) : run_here(cmd, args);
 }
 
 }  // namespace gpb::cli

@@ -1,5 +1,8 @@
 /// @file experiment.hpp
-/// Experiments: a JSON config → R runs of every policy → runs.csv, summary.json, regret.png.
+/// Experiments: a JSON config → a validated Experiment → R runs of every policy → runs.csv,
+/// summary.json and a plot, for all three families (finite-domain policies, DP-GIBO local search,
+/// X-armed trees): one reader, one pipeline (checkpoint, --resume, progress, lock; see
+/// docs/pipeline.md).
 #pragma once
 
 #include <cstdint>
@@ -28,24 +31,33 @@ struct PolicySpec {
   std::string params_json;
 };
 
-/// A parsed and validated experiment config (see README "Config format").
-struct ExperimentConfig {
-  /// Name of the experiment; default output folder results/\<name\>.
-  std::string name = "experiment";
-  std::string source;  ///< file the config came from (for messages)
-  /// Master seed of every simulation stream (objective, noise, ties, policies).
-  std::uint64_t seed = 0;
-  /// Independent runs R per policy (≥ 1).
-  int runs = 10;
-  int horizon = 100;  ///< T, evaluations per run
-  int lockstep = 0;   ///< runs advanced together (0 = all); a checkpoint follows each group
-  /// Backend of the engine ops.
-  Backend backend = Backend::Auto;
-  /// Memory budget of the posterior buffers, bytes (ContextOptions::memory_budget_bytes; 0 =
-  /// automatic: 4 GiB on the CPU, kCudaBudgetFraction of the free device memory on CUDA).
+/// The settings every family shares: the top-level config keys name, seed, runs, lockstep,
+/// backend, memory_budget_mb and threads, and the config echo.
+struct ExperimentSettings {
+  std::string family = "finite";    ///< "finite", "dp-gibo" or "fed-pne" (config key "experiment")
+  std::string name = "experiment";  ///< output folder name: results/\<name\>
+  std::string source;               ///< file the config came from (for messages)
+  std::uint64_t seed = 0;           ///< master seed of every simulation stream
+  int runs = 10;                    ///< independent runs R per policy (≥ 1)
+  /// Runs advanced together; 0 = chosen by the pipeline (memory budget, ~2 minutes of work per
+  /// group, so that a checkpoint follows at least that often).
+  int lockstep = 0;
+  Backend backend = Backend::Auto;  ///< backend of the engine ops
+  /// Budget of the posterior buffers, bytes (ContextOptions::memory_budget_bytes; 0 = automatic:
+  /// 4 GiB on the CPU, kCudaBudgetFraction of the free device memory on CUDA).
   std::size_t memory_budget_bytes = 0;
-  /// CPU threads for the engine ops (0 = all cores).
-  int threads = 0;
+  int threads = 0;  ///< CPU threads (0 = the idle cores)
+  /// Source of privacy noise ("privacy_noise"): false = secure (default), true = seeded Philox
+  /// simulation (reproducible, NOT private; summary.json says so).
+  bool privacy_seeded = false;
+  std::string config_json;  ///< the config as given
+};
+
+/// A parsed and validated finite-domain experiment config (see README "Config format"): the
+/// shared settings (name, source, seed, runs, lockstep, backend, memory budget, threads,
+/// privacy_seeded, config_json) and the finite domain's own keys.
+struct ExperimentConfig : ExperimentSettings {
+  int horizon = 100;  ///< T, evaluations per run
   /// Break exact argmax ties at random (true) or by lowest index.
   bool random_ties = true;
   double noise_variance = 1e-2;  ///< λ of the surrogate GP
@@ -59,13 +71,9 @@ struct ExperimentConfig {
   NoiseModel noise;
   /// The policies to run, in order (labels unique).
   std::vector<PolicySpec> policies;
-  /// Source of LDP (CTL) noise: false = secure (default), true = seeded Philox simulation
-  /// (reproducible, NOT private; summary.json says so). Config key "privacy_noise".
-  bool privacy_seeded = false;
   /// CTL's Laplace sampler: false = snapping (default), true = the paper's inverse CDF
   /// (reproduction runs). Config key "laplace_sampler".
   bool laplace_inverse_cdf = false;
-  std::string config_json;  ///< the config as given (echoed in summary.json)
 };
 
 /// Reads and validates a config file. Every problem throws InvalidArgument with one line naming
@@ -83,13 +91,20 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env
 struct RunOptions {
   std::string out_dir;                ///< default results/\<name\>
   bool resume = false;                ///< continue from the checkpoint in out_dir
+  bool force = false;                 ///< delete an unfinished run's checkpoint and start over
   bool progress = true;               ///< progress line on stderr
   bool plot = true;                   ///< draw regret.png
   std::optional<Backend> backend;     ///< overrides the config
   std::optional<int> runs;            ///< overrides the config
   std::optional<std::uint64_t> seed;  ///< overrides the config
   std::optional<int> threads;         ///< overrides the config's "threads" (0 = idle cores)
-  std::string python;                 ///< interpreter for the plot (default: build's)
+  bool mpi = false;                   ///< run under MPI (rank 0 writes; families that support it)
+  /// Install SIGINT/SIGTERM handlers for the run (the CLI): on a signal, print what the
+  /// checkpoint holds and how to resume, then exit 130 (SIGINT) or 143 (SIGTERM).
+  bool handle_signals = false;
+  /// The command that resumes this run, for that message (default: "... --resume").
+  std::string resume_command;
+  std::string python;  ///< interpreter for the plot (default: build's)
 };
 
 /// Final statistics of one policy over its runs.
@@ -107,8 +122,16 @@ struct PolicySummary {
 
 /// What run_experiment() produced: per-policy summaries and the paths of the outputs.
 struct ExperimentResult {
-  /// One summary per policy, in config order.
+  /// The family ("finite", "dp-gibo", "fed-pne").
+  std::string family;
+  /// One regret summary per policy, in config order (finite-domain family; empty otherwise).
   std::vector<PolicySummary> policies;
+  /// The results table and the output paths, as the CLI prints them.
+  std::string report;
+  /// --resume found the finished results of this config: nothing was run (report says so).
+  bool already_finished = false;
+  /// Runs advanced together, as chosen (memory budget, config) for the first group.
+  int lockstep = 0;
   ///@{
   /// Output folder and the paths of runs.csv, summary.json and regret.png in it.
   std::string out_dir, runs_csv, summary_json, plot_png;
@@ -119,8 +142,41 @@ struct ExperimentResult {
   std::string backend;       ///< resolved backend description
 };
 
-/// Runs every policy for every run and writes the outputs atomically into out_dir.
-/// @throws InvalidArgument for bad options; IoError if out_dir is unwritable.
+namespace detail {
+class Family;
+}
+
+/// A validated experiment of any family, ready to run (config → Experiment).
+class Experiment {
+ public:
+  /// Wraps a family (see load_experiment()).
+  explicit Experiment(std::shared_ptr<const detail::Family> family);
+  /// A finite-domain experiment from its parsed config.
+  explicit Experiment(ExperimentConfig config);
+  /// The settings every family shares.
+  const ExperimentSettings& settings() const;
+  /// The family behind it (internal interface).
+  const detail::Family& family() const { return *family_; }
+
+ private:
+  std::shared_ptr<const detail::Family> family_;
+};
+
+/// Reads and validates a config of any family ("experiment": absent or "finite", "dp-gibo",
+/// "fed-pne") with the one validator: every problem throws InvalidArgument with one line naming
+/// the file and the field path, or a data file's file:line. @throws IoError if unreadable.
+Experiment load_experiment(const std::string& path);
+/// Same from JSON text; `source` names it in messages and `base_dir` resolves relative paths.
+Experiment parse_experiment(const std::string& json_text, const std::string& source,
+                            const std::string& base_dir);
+
+/// Runs every policy for every run through the one pipeline: takes the output folder's lock
+/// (another run there: InvalidArgument "output directory X is in use by pid N"), checkpoints
+/// after every group of runs, and writes the outputs atomically into out_dir.
+/// @throws InvalidArgument for bad options, a busy output folder, an unfinished checkpoint
+/// without resume or force, or --resume with nothing to resume; IoError if out_dir is unwritable.
+ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& options);
+/// run_experiment(Experiment(config), options).
 ExperimentResult run_experiment(const ExperimentConfig& config, const RunOptions& options);
 
 /// A parameter as documented by `gpbandit list`.

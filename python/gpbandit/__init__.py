@@ -23,6 +23,7 @@ from ._gpbandit import (  # noqa: F401
     CudaError,
     Domain,
     Error,
+    Experiment,
     ExperimentConfig,
     ExperimentResult,
     FinitePosterior,
@@ -41,7 +42,9 @@ from ._gpbandit import (  # noqa: F401
     laplace_inverse_cdf,
     laplace_snapping,
     load_config,
+    load_experiment,
     parse_config,
+    parse_experiment,
     po_curate,
     po_curate_seeded,
     po_max_r,
@@ -98,15 +101,16 @@ def make_policy(type, *, context, domain, kernel, runs=1, horizon=100, seed=0,
 def run(config, out_dir="", **options):
     """Runs an experiment from a config file path or a config dict (the CLI's JSON format).
 
-    ``options`` are those of ``run_experiment`` (resume, progress, plot, backend, runs, seed).
-    Returns an ExperimentResult; outputs go to ``out_dir`` (default results/<name>).
+    Any family (finite, dp-gibo, fed-pne). ``options`` are those of ``run_experiment`` (resume,
+    force, progress, plot, backend, runs, seed). Returns an ExperimentResult; outputs go to
+    ``out_dir`` (default results/<name>).
     """
     if isinstance(config, dict):
-        cfg = parse_config(_json.dumps(config), "<python dict>", _os.getcwd())
-    elif isinstance(config, ExperimentConfig):
+        cfg = parse_experiment(_json.dumps(config), "<python dict>", _os.getcwd())
+    elif isinstance(config, (ExperimentConfig, Experiment)):
         cfg = config
     else:
-        cfg = load_config(_os.fspath(config))
+        cfg = load_experiment(_os.fspath(config))
     return run_experiment(cfg, out_dir, **options)
 
 

@@ -48,28 +48,64 @@ void bind_experiment(py::module_& m) {
       .def_readonly("plot_png", &ExperimentResult::plot_png)
       .def_readonly("plotted", &ExperimentResult::plotted)
       .def_readonly("plot_message", &ExperimentResult::plot_message)
-      .def_readonly("backend", &ExperimentResult::backend);
+      .def_readonly("backend", &ExperimentResult::backend)
+      .def_readonly("family", &ExperimentResult::family)
+      .def_readonly("report", &ExperimentResult::report)
+      .def_readonly("already_finished", &ExperimentResult::already_finished)
+      .def_readonly("lockstep", &ExperimentResult::lockstep);
+  py::class_<Experiment>(m, "Experiment", "A validated experiment of any family")
+      .def_property_readonly("family", [](const Experiment& e) { return e.settings().family; })
+      .def_property_readonly("name", [](const Experiment& e) { return e.settings().name; })
+      .def_property_readonly("runs", [](const Experiment& e) { return e.settings().runs; })
+      .def_property_readonly("seed", [](const Experiment& e) { return e.settings().seed; });
+  m.def("load_experiment", &load_experiment, py::arg("path"),
+        "Reads and validates a config of any family (finite, dp-gibo, fed-pne)");
+  m.def("parse_experiment", &parse_experiment, py::arg("json_text"), py::arg("source") = "<python>",
+        py::arg("base_dir") = ".");
+  const auto options = [](const std::string& out_dir, bool resume, bool force, bool progress,
+                          bool plot, std::optional<std::string> backend, std::optional<int> runs,
+                          std::optional<std::uint64_t> seed) {
+    RunOptions o;
+    o.out_dir = out_dir;
+    o.resume = resume;
+    o.force = force;
+    o.progress = progress;
+    o.plot = plot;
+    if (backend) o.backend = parse_backend(*backend);
+    o.runs = runs;
+    o.seed = seed;
+    return o;
+  };
+  const char* doc =
+      "Runs every policy of the experiment through the pipeline; writes runs.csv and "
+      "summary.json (and the plot with plot=True) into out_dir (default results/<name>). "
+      "force=True deletes an unfinished run's checkpoint there; resume=True continues it";
   m.def(
       "run_experiment",
-      [](const ExperimentConfig& config, const std::string& out_dir, bool resume, bool progress,
-         bool plot, std::optional<std::string> backend, std::optional<int> runs,
-         std::optional<std::uint64_t> seed) {
-        RunOptions o;
-        o.out_dir = out_dir;
-        o.resume = resume;
-        o.progress = progress;
-        o.plot = plot;
-        if (backend) o.backend = parse_backend(*backend);
-        o.runs = runs;
-        o.seed = seed;
+      [options](const ExperimentConfig& config, const std::string& out_dir, bool resume, bool force,
+                bool progress, bool plot, std::optional<std::string> backend,
+                std::optional<int> runs, std::optional<std::uint64_t> seed) {
+        const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
         py::gil_scoped_release release;
         return run_experiment(config, o);
       },
       py::arg("config"), py::arg("out_dir") = "", py::arg("resume") = false,
-      py::arg("progress") = false, py::arg("plot") = false, py::arg("backend") = py::none(),
-      py::arg("runs") = py::none(), py::arg("seed") = py::none(),
-      "Runs every policy of the config; writes runs.csv and summary.json (and regret.png with "
-      "plot=True) into out_dir (default results/<name>)");
+      py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
+      py::arg("backend") = py::none(), py::arg("runs") = py::none(), py::arg("seed") = py::none(),
+      doc);
+  m.def(
+      "run_experiment",
+      [options](const Experiment& e, const std::string& out_dir, bool resume, bool force,
+                bool progress, bool plot, std::optional<std::string> backend,
+                std::optional<int> runs, std::optional<std::uint64_t> seed) {
+        const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
+        py::gil_scoped_release release;
+        return run_experiment(e, o);
+      },
+      py::arg("experiment"), py::arg("out_dir") = "", py::arg("resume") = false,
+      py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
+      py::arg("backend") = py::none(), py::arg("runs") = py::none(), py::arg("seed") = py::none(),
+      doc);
 
   py::class_<ParamDoc>(m, "ParamDoc")
       .def_readonly("name", &ParamDoc::name)

@@ -1,11 +1,14 @@
-// DP-GIBO experiment configs (specs/dp-gibo.md §8). Format:
+// DP-GIBO experiment configs (specs/dp-gibo.md §8): the family's keys, checked against the
+// registry (`gpbandit list config`, `gpbandit list dp-gibo`) after the keys every family shares
+// (experiment/config_common.cpp). A whole config:
 //
 // {
-//   "experiment": "dp-gibo",           required: selects this driver in `gpbandit run`
-//   "name": "dpgibo-demo",             output folder results/<name> (default "dp-gibo")
+//   "experiment": "dp-gibo",           required: selects this family
+//   "name": "dpgibo-demo",             output folder results/<name> (default: the file's stem)
 //   "seed": 1, "runs": 3,              runs differ in θ⁽⁰⁾ (when "uniform") and random streams;
 //                                      task data are drawn once from the seed
-//   "backend": "cpu"|"cuda"|"auto",    engine ops backend (default cpu); "threads": 0
+//   "backend": "cpu"|"cuda"|"auto",    engine ops backend (default cpu); "threads": 0;
+//   "lockstep": 0                      runs per checkpointed group (0: ~2 minutes of work)
 //   "privacy_noise": "secure"|"seeded" secure by default; seeded = reproducible simulation, NOT
 //                                      private (summary.json says so)
 //   "privacy_budget_mu": 1.0,          optional: a private method asking for mu above it refuses
@@ -46,6 +49,8 @@
 // Unknown keys are errors. "mu" may be a number > 0 or "inf".
 #include "dpgibo/config.hpp"
 
+#include "experiment/config_common.hpp"
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -58,67 +63,7 @@ namespace gpb::dpgibo::detail {
 namespace {
 using nlohmann::json;
 
-class Reader {
- public:
-  Reader(const json& obj, std::string path, std::string source)
-      : obj_(obj), path_(std::move(path)), source_(std::move(source)) {
-    if (!obj.is_object()) fail("", "must be an object");
-  }
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    std::string field = path_;
-    if (!key.empty()) field += (field.empty() ? "" : ".") + key;
-    throw InvalidArgument(source_ + ": " + field + ": " + what);
-  }
-  bool has(const std::string& k) const { return obj_.contains(k); }
-  const json& raw(const std::string& k) const { return obj_.at(k); }
-  void allow(std::initializer_list<const char*> keys) const {
-    std::set<std::string> ok(keys.begin(), keys.end());
-    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
-      if (ok.count(it.key()) == 0) fail(it.key(), "unknown key");
-    }
-  }
-  double num(const std::string& k, double def) const {
-    if (!has(k)) return def;
-    const json& v = obj_.at(k);
-    if (v.is_string() && v.get<std::string>() == "inf")
-      return std::numeric_limits<double>::infinity();
-    if (!v.is_number()) fail(k, "must be a number");
-    return v.get<double>();
-  }
-  int integer(const std::string& k, int def) const {
-    if (!has(k)) return def;
-    const json& v = obj_.at(k);
-    if (!v.is_number_integer()) fail(k, "must be an integer");
-    return v.get<int>();
-  }
-  std::string str(const std::string& k, const std::string& def) const {
-    if (!has(k)) return def;
-    if (!obj_.at(k).is_string()) fail(k, "must be a string");
-    return obj_.at(k).get<std::string>();
-  }
-  bool boolean(const std::string& k, bool def) const {
-    if (!has(k)) return def;
-    if (!obj_.at(k).is_boolean()) fail(k, "must be true or false");
-    return obj_.at(k).get<bool>();
-  }
-  std::vector<double> numbers(const std::string& k, std::vector<double> def) const {
-    if (!has(k)) return def;
-    const json& v = obj_.at(k);
-    if (!v.is_array()) fail(k, "must be an array of numbers");
-    std::vector<double> out;
-    for (const json& x : v) {
-      if (!x.is_number()) fail(k, "must be an array of numbers");
-      out.push_back(x.get<double>());
-    }
-    return out;
-  }
-  const std::string& path() const { return path_; }
-  const std::string& source() const { return source_; }
-
- private:
-  const json& obj_;
-  std::string path_, source_;
-};
+using Reader = gpb::detail::ConfigObject;
 
 /// "kernel", "degree", "offset", "poly_impl", "r_box" of a DP-GIBO / GIBO method.
 void parse_kernel(const Reader& r, GiboOptions& o) {
@@ -153,30 +98,11 @@ void parse_kernel(const Reader& r, GiboOptions& o) {
 GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   GiboOptions o;
   const bool gd = type == "dp_gd" || type == "gd";
-  if (gd) {
-    r.allow({"type", "label", "mu", "B", "T", "step", "eta", "clip", "eval_noise_sd"});
-  } else {
-    r.allow({"type",        "label",
-             "mu",          "B",
-             "T",           "b",
-             "eps_bias",    "b_max",
-             "acq",         "n_cand",
-             "step",        "eta",
-             "lengthscale", "variance",
-             "sigma2",      "jitter",
-             "clip",        "eval_noise_sd",
-             "pool",        "n_restart",
-             "n_steps",     "theta_in_batch",
-             "eta_units",   "history",
-             "history_k",   "kernel",
-             "degree",      "offset",
-             "poly_impl",   "r_box",
-             "sweeps"});
-  }
+  r.keys("dpgibo_method", type);
   const bool private_type = type == "dp_gibo" || type == "dp_gd";
   if (private_type && !r.has("mu")) r.fail("mu", "required for a private method");
   if (!private_type && r.has("mu")) r.fail("mu", "not allowed: " + type + " is non-private");
-  o.mu = private_type ? r.num("mu", 1.0) : std::numeric_limits<double>::infinity();
+  o.mu = private_type ? r.num_or_inf("mu", 1.0) : std::numeric_limits<double>::infinity();
   if (private_type && std::isinf(o.mu)) r.fail("mu", "must be finite for " + type);
   o.B = r.num("B", 1.0);
   o.T = r.integer("T", 25);
@@ -235,30 +161,20 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   o.sigma2 = r.num("sigma2", 0.0025);
   o.jitter = r.num("jitter", 1e-9);
   o.clip = r.boolean("clip", type != "gd");
-  validate(o, d, r.source() + ": " + r.path() + ".");
+  validate(o, d, r.checker().source() + ": " + r.path() + ".");
   return o;
 }
 
 void parse_task(Config& c, const Reader& top) {
   if (!top.has("task")) top.fail("task", "required");
   c.task = top.raw("task");
-  const Reader t(c.task, "task", c.source);
-  const std::string type = t.str("type", "");
-  if (type == "normal_location") {
-    t.allow({"type", "d", "n", "centre", "spread", "lower", "upper"});
-  } else if (type == "huber") {
-    t.allow({"type", "d", "n", "c", "lower", "upper"});
-  } else if (type == "gp_lengthscale") {
-    t.allow({"type", "d", "n", "n_train"});
-  } else if (type == "svr_friedman") {
-    t.allow({"type", "p", "n", "n_train"});
-  } else {
-    t.fail("type",
-           "must be normal_location, huber, gp_lengthscale or svr_friedman, got '" + type + "'");
-  }
-  c.dim = type == "svr_friedman" ? t.integer("p", 0) + 3 : t.integer("d", 0);
+  const Reader t(top.checker(), c.task, "task");
+  const std::string type =
+      t.choice("type", "", {"normal_location", "huber", "gp_lengthscale", "svr_friedman"});
+  t.keys("dpgibo_task", type);
+  c.dim = static_cast<int>(type == "svr_friedman" ? t.integer("p", 0) + 3 : t.integer("d", 0));
   if (type == "svr_friedman" && c.dim < 8) t.fail("p", "must be >= 5 (Friedman #1)");
-  c.users = t.integer("n", 0);
+  c.users = static_cast<int>(t.integer("n", 0));
   if (c.dim < 1) t.fail("d", "must be >= 1, got " + std::to_string(c.dim));
   if (c.users < 1)
     t.fail("n", "must be >= 1 (n is the number of users), got " + std::to_string(c.users));
@@ -266,20 +182,18 @@ void parse_task(Config& c, const Reader& top) {
   if (t.has("n_train") && t.integer("n_train", 1) < 1) t.fail("n_train", "must be >= 1");
 }
 
-void parse_method(Config& c, const json& m, std::size_t i, std::set<std::string>& labels) {
-  const Reader r(m, "methods[" + std::to_string(i) + "]", c.source);
+void parse_method(const gpb::detail::Checker& chk, Config& c, const json& m, std::size_t i,
+                  std::set<std::string>& labels) {
+  const Reader r(chk, m, "methods[" + std::to_string(i) + "]");
   MethodSpec s;
-  s.type = r.str("type", "");
+  s.type = r.choice("type", "", {"dp_gibo", "gibo", "dp_gd", "gd", "random_search", "ucb_bo"});
   s.label = r.str("label", s.type);
   if (!labels.insert(s.label).second) r.fail("label", "duplicate label '" + s.label + "'");
   if (s.type == "dp_gibo" || s.type == "gibo" || s.type == "dp_gd" || s.type == "gd") {
     s.gibo = parse_gibo(r, s.type, c.dim);
   } else if (s.type == "random_search" || s.type == "ucb_bo") {
-    if (s.type == "random_search") {
-      r.allow({"type", "label", "evaluations", "match", "eval_noise_sd"});
-    } else {
-      r.allow({"type", "label", "evaluations", "match", "n_cand", "beta_width", "lengthscale",
-               "variance", "eval_noise_sd"});
+    r.keys("dpgibo_method", s.type);
+    if (s.type == "ucb_bo") {
       s.ucb.n_cand = r.integer("n_cand", 512);
       s.ucb.width = r.num("beta_width", 2.0);
       s.ucb.lengthscale = r.num("lengthscale", 1.0);
@@ -302,9 +216,6 @@ void parse_method(Config& c, const json& m, std::size_t i, std::set<std::string>
       s.evaluations = r.integer("evaluations", 0);
       if (s.evaluations < 1) r.fail("evaluations", "must be >= 1");
     }
-  } else {
-    r.fail("type",
-           "must be dp_gibo, gibo, dp_gd, gd, random_search or ucb_bo, got '" + s.type + "'");
   }
   s.eval_noise_sd = r.num("eval_noise_sd", -1);
   if (r.has("eval_noise_sd") && !(s.eval_noise_sd >= 0 && std::isfinite(s.eval_noise_sd))) {
@@ -315,33 +226,12 @@ void parse_method(Config& c, const json& m, std::size_t i, std::set<std::string>
 
 }  // namespace
 
-Config parse_config(const std::string& text, const std::string& source) {
+Config parse_config(const gpb::detail::Checker& chk, const json& j, ExperimentSettings settings) {
   Config c;
-  c.source = source;
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InvalidArgument(source + ": not valid JSON: " + e.what());
-  }
-  c.config_json = j.dump();
-  const Reader top(j, "", source);
-  top.allow({"experiment", "name", "seed", "runs", "backend", "threads", "privacy_noise",
-             "privacy_budget_mu", "report_eps", "report_delta", "eval_noise_sd", "theta0", "task",
-             "methods"});
-  if (top.str("experiment", "") != "dp-gibo") top.fail("experiment", "must be \"dp-gibo\"");
-  c.name = top.str("name", c.name);
-  if (top.has("seed")) {
-    if (!j["seed"].is_number_unsigned()) top.fail("seed", "must be a non-negative integer");
-    c.seed = j["seed"].get<std::uint64_t>();
-  }
-  c.runs = top.integer("runs", c.runs);
-  if (c.runs < 1) top.fail("runs", "must be >= 1");
-  c.threads = top.integer("threads", 0);
-  c.backend = parse_backend(top.str("backend", "cpu"));
-  const std::string pn = top.str("privacy_noise", "secure");
-  if (pn != "secure" && pn != "seeded") top.fail("privacy_noise", "must be secure or seeded");
-  c.privacy_seeded = pn == "seeded";
+  c.settings = std::move(settings);
+  c.source = chk.source();
+  const std::string& source = c.source;
+  const Reader top(chk, j, "");
   if (top.has("privacy_budget_mu")) {
     c.budget_mu = top.num("privacy_budget_mu", 0);
     if (!(*c.budget_mu > 0)) top.fail("privacy_budget_mu", "must be > 0");
@@ -377,7 +267,9 @@ Config parse_config(const std::string& text, const std::string& source) {
     top.fail("methods", "required: a non-empty array");
   }
   std::set<std::string> labels;
-  for (std::size_t i = 0; i < j["methods"].size(); ++i) parse_method(c, j["methods"][i], i, labels);
+  for (std::size_t i = 0; i < j["methods"].size(); ++i) {
+    parse_method(chk, c, j["methods"][i], i, labels);
+  }
   // The budget is checked before anything runs (specs/dp-gibo.md §5).
   if (c.budget_mu) {
     for (std::size_t i = 0; i < c.methods.size(); ++i) {
@@ -394,7 +286,8 @@ Config parse_config(const std::string& text, const std::string& source) {
 }
 
 std::unique_ptr<Task> make_task(const Config& c, std::uint64_t seed) {
-  const Reader t(c.task, "task", c.source);
+  const gpb::detail::Checker chk(c.source, ".");
+  const Reader t(chk, c.task, "task");
   const std::string type = t.str("type", "");
   if (type == "normal_location") {
     return make_normal_location(c.dim, c.users, t.num("centre", 1.0), t.num("spread", 1.0),

@@ -12,9 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/config_checker.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/dpgibo/algorithms.hpp"
 #include "gpbandit/dpgibo/task.hpp"
+#include "gpbandit/experiment.hpp"
 
 namespace gpb::dpgibo::detail {
 
@@ -32,12 +34,8 @@ struct MethodSpec {
 
 /// A validated config.
 struct Config {
-  std::string name = "dp-gibo", source;
-  std::uint64_t seed = 0;
-  int runs = 3;
-  int threads = 0;
-  Backend backend = Backend::Cpu;
-  bool privacy_seeded = false;
+  ExperimentSettings settings;  ///< the keys every family shares (name, seed, runs, …)
+  std::string source;           ///< the config file (messages)
   std::optional<double> budget_mu;
   std::vector<double> report_eps{1.0, 2.0};
   std::vector<double> report_delta;  ///< empty = {1/n}
@@ -47,11 +45,12 @@ struct Config {
   nlohmann::json task;
   int dim = 0, users = 0;
   std::vector<MethodSpec> methods;
-  std::string config_json;
 };
 
-/// Parses and validates. @throws InvalidArgument "source: field: problem".
-Config parse_config(const std::string& text, const std::string& source);
+/// Validates the family keys of a config whose shared keys are in `settings` (read_settings()).
+/// @throws InvalidArgument "source: field: problem".
+Config parse_config(const gpb::detail::Checker& chk, const nlohmann::json& root,
+                    ExperimentSettings settings);
 /// Builds the task the config names (data drawn from `seed`).
 std::unique_ptr<Task> make_task(const Config& cfg, std::uint64_t seed);
 

@@ -2,6 +2,7 @@
 #include "experiment/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,8 +18,10 @@ namespace gpb::detail {
 namespace fs = std::filesystem;
 
 namespace {
+/// The text of errno, read at once (before anything else can change it).
 std::string errno_text() {
-  return std::strerror(errno);
+  const int e = errno;
+  return e == 0 ? std::string("unknown error (errno 0)") : std::strerror(e);
 }
 }  // namespace
 
@@ -98,35 +101,58 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 
 std::string read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read '" + path + "'");
+  if (!in) throw IoError("cannot read '" + path + "': " + errno_text());
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
 }
 
+namespace {
+
+/// mkdir -p with the errno of the call that failed (the filesystem library's error_code can
+/// come back empty on kernel pseudo-filesystems). Records in `created` the first folder it made.
+void make_directories(const std::string& dir, std::string* created) {
+  std::string prefix;
+  std::size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = dir.find('/', pos + 1);
+    prefix = dir.substr(0, pos);
+    if (prefix.empty() || prefix == "/") continue;
+    if (::mkdir(prefix.c_str(), 0777) == 0) {
+      if (created->empty()) *created = prefix;
+      continue;
+    }
+    const int e = errno;
+    struct stat st {};
+    if (e == EEXIST && ::stat(prefix.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) throw IoError(prefix + " exists and is not a directory");
+      continue;
+    }
+    throw IoError("cannot create " + prefix + ": " + std::strerror(e));
+  }
+}
+
+}  // namespace
+
 void ensure_writable_directory(const std::string& dir) {
   const auto fail = [&](const std::string& why) {
     throw IoError("cannot write to output directory '" + dir + "': " + why);
   };
-  std::error_code ec;
-  // Find the first missing ancestor so that a failure removes exactly what was created.
-  fs::path first_created;
-  for (fs::path p = fs::absolute(dir, ec); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-    first_created = p;
-    if (p == p.parent_path()) break;
+  std::string created;
+  try {
+    make_directories(dir, &created);
+  } catch (const IoError& e) {
+    std::error_code ec;
+    if (!created.empty()) fs::remove_all(created, ec);
+    fail(e.what());
   }
-  fs::create_directories(dir, ec);
-  if (ec) {
-    if (!first_created.empty()) fs::remove_all(first_created, ec);
-    fail(ec.message());
-  }
-  if (!fs::is_directory(dir, ec)) fail("not a directory");
   const std::string probe = temp_sibling((fs::path(dir) / "probe").string());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) {
-    const std::string why = errno_text();
-    if (!first_created.empty()) fs::remove_all(first_created, ec);
-    fail(why);
+    const int e = errno;
+    std::error_code ec;
+    if (!created.empty()) fs::remove_all(created, ec);
+    fail("cannot create a file in it (" + probe + "): " + std::strerror(e));
   }
   ::close(fd);
   ::unlink(probe.c_str());

@@ -4,18 +4,21 @@
 // Config format (JSON; // and /* */ comments are allowed; unknown keys are errors at every level)
 //
 //   {
+//     "experiment": "finite",    // the family: "finite" (or absent), "dp-gibo", "fed-pne";
+//                                // the other two families' keys: `gpbandit list config`
 //     "name": "demo",            // output folder name, [A-Za-z0-9._-]+; default: the config
 //                                // file's stem (or "experiment")
 //     "description": "...",      // free text, ignored; default ""
-//     "seed": 0,                 // master seed (integer >= 0); default 0
+//     "seed": 0,                 // master seed (integer in [0, 2^64 - 1]); default 0
 //     "runs": 10,                // independent runs per policy (>= 1); default 10
 //     "T": 200,                  // evaluations per run (>= 1); default 100
-//     "lockstep": 0,             // runs advanced together, 0 = all; a checkpoint is written after
-//                                // each group; default 0
+//     "lockstep": 0,             // runs advanced together; a checkpoint follows each group;
+//                                // 0 = as many as fit memory_budget_mb and ~2 minutes of work
 //     "backend": "auto",         // "auto" | "cpu" | "cuda"; default "auto"
-//     "memory_budget_mb": 4096,  // engine budget for posterior buffers (> 0); default: automatic
-//                                // (4096 on the CPU, 75% of the free device memory on CUDA)
-//     "threads": 0,              // CPU threads for engine ops, 0 = all cores; default 0
+//     "memory_budget_mb": 4096,  // posterior buffers (> 0): V = R·N·T·8 B for R runs in
+//                                // lockstep; over it: smaller groups, then recompute mode;
+//                                // default: 4096 on the CPU, 75% of free device memory on CUDA
+//     "threads": 0,              // CPU threads, 0 = the idle cores; default 0
 //     "tie_break": "random",     // "random" | "lowest" (argmax ties); default "random"
 //     "noise_variance": 0.01,    // lambda of the surrogate GP (> 0); default 0.01
 //     "privacy_noise": "secure", // "secure" | "seeded" (LDP noise; seeded = NOT private)
@@ -85,6 +88,8 @@
 // ---------------------------------------------------------------------------------------------
 #include <nlohmann/json.hpp>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -94,6 +99,7 @@
 #include <sstream>
 
 #include "experiment/config_checker.hpp"
+#include "experiment/config_common.hpp"
 #include "experiment/po_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
@@ -114,12 +120,31 @@ using detail::join;
 
 // ---------------------------------------------------------------- sections
 
-Domain build_domain(const Checker& c, const json& d, std::string* type_out) {
+/// Refuses a domain whose posterior cannot fit the memory budget even for one run in recompute
+/// mode (8·d + 40 bytes per candidate: the points, the prior variance, μ, σ² and f), before
+/// anything of that size is allocated.
+void check_domain_fits(const Checker& c, const std::string& field, double n, int d,
+                       std::size_t budget) {
+  const double per = 8.0 * d + 40.0, bytes = n * per;
+  if (bytes <= static_cast<double>(budget)) return;
+  std::ostringstream os;
+  os.precision(4);
+  os << "N = " << static_cast<long long>(n) << " candidates need at least " << bytes / 1e9
+     << " GB for the posterior of one run (" << per
+     << " B per candidate: the points, prior variance, mean, variance and f), more than "
+        "memory_budget_mb = "
+     << (budget >> 20) << " (" << static_cast<double>(budget) / 1e9
+     << " GB) allows; use fewer candidates or raise memory_budget_mb";
+  c.fail(field, os.str());
+}
+
+Domain build_domain(const Checker& c, const json& d, std::string* type_out, std::size_t budget) {
   const RegistryEntry& e = c.typed_entry(d, "domain", "domain");
   c.check_keys(d, e, "domain", true);
   *type_out = e.name;
   if (e.name == "indices") {
     const int n = static_cast<int>(c.integer(d, "n", "domain.n", 1, INT_MAX));
+    check_domain_fits(c, "domain.n", n, 1, budget);
     return c.guarded("domain", [&] { return Domain::indices(n); });
   }
   if (e.name == "csv") {
@@ -161,7 +186,28 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out) {
     os << "N = " << n_total << " candidates exceeds the limit " << INT_MAX;
     c.fail("domain.counts", os.str());
   }
+  check_domain_fits(c, "domain.counts", n_total, static_cast<int>(lo.size()), budget);
   return c.guarded("domain", [&] { return Domain::grid(lower, upper, counts); });
+}
+
+/// A precomputed kernel matrix must be positive semi-definite (a GP's covariance; the rkhs
+/// objective and the posterior are meaningless otherwise): smallest eigenvalue ≥ −1e-8·max|K|.
+/// One Cholesky factorisation of K + 2·tol·I decides; the eigenvalues are computed only to name
+/// the smallest one in the message.
+void check_psd(const Checker& c, const Eigen::MatrixXd& K, const std::string& path) {
+  const double scale = std::max(K.cwiseAbs().maxCoeff(), 1e-300);
+  const double tol = 1e-8 * scale;
+  Eigen::MatrixXd shifted = K;
+  shifted.diagonal().array() += 2.0 * tol;
+  if (Eigen::LLT<Eigen::MatrixXd>(shifted).info() == Eigen::Success) return;
+  const double lmin =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(K, Eigen::EigenvaluesOnly).eigenvalues()(0);
+  if (lmin >= -tol) return;
+  std::ostringstream os;
+  os.precision(6);
+  os << path << " is not positive semi-definite: smallest eigenvalue " << lmin << " (tolerance "
+     << -tol << "); a kernel matrix must be a covariance matrix";
+  c.fail("kernel.path", os.str());
 }
 
 Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
@@ -170,8 +216,10 @@ Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
   const json o = Checker::with_defaults(k, e);
   if (e.name == "precomputed") {
     *path_out = c.data_path(o, "path", "kernel.path");
-    return c.guarded("kernel.path",
-                     [&] { return Kernel::precomputed(read_csv_matrix(*path_out)); });
+    Kernel kern =
+        c.guarded("kernel.path", [&] { return Kernel::precomputed(read_csv_matrix(*path_out)); });
+    check_psd(c, *kern.matrix(), *path_out);
+    return kern;
   }
   if (e.name == "linear" || e.name == "polynomial") {
     const double v = c.positive(o, "variance", "kernel.variance");
@@ -342,87 +390,10 @@ std::vector<PolicySpec> build_policies(const Checker& c, const json& arr, int n_
   return out;
 }
 
-json parse_json_text(const std::string& text, const std::string& source) {
-  std::vector<std::set<std::string>> keys;
-  const json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
-    if (ev == json::parse_event_t::object_start) keys.emplace_back();
-    if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    if (ev == json::parse_event_t::key && !keys.empty() &&
-        !keys.back().insert(parsed.get<std::string>()).second) {
-      throw InvalidArgument(source + ": duplicate key '" + parsed.get<std::string>() + "'");
-    }
-    return true;
-  };
-  try {
-    return json::parse(text, cb, true, true);
-  } catch (const json::parse_error& e) {
-    const std::size_t byte = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < byte; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    std::string what = e.what();
-    const auto colpos = what.find("column ");
-    const auto sep = what.find(": ", colpos == std::string::npos ? 0 : colpos);
-    if (sep != std::string::npos) what = what.substr(sep + 2);
-    throw InvalidArgument(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                          ": JSON syntax error: " + what);
-  } catch (const json::out_of_range& e) {
-    // A number literal outside the range of a double (e.g. 1e999); found by fuzzing.
-    std::string what = e.what();
-    const auto sep = what.find("] ");
-    if (sep != std::string::npos) what = what.substr(sep + 2);
-    throw InvalidArgument(source + ": JSON " + what + " (out of the range of a double)");
-  }
-}
-
-std::string default_name(const std::string& source) {
-  const std::string stem = fs::path(source).stem().string();
-  bool ok = !stem.empty() && stem != "." && stem != "..";
-  for (char ch : stem)
-    ok =
-        ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-');
-  return ok ? stem : "experiment";
-}
-
 void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
-  if (root.contains("name")) {
-    cfg.name = root["name"].get<std::string>();
-    bool ok = !cfg.name.empty() && cfg.name != "." && cfg.name != "..";
-    for (char ch : cfg.name)
-      ok = ok &&
-           (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-');
-    if (!ok) c.fail("name", "must match [A-Za-z0-9._-]+, got '" + cfg.name + "'");
-  } else {
-    cfg.name = default_name(c.source());
-  }
+  static_cast<ExperimentSettings&>(cfg) = detail::read_settings(c, root, "finite");
   const json& e = root;
-  if (e.contains("seed"))
-    cfg.seed = static_cast<std::uint64_t>(c.integer(e, "seed", "seed", 0, LLONG_MAX));
-  if (e.contains("runs")) cfg.runs = static_cast<int>(c.integer(e, "runs", "runs", 1, 1 << 24));
   if (e.contains("T")) cfg.horizon = static_cast<int>(c.integer(e, "T", "T", 1, INT_MAX));
-  if (e.contains("lockstep"))
-    cfg.lockstep = static_cast<int>(c.integer(e, "lockstep", "lockstep", 0, INT_MAX));
-  if (e.contains("threads"))
-    cfg.threads = static_cast<int>(c.integer(e, "threads", "threads", 0, 4096));
-  if (e.contains("backend")) {
-    const std::string b = e["backend"].get<std::string>();
-    if (b != "auto" && b != "cpu" && b != "cuda") {
-      c.fail("backend", "must be one of auto, cpu, cuda, got '" + b + "'");
-    }
-    cfg.backend = parse_backend(b);
-  }
-  if (e.contains("memory_budget_mb")) {
-    const double mb = c.positive(e, "memory_budget_mb", "memory_budget_mb");
-    if (mb > 1e12) c.fail("memory_budget_mb", "too large, got " + e["memory_budget_mb"].dump());
-    cfg.memory_budget_bytes =
-        std::max<std::size_t>(1, static_cast<std::size_t>(mb * 1024.0 * 1024.0));
-  }
   if (e.contains("tie_break")) {
     const std::string t = e["tie_break"].get<std::string>();
     if (t != "random" && t != "lowest") {
@@ -432,13 +403,6 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
   }
   if (e.contains("noise_variance")) {
     cfg.noise_variance = c.positive(e, "noise_variance", "noise_variance");
-  }
-  if (e.contains("privacy_noise")) {
-    const std::string t = e["privacy_noise"].get<std::string>();
-    if (t != "secure" && t != "seeded") {
-      c.fail("privacy_noise", "must be secure or seeded, got '" + t + "'");
-    }
-    cfg.privacy_seeded = t == "seeded";
   }
   if (e.contains("laplace_sampler")) {
     const std::string t = e["laplace_sampler"].get<std::string>();
@@ -454,11 +418,13 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
 ExperimentConfig parse_experiment_config(const std::string& json_text, const std::string& source,
                                          const std::string& base_dir) {
   const Checker c(source, base_dir.empty() ? "." : base_dir);
-  const json root = parse_json_text(json_text, source);
+  const json root = detail::parse_json_text(json_text, source);
   if (!root.is_object())
     c.fail_plain("expected a JSON object at top level, got " + describe_value(root));
-  const RegistryEntry* top = detail::find_registry_entry("experiment", "config");
-  c.check_keys(root, *top, "", false);
+  if (detail::family_of(c, root) != "finite") {
+    c.fail("experiment", "a " + root.at("experiment").get<std::string>() +
+                             " config: load it with gpb::load_experiment (as `gpbandit run` does)");
+  }
 
   ExperimentConfig cfg;
   cfg.source = source;
@@ -501,7 +467,7 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.kernel = *ker;
   } else {
     std::string domain_type, kernel_path;
-    cfg.domain = build_domain(c, root.at("domain"), &domain_type);
+    cfg.domain = build_domain(c, root.at("domain"), &domain_type, detail::validation_budget(cfg));
     cfg.kernel = build_kernel(c, root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}},
                               &kernel_path);
     if (cfg.kernel.type() == KernelType::Precomputed) {
@@ -520,6 +486,8 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.noise = root.contains("noise") ? build_noise(c, root.at("noise")) : NoiseModel{};
     cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
   }
+  check_domain_fits(c, dataset ? "objective" : "domain", cfg.domain.size(), cfg.domain.dim(),
+                    detail::validation_budget(cfg));
   InstanceInfo info;
   info.horizon = cfg.horizon;
   info.domain = &cfg.domain;

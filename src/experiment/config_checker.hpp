@@ -183,6 +183,90 @@ class Checker {
   std::string base_dir_;
 };
 
+/// One object of a config at `path`, read through a Checker: key checks against the registry
+/// and typed reads with defaults; every failure is "<source>: <path>.<key>: <what>".
+class ConfigObject {
+ public:
+  /// @throws InvalidArgument when `obj` is not an object.
+  ConfigObject(const Checker& c, const json& obj, std::string path)
+      : c_(c), obj_(obj), path_(std::move(path)) {
+    if (!obj.is_object()) c_.fail(path_.empty() ? "(top level)" : path_, "must be an object");
+  }
+  /// Checks the keys and value types against the registry entry (kind, name); `typed`: the
+  /// object's "type" key names the entry (allowed besides the entry's parameters).
+  void keys(const std::string& kind, const std::string& name, bool typed = true) const {
+    const RegistryEntry* e = find_registry_entry(kind, name);
+    if (e == nullptr) throw Error("registry has no " + kind + " '" + name + "'");
+    c_.check_keys(obj_, *e, path_, typed);
+  }
+  /// "path.key".
+  std::string field(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    c_.fail(key.empty() ? path_ : field(key), what);
+  }
+  bool has(const std::string& k) const { return obj_.contains(k); }
+  const json& raw(const std::string& k) const { return obj_.at(k); }
+  /// A finite number (or `def` when absent).
+  double num(const std::string& k, double def) const {
+    if (!has(k)) return def;
+    if (!raw(k).is_number()) fail(k, "expected a number, got " + describe_value(raw(k)));
+    const double v = raw(k).get<double>();
+    if (!std::isfinite(v)) fail(k, "must be finite");
+    return v;
+  }
+  /// A number or "inf" (+∞).
+  double num_or_inf(const std::string& k, double def) const {
+    if (has(k) && raw(k).is_string() && raw(k).get<std::string>() == "inf") return INFINITY;
+    return num(k, def);
+  }
+  long long integer(const std::string& k, long long def) const {
+    if (!has(k)) return def;
+    if (!raw(k).is_number_integer()) fail(k, "expected an integer, got " + describe_value(raw(k)));
+    if (raw(k).is_number_unsigned() && raw(k).get<unsigned long long>() > LLONG_MAX) {
+      fail(k, "too large, got " + raw(k).dump());
+    }
+    return raw(k).get<long long>();
+  }
+  std::string str(const std::string& k, const std::string& def) const {
+    if (!has(k)) return def;
+    if (!raw(k).is_string()) fail(k, "expected a string, got " + describe_value(raw(k)));
+    return raw(k).get<std::string>();
+  }
+  /// One of `allowed` (or `def` when absent).
+  std::string choice(const std::string& k, const std::string& def,
+                     const std::vector<std::string>& allowed) const {
+    const std::string v = str(k, def);
+    for (const auto& a : allowed) {
+      if (v == a) return v;
+    }
+    fail(k, "must be one of " + join(allowed) + ", got '" + v + "'");
+  }
+  bool boolean(const std::string& k, bool def) const {
+    if (!has(k)) return def;
+    if (!raw(k).is_boolean()) fail(k, "expected a boolean, got " + describe_value(raw(k)));
+    return raw(k).get<bool>();
+  }
+  std::vector<double> numbers(const std::string& k, std::vector<double> def) const {
+    if (!has(k)) return def;
+    if (!raw(k).is_array()) fail(k, "expected an array of numbers");
+    std::vector<double> out;
+    for (const json& x : raw(k)) {
+      if (!x.is_number()) fail(k, "expected an array of numbers");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  const Checker& checker() const { return c_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  const Checker& c_;
+  const json& obj_;
+  std::string path_;
+};
+
 /// One of a fixed set of strings.
 inline void check_choice(const Checker& c, const json& o, const std::string& key,
                          const std::string& path, const std::vector<std::string>& allowed) {

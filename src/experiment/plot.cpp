@@ -89,30 +89,35 @@ std::string last_line(std::string s) {
 
 }  // namespace
 
-PlotOutcome draw_regret_plot(const std::string& runs_csv, const std::string& out_png,
-                             const std::string& title, const std::string& python) {
+PlotOutcome draw_plot(const PlotCall& call, const std::string& out_png, const std::string& python) {
   PlotOutcome out;
   std::string py = python;
   if (py.empty()) {
     const char* env = std::getenv("GPB_PYTHON");
     py = (env != nullptr && *env != '\0') ? env : GPB_PYTHON_DEFAULT;
   }
-  const std::string script = find_plot_script();
   std::error_code ec;
+  fs::path script = fs::path(find_plot_script()).parent_path() / call.script;
+  if (!fs::exists(script, ec))
+    script = fs::path(GPB_PLOT_SCRIPT_SOURCE).parent_path() / call.script;
   if (!fs::exists(script, ec)) {
-    out.message = "no plot: plot script not found (" + script + ")";
+    out.message = "no plot: plot script not found (" + script.string() + ")";
     return out;
   }
   const std::string tmp = temp_sibling(out_png);
-  const ChildResult r = run_child({py, script, runs_csv, tmp, "--title", title});
+  std::vector<std::string> argv{py, script.string()};
+  argv.insert(argv.end(), call.before.begin(), call.before.end());
+  argv.push_back(tmp);
+  argv.insert(argv.end(), call.after.begin(), call.after.end());
+  const ChildResult r = run_child(argv);
   if (r.exit_code == 0 && fs::exists(tmp, ec)) {
     if (std::rename(tmp.c_str(), out_png.c_str()) == 0) {
       sync_directory(fs::path(out_png).parent_path().string());
       out.plotted = true;
       return out;
     }
-    out.message =
-        std::string("no plot: cannot rename the plot into place: ") + std::strerror(errno);
+    const int e = errno;
+    out.message = "no plot: cannot rename " + tmp + " to " + out_png + ": " + std::strerror(e);
   } else if (r.exit_code == 3) {
     out.message = "no plot: matplotlib is not installed for " + py;
   } else if (r.exit_code == 127) {
@@ -122,40 +127,6 @@ PlotOutcome draw_regret_plot(const std::string& runs_csv, const std::string& out
     out.message = "no plot: plot script failed (exit " + std::to_string(r.exit_code) + ")" +
                   (why.empty() ? "" : ": " + why);
   }
-  fs::remove(tmp, ec);
-  return out;
-}
-
-PlotOutcome draw_plot_with(const std::string& script_name, const std::vector<std::string>& args,
-                           const std::string& out_png, const std::string& python) {
-  PlotOutcome out;
-  std::string py = python;
-  if (py.empty()) {
-    const char* env = std::getenv("GPB_PYTHON");
-    py = (env != nullptr && *env != '\0') ? env : GPB_PYTHON_DEFAULT;
-  }
-  std::error_code ec;
-  fs::path script = fs::path(find_plot_script()).parent_path() / script_name;
-  if (!fs::exists(script, ec))
-    script = fs::path(GPB_PLOT_SCRIPT_SOURCE).parent_path() / script_name;
-  if (!fs::exists(script, ec)) {
-    out.message = "no plot: plot script not found (" + script.string() + ")";
-    return out;
-  }
-  const std::string tmp = temp_sibling(out_png);
-  std::vector<std::string> argv{py, script.string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(tmp);
-  const ChildResult r = run_child(argv);
-  if (r.exit_code == 0 && fs::exists(tmp, ec) && std::rename(tmp.c_str(), out_png.c_str()) == 0) {
-    sync_directory(fs::path(out_png).parent_path().string());
-    out.plotted = true;
-    return out;
-  }
-  out.message = r.exit_code == 3     ? "no plot: matplotlib is not installed for " + py
-                : r.exit_code == 127 ? "no plot: cannot run the Python interpreter '" + py + "'"
-                                     : "no plot: plot script failed (exit " +
-                                           std::to_string(r.exit_code) + "): " + last_line(r.err);
   fs::remove(tmp, ec);
   return out;
 }

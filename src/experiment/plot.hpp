@@ -1,5 +1,5 @@
 /// @file plot.hpp
-/// Drawing regret.png with tools/plot_regret.py.
+/// Drawing the plots of an experiment (tools/plot_regret.py, tools/plot_dpgibo.py).
 #pragma once
 
 #include <string>
@@ -16,16 +16,17 @@ struct PlotOutcome {
 /// The plot script: beside the executable (/proc/self/exe), else GPB_PLOT_SCRIPT_SOURCE.
 std::string find_plot_script();
 
-/// Runs `python script runs_csv <tmp png> --title title` and renames the PNG atomically onto
-/// out_png. `python` empty → env GPB_PYTHON, else GPB_PYTHON_DEFAULT. Never throws for a
-/// missing interpreter or matplotlib: the outcome says why there is no plot.
-PlotOutcome draw_regret_plot(const std::string& runs_csv, const std::string& out_png,
-                             const std::string& title, const std::string& python);
+/// A plot script and its arguments: `python <script> <before…> <temporary png> <after…>`.
+struct PlotCall {
+  std::string script;               ///< file name beside the plot scripts (plot_regret.py, …)
+  std::vector<std::string> before;  ///< arguments before the output path
+  std::vector<std::string> after;   ///< arguments after it
+};
 
-/// Runs `python <script_name> <args…> <tmp png>` (script beside the executable, else beside
-/// GPB_PLOT_SCRIPT_SOURCE) and renames the PNG atomically onto out_png. Same outcomes as
-/// draw_regret_plot (exit 3 = no matplotlib). Used by the DP-GIBO driver (tools/plot_dpgibo.py).
-PlotOutcome draw_plot_with(const std::string& script_name, const std::vector<std::string>& args,
-                           const std::string& out_png, const std::string& python);
+/// Runs the script (beside the executable, else beside GPB_PLOT_SCRIPT_SOURCE) with `python`
+/// (empty → env GPB_PYTHON, else GPB_PYTHON_DEFAULT) and renames the PNG atomically onto
+/// out_png. Never throws for a missing interpreter or matplotlib (the script exits 3): the
+/// outcome says why there is no plot.
+PlotOutcome draw_plot(const PlotCall& call, const std::string& out_png, const std::string& python);
 
 }  // namespace gpb::detail

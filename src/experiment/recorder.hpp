@@ -1,6 +1,8 @@
 /// @file recorder.hpp
-/// Recording an experiment: runs.csv rows, per-run results, the checkpoint, summary.json.
+/// Recording a finite-domain experiment: runs.csv rows and the per-run results (regret).
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <set>
@@ -51,49 +53,12 @@ class GroupRecorder {
   std::vector<int> curve_at_;
 };
 
-/// One finished (policy, group).
-struct Chunk {
-  int policy = 0, group = 0;
-  double seconds = 0;
-  std::vector<RunRecord> runs;
-};
-
-/// The checkpoint in <out>/.checkpoint: one rows file per finished chunk plus state.json,
-/// each written atomically (state.json last, so it only lists chunks that are complete).
-class Checkpoint {
- public:
-  Checkpoint(std::string out_dir, std::string config_hash);
-  /// Loads an existing checkpoint. Returns false if there is none.
-  /// @throws InvalidArgument if it belongs to a different config.
-  bool load();
-  /// Removes any existing checkpoint (a fresh start).
-  void clear();
-  /// Saves a finished chunk and its rows. @throws IoError.
-  void save(const Chunk& chunk, const std::string& rows, double elapsed_seconds);
-  bool done(int policy, int group) const;
-  const std::vector<Chunk>& chunks() const { return chunks_; }
-  /// Rows file of a finished chunk.
-  std::string rows_file(int policy, int group) const;
-  double elapsed_seconds() const { return elapsed_; }
-  const std::string& dir() const { return dir_; }
-
- private:
-  void write_state() const;
-  std::string dir_, hash_;
-  std::vector<Chunk> chunks_;
-  double elapsed_ = 0;
-};
-
 /// Mean and sample standard deviation (n − 1; 0 for a single value).
 std::pair<double, double> mean_sd(const std::vector<double>& x);
 
-/// Per-policy summaries from the finished chunks (policies in config order).
-std::vector<PolicySummary> summarize(const ExperimentConfig& config,
-                                     const std::vector<Chunk>& chunks);
-
-/// The text of summary.json.
-std::string summary_json(const ExperimentConfig& config, int runs, std::uint64_t seed,
-                         const std::string& backend, const std::vector<Chunk>& chunks,
-                         double total_seconds, const std::string& extra_json = {});
+/// A run's record as JSON (checkpoint records) and back.
+nlohmann::json to_json(const RunRecord& r);
+/// @throws nlohmann::json::exception on a malformed record.
+RunRecord run_record_from_json(const nlohmann::json& j);
 
 }  // namespace gpb::detail

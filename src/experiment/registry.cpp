@@ -92,38 +92,25 @@ std::vector<RegistryEntry> build_registry() {
   const std::string beta_default = R"({"type":"srinivas"})";
   std::vector<RegistryEntry> r;
   // ---- top-level keys of a config file
-  r.push_back(
-      {"experiment",
-       "config",
-       "Top-level keys of an experiment config file",
-       {{"name", "string", "file stem", "output folder name, [A-Za-z0-9._-]+"},
-        {"description", "string", "\"\"", "free text, ignored"},
-        {"seed", "integer", "0", "master seed of every simulation stream (>= 0)"},
-        {"runs", "integer", "10", "independent runs per policy (>= 1)"},
-        {"T", "integer", "100", "evaluations per run (>= 1)"},
-        {"lockstep", "integer", "0",
-         "runs advanced together, 0 = all; checkpoint after each group"},
-        {"backend", "string", "\"auto\"", "auto | cpu | cuda"},
-        {"memory_budget_mb", "number", "auto",
-         "engine memory budget for posterior buffers (> 0); auto: 4096 on the CPU, 75% of the free "
-         "device memory on CUDA"},
-        {"threads", "integer", "0", "CPU threads for engine ops, 0 = all cores"},
-        {"tie_break", "string", "\"random\"", "random | lowest: how exact argmax ties are broken"},
-        {"noise_variance", "number", "0.01", "noise variance lambda of the surrogate GP (> 0)"},
-        {"domain", "object", "required unless dataset",
-         "the finite domain (absent for dataset objectives)"},
-        {"kernel", "object", R"({"type":"se"})",
-         "surrogate and objective kernel (absent for "
-         "dataset objectives)"},
-        {"objective", "object", kReq, "the unknown function"},
-        {"noise", "object", R"({"type":"none"})", "observation noise added to f(x)"},
-        {"policies", "array", kReq, "non-empty list of policies; labels must be unique"},
-        {"privacy_noise", "string", "\"secure\"",
-         "secure | seeded: source of LDP (CTL) noise; seeded = reproducible simulation, NOT "
-         "private (summary.json says so)"},
-        {"laplace_sampler", "string", "\"snapping\"",
-         "snapping | inverse_cdf: Laplace sampler of CTL (inverse_cdf = the paper's, leaks "
-         "low-order bits; reproduction runs only)"}}});
+  std::vector<ParamDoc> top = detail::common_params("finite");
+  const std::vector<ParamDoc> finite = {
+      {"T", "integer", "100", "evaluations per run (>= 1)"},
+      {"tie_break", "string", "\"random\"", "random | lowest: how exact argmax ties are broken"},
+      {"noise_variance", "number", "0.01", "noise variance lambda of the surrogate GP (> 0)"},
+      {"domain", "object", "required unless dataset",
+       "the finite domain (absent for dataset objectives)"},
+      {"kernel", "object", R"({"type":"se"})",
+       "surrogate and objective kernel (absent for dataset objectives)"},
+      {"objective", "object", kReq, "the unknown function"},
+      {"noise", "object", R"({"type":"none"})", "observation noise added to f(x)"},
+      {"policies", "array", kReq, "non-empty list of policies; labels must be unique"},
+      {"laplace_sampler", "string", "\"snapping\"",
+       "snapping | inverse_cdf: Laplace sampler of CTL (inverse_cdf = the paper's, leaks "
+       "low-order bits; reproduction runs only)"}};
+  top.insert(top.end(), finite.begin(), finite.end());
+  r.push_back({"experiment", "finite",
+               "Top-level keys of a finite-domain config (\"experiment\" absent or \"finite\")",
+               top});
   // ---- policies
   r.push_back({"policy",
                "gp_ucb",
@@ -277,6 +264,8 @@ std::vector<RegistryEntry> build_registry() {
                "indices",
                "N index points 0..N-1 (for a precomputed kernel)",
                {{"n", "integer", kReq, "N (>= 1)"}}});
+  detail::add_dpgibo_entries(r);
+  detail::add_xarmed_entries(r);
   return r;
 }
 

@@ -18,6 +18,12 @@ inline constexpr const char* kRequired = "(required)";
 const RegistryEntry* find_registry_entry(const std::string& kind, const std::string& name);
 /// Names of every entry of `kind`, in table order.
 std::vector<std::string> registry_names(const std::string& kind);
+/// The config keys every family shares ("finite", "dp-gibo", "fed-pne"), with its defaults.
+std::vector<ParamDoc> common_params(const std::string& family);
+/// Appends the DP-GIBO family's entries: its top-level keys, tasks and methods.
+void add_dpgibo_entries(std::vector<RegistryEntry>& r);
+/// Appends the X-armed family's entries: its top-level keys, objective and methods.
+void add_xarmed_entries(std::vector<RegistryEntry>& r);
 /// HeavyTailedOptions from a validated policy parameter object of a tgp/ata/moma (± ldp_) type.
 HeavyTailedOptions parse_heavy(const nlohmann::json& params, const std::string& type);
 

@@ -1,0 +1,238 @@
+// The finite-domain family: how one policy steps a group of runs over a finite domain.
+//
+// A group's objective values f are computed once (prepare) and shared by every policy of the
+// group (common random numbers). Each policy's rows are run-major, so runs.csv's bytes do not
+// depend on how runs were grouped.
+#include "experiment/finite_family.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "gpbandit/error.hpp"
+#include "gpbandit/posterior.hpp"
+#include "gpbandit/privacy/laplace.hpp"
+#include "gpbandit/privacy/noise_source.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace gpb::detail {
+
+namespace {
+
+using nlohmann::json;
+
+/// Stream of the seeded (simulation-only) privacy source; never used by the secure default.
+constexpr std::uint32_t kPrivacyStream = 7;
+
+/// Checks a policy's selection before it is used.
+void check_selection(const Selection& sel, const std::string& label, int runs, int q, int n) {
+  if (sel.runs != runs || sel.q != q ||
+      sel.chosen.size() != static_cast<std::size_t>(runs) * static_cast<std::size_t>(q)) {
+    std::ostringstream os;
+    os << "policy '" << label << "' selected " << sel.runs << "x" << sel.q << " candidates ("
+       << sel.chosen.size() << " values), expected " << runs << "x" << q;
+    throw Error(os.str());
+  }
+  for (int j : sel.chosen) {
+    if (j < 0 || j >= n) {
+      throw Error("policy '" + label + "' selected candidate " + std::to_string(j) +
+                  " outside the domain [0, " + std::to_string(n) + ")");
+    }
+  }
+}
+
+/// The user-side CTL of one run: mechanism and noise source (secure unless the config asks for
+/// seeded simulation).
+struct RunPrivatizer {
+  std::unique_ptr<privacy::CtlMechanism> ctl;
+  std::unique_ptr<privacy::NoiseSource> source;
+};
+
+/// CTL per run for a policy that asks for it (empty when it does not).
+std::vector<RunPrivatizer> make_privatizers(const ExperimentConfig& cfg, const Policy& policy,
+                                            const FiniteGroup& g, std::uint64_t seed, int p) {
+  std::vector<RunPrivatizer> out;
+  for (std::size_t r = 0; r < g.run_ids.size(); ++r) {
+    const auto req = policy.ldp_request(static_cast<int>(r));
+    if (!req) {
+      if (!out.empty()) throw Error("policy asks for CTL on some runs only");
+      continue;
+    }
+    RunPrivatizer z;
+    z.ctl = std::make_unique<privacy::CtlMechanism>(req->B, req->R, req->epsilon, req->clip,
+                                                    cfg.laplace_inverse_cdf
+                                                        ? privacy::LaplaceSampler::InverseCdf
+                                                        : privacy::LaplaceSampler::Snapping);
+    z.source = cfg.privacy_seeded
+                   ? privacy::make_seeded_source(seed, g.run_ids[r],
+                                                 stream_of(static_cast<StreamId>(kPrivacyStream),
+                                                           static_cast<std::uint32_t>(p)))
+                   : privacy::make_secure_source();
+    out.push_back(std::move(z));
+  }
+  return out;
+}
+
+/// summary.json's description of the CTL of a policy's group (its first group is reported).
+json privacy_info(const std::vector<RunPrivatizer>& priv) {
+  json info;
+  info["epsilon"] = priv.front().ctl->epsilon();
+  info["guarantee"] = priv.front().ctl->guarantee();
+  info["noise_source"] = priv.front().source->describe();
+  json scales = json::array();
+  for (const auto& z : priv) scales.push_back(z.ctl->scale());
+  info["laplace_scale_per_run"] = scales;
+  return info;
+}
+
+PolicyEnv policy_env(const ExperimentConfig& cfg, const StepEnv& env, const FiniteGroup& g, int p) {
+  PolicyEnv e;
+  e.ctx = env.ctx;
+  e.domain = &cfg.domain;
+  e.kernel = cfg.kernel;
+  e.run_ids = g.run_ids;
+  e.horizon = cfg.horizon;
+  e.seed = env.seed;
+  e.policy_index = static_cast<std::uint32_t>(p);
+  e.noise_variance = cfg.noise_variance;
+  e.random_ties = cfg.random_ties;
+  e.f_sup = g.fsup;
+  e.instance = instance_constants(cfg);
+  return e;
+}
+
+}  // namespace
+
+InstanceConstants instance_constants(const ExperimentConfig& cfg) {
+  const auto rc = cfg.objective->reward_constants();
+  return rc ? *rc : noise_instance_constants(cfg.noise);
+}
+
+FiniteFamily::FiniteFamily(ExperimentConfig config) : config_(std::move(config)) {
+  if (!config_.objective) throw InvalidArgument(config_.source + ": objective: required");
+  if (config_.policies.empty()) throw InvalidArgument(config_.source + ": policies: required");
+}
+
+std::vector<std::string> FiniteFamily::labels() const {
+  std::vector<std::string> out;
+  for (const PolicySpec& p : config_.policies) out.push_back(p.label);
+  return out;
+}
+
+std::string FiniteFamily::type(int p) const {
+  return config_.policies.at(static_cast<std::size_t>(p)).type;
+}
+
+MemoryNeeds FiniteFamily::memory() const {
+  MemoryNeeds m;
+  const int n = config_.domain.size();
+  m.bytes_per_run = FinitePosterior::incremental_bytes(1, n, config_.horizon);
+  m.model =
+      "V = R·N·T·8 B (N = " + std::to_string(n) + ", T = " + std::to_string(config_.horizon) + ")";
+  return m;
+}
+
+std::shared_ptr<const void> FiniteFamily::prepare(const StepEnv& env,
+                                                  const std::vector<std::uint32_t>& runs) const {
+  auto g = std::make_shared<FiniteGroup>();
+  const ExperimentConfig& cfg = config_;
+  for (std::uint32_t r : runs) {
+    g->run_ids.push_back(r);
+    Eigen::VectorXd f = cfg.objective->values(*env.ctx, cfg.domain, env.seed, r);
+    if (f.size() != cfg.domain.size() || !f.allFinite()) {
+      throw NumericalError(
+          "objective '" + cfg.objective->name() + "' gave " +
+          (f.size() != cfg.domain.size() ? "the wrong number of values" : "non-finite values") +
+          " for run " + std::to_string(r));
+    }
+    Eigen::Index best = 0;
+    g->fstar.push_back(f.maxCoeff(&best));
+    g->xstar.push_back(static_cast<int>(best));
+    g->fsup.push_back(f.cwiseAbs().maxCoeff());
+    g->f.push_back(std::move(f));
+  }
+  return g;
+}
+
+UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
+                              const std::vector<std::uint32_t>& /*runs*/,
+                              const std::vector<UnitRecord>& /*earlier*/) const {
+  const ExperimentConfig& cfg = config_;
+  const FiniteGroup& g = *static_cast<const FiniteGroup*>(group);
+  const PolicySpec& spec = cfg.policies[static_cast<std::size_t>(p)];
+  const PolicyEnv penv = policy_env(cfg, env, g, p);
+  std::unique_ptr<Policy> policy = make_policy(spec, penv);
+  UnitOutput out;
+  const std::string info = policy->info_json();
+  if (!info.empty()) out.record["policy_info"] = json::parse(info);
+  // User side: the learner only ever sees CTL-privatised rewards (DESIGN §1, §5).
+  std::vector<RunPrivatizer> priv = make_privatizers(cfg, *policy, g, env.seed, p);
+  if (!priv.empty()) out.record["privacy"] = privacy_info(priv);
+
+  const int runs = penv.runs();
+  const bool dataset = cfg.objective->domain().has_value();
+  const std::uint32_t stream = stream_of(dataset ? StreamId::Bootstrap : StreamId::Noise);
+  std::vector<Rng> rngs;
+  for (std::uint32_t id : g.run_ids) rngs.emplace_back(env.seed, id, stream);
+
+  GroupRecorder rec(spec.label, g.run_ids, g.fstar, cfg.horizon);
+  const int batch = std::max(1, policy->batch_size());
+  const int rounds = (cfg.horizon + batch - 1) / batch;
+  int done = 0;
+  for (int r = 1; done < cfg.horizon; ++r) {
+    Round round;
+    round.index = r;
+    round.done = done;
+    round.q = std::min(std::max(1, policy->batch_size()), cfg.horizon - done);
+    const Selection sel = policy->select(round);
+    check_selection(sel, spec.label, runs, round.q, cfg.domain.size());
+    Rewards rewards;
+    rewards.y.resize(sel.chosen.size());
+    for (int k = 0; k < runs; ++k) {
+      const Eigen::VectorXd& f = g.f[static_cast<std::size_t>(k)];
+      for (int i = 0; i < round.q; ++i) {
+        const int j = sel.at(k, i);
+        double y = cfg.objective->reward(j, f[j], cfg.noise, rngs[static_cast<std::size_t>(k)]);
+        if (!priv.empty()) {
+          auto& z = priv[static_cast<std::size_t>(k)];
+          y = z.ctl->privatize(y, *z.source);  // runs.csv records what the learner sees
+        }
+        rewards.y[static_cast<std::size_t>(k) * round.q + i] = y;
+        rec.record(k, r, j, f[j], y);
+      }
+    }
+    policy->observe(sel, rewards);
+    done += round.q;
+    if (env.tick) env.tick(std::min(r, rounds), rounds, round.q);
+  }
+  out.rows = rec.rows();
+  json records = json::array();
+  std::vector<RunRecord> rr = rec.records();
+  for (std::size_t k = 0; k < rr.size(); ++k) {
+    rr[k].f_sup = g.fsup[k];
+    rr[k].x_star = g.xstar[k];
+    records.push_back(to_json(rr[k]));
+  }
+  out.record["runs"] = records;
+  return out;
+}
+
+PlotRequest FiniteFamily::plot(const std::string& runs_csv) const {
+  PlotRequest r;
+  r.file = "regret.png";
+  r.call.script = "plot_regret.py";
+  r.call.before = {runs_csv};
+  r.call.after = {"--title", config_.name};
+  return r;
+}
+
+FamilySummary FiniteFamily::summarize(const StepEnv& env,
+                                      const std::vector<std::vector<const UnitRecord*>>& by_policy,
+                                      const std::string& /*backend*/) const {
+  return summarize_finite(config_, env.runs, by_policy);
+}
+
+std::shared_ptr<const Family> make_finite_family(ExperimentConfig config) {
+  return std::make_shared<FiniteFamily>(std::move(config));
+}
+
+}  // namespace gpb::detail

@@ -1,0 +1,57 @@
+/// @file pipeline_io.hpp
+/// The pipeline's file handling (internal): output paths, the checkpoint decision of
+/// --resume / --force, and the final outputs (runs.csv, extra CSV files, summary.json, the plot).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/checkpoint.hpp"
+#include "experiment/family.hpp"
+#include "gpbandit/experiment.hpp"
+
+namespace gpb::detail {
+
+/// Where an experiment's outputs go.
+struct OutputPaths {
+  /// The paths of `family`'s outputs in `out_dir`.
+  OutputPaths(const std::string& out_dir, const Family& family);
+  std::string dir;                 ///< the output folder
+  std::string runs_csv;            ///< runs.csv
+  std::vector<std::string> extra;  ///< one per Family::extra_csv()
+  std::string summary_json;        ///< summary.json
+};
+
+/// Removes temporary files that a killed earlier run may have left.
+void remove_stale_temporaries(const std::string& out_dir);
+
+/// Decides what to do with the output folder's checkpoint: load it (--resume), delete it
+/// (--force), refuse (an unfinished run's checkpoint and neither flag), or report a finished run
+/// (--resume where summary.json holds this config's results: returns the report).
+/// @throws InvalidArgument explaining --resume and --force; IoError for a damaged checkpoint.
+std::optional<std::string> open_checkpoint(Checkpoint& cp, const RunOptions& options,
+                                           const std::string& out_dir, const std::string& hash,
+                                           const OutputPaths& paths);
+
+/// Test hook: exit(75) after `saved` units when GPB_TEST_STOP_AFTER_GROUPS says so.
+void test_stop_hook(int saved);
+
+/// What finish_outputs needs of the invocation.
+struct FinishInfo {
+  std::uint64_t seed = 0;    ///< the seed used
+  int runs = 1;              ///< R
+  std::string hash;          ///< config hash (summary.json "config_hash", --resume check)
+  double total_seconds = 0;  ///< run time over every invocation
+  nlohmann::json memory;     ///< summary.json "memory"
+};
+
+/// Writes runs.csv, the extra CSV files and summary.json atomically (all made durable first, then
+/// renamed), draws the plot, and fills res (policies, report, plot fields).
+void finish_outputs(const Family& f, const StepEnv& env, const Checkpoint& cp,
+                    const OutputPaths& paths, const FinishInfo& info, const RunOptions& options,
+                    ExperimentResult& res);
+
+}  // namespace gpb::detail

@@ -1,0 +1,50 @@
+// The progress line of `gpbandit run`.
+#include "experiment/progress.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpb::detail {
+
+Progress::Progress(bool enabled, long long total)
+    : enabled_(enabled),
+      tty_(::isatty(2) != 0),
+      total_(total),
+      start_(Clock::now()),
+      last_(start_) {}
+
+Progress::~Progress() {
+  if (enabled_ && tty_ && shown_) std::fputc('\n', stderr);
+}
+
+void Progress::step(const std::string& label, int first, int last, const char* word, int step,
+                    int steps, long long work) {
+  ++steps_;
+  done_ += work;
+  if (!enabled_) return;
+  const auto now = Clock::now();
+  const double since = std::chrono::duration<double>(now - last_).count();
+  if (since < (tty_ ? 0.1 : 2.0) && step != steps) return;
+  if (!tty_ && since < 2.0) return;
+  last_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double rate = elapsed > 0 ? static_cast<double>(steps_) / elapsed : 0.0;
+  const double work_rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
+  const double eta = work_rate > 0 ? static_cast<double>(total_ - done_) / work_rate : 0.0;
+  std::fprintf(stderr, "%sgpbandit: %s runs %d-%d %s %d/%d  %.1f %ss/s  ETA %.0fs%s",
+               tty_ ? "\r" : "", label.c_str(), first, last, word, step, steps, rate, word,
+               std::max(0.0, eta), tty_ ? "\033[K" : "\n");
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void Progress::note(const std::string& line) {
+  if (enabled_ && tty_ && shown_) std::fputc('\n', stderr);
+  shown_ = false;
+  std::fprintf(stderr, "gpbandit: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace gpb::detail
