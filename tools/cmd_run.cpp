@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -107,11 +108,14 @@ RunOptions run_options(const CLI::App& cmd, const RunArgs& args, const Experimen
   return opt;
 }
 
-int run_here(const CLI::App& cmd, const RunArgs& args) {
-  const Experiment e = load_experiment(args.config);
+int run_loaded(const CLI::App& cmd, const RunArgs& args, const Experiment& e) {
   const ExperimentResult res = run_experiment(e, run_options(cmd, args, e));
   std::cout << res.report << std::flush;
   return 0;
+}
+
+int run_here(const CLI::App& cmd, const RunArgs& args) {
+  return run_loaded(cmd, args, load_experiment(args.config));
 }
 
 /// Under mpirun: every rank validates the config, and whether it can run on this many ranks,
@@ -121,16 +125,17 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
   const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
   const char* env_size = std::getenv("OMPI_COMM_WORLD_SIZE");  // else run_experiment checks
   const bool env_root = env_rank == nullptr || std::string(env_rank) == "0";
+  std::optional<Experiment> e;  // read once (a data file or CSV domain too) and kept
   try {
-    const Experiment e = load_experiment(args.config);
-    if (env_size != nullptr) e.check_ranks(std::atoi(env_size));
+    e.emplace(load_experiment(args.config));
+    if (env_size != nullptr) e->check_ranks(std::atoi(env_size));
   } catch (const InvalidArgument&) {
     if (env_root) throw;
     return 2;
   }
   int code = 0;
   try {
-    code = run_here(cmd, args);
+    code = run_loaded(cmd, args, *e);
   } catch (const std::exception& e) {
     const xarmed::mpi::World w = xarmed::mpi::init();
     const auto* lost = dynamic_cast<const RankFailure*>(&e);
