@@ -16,6 +16,20 @@ here="$(dirname "$0")"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$out" && mkdir -p "$out"
 run=(run --quiet --no-plot --threads 1)
+
+# expect_refusal NP CONFIG NAME PATTERN: mpirun -np NP of CONFIG exits 2 with one message
+# matching PATTERN (grep) and writes nothing in $out/NAME.
+expect_refusal() {
+  local np=$1 cfg=$2 name=$3 pattern=$4 rc n
+  timeout 60 "$mpirun" -np "$np" --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi \
+    --out "$out/$name" >"$out/$name.log" 2>&1
+  rc=$?
+  cat "$out/$name.log"
+  [ $rc -eq 2 ] || { echo "$name: expected exit 2, got $rc"; exit 1; }
+  n=$(grep -c "$pattern" "$out/$name.log")
+  [ "$n" -eq 1 ] || { echo "$name: expected one message matching '$pattern', got $n"; exit 1; }
+  [ ! -e "$out/$name/runs.csv" ] || { echo "$name: outputs written"; exit 1; }
+}
 case $mode in
   identical)
     for name in finite_mpi finite_mpi_lowest; do
@@ -53,41 +67,19 @@ c["domain"]["counts"] = [3, 1]
 c["policies"] = c["policies"][:1]  # GP-UCB (PO-GP-UCB refuses a rank-deficient 3-point domain)
 json.dump(c, open(sys.argv[3], "w"))
 PY
-    timeout 60 "$mpirun" -np 2 --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi \
-      --out "$out/nys" >"$out/nys.log" 2>&1
-    rc=$?
-    cat "$out/nys.log"
-    [ $rc -eq 2 ] || { echo "Nyström policy: expected exit 2, got $rc"; exit 1; }
-    n=$(grep -c "policies\[6\] ('ATA', ata_gp_ucb) cannot be sharded" "$out/nys.log")
-    [ "$n" -eq 1 ] || { echo "expected one message naming the policy, got $n"; exit 1; }
-    timeout 60 "$mpirun" -np 4 --oversubscribe "$cli" "${run[@]}" "$out/tiny.json" --mpi \
-      --out "$out/tiny" >"$out/tiny.log" 2>&1
-    rc=$?
-    cat "$out/tiny.log"
-    [ $rc -eq 2 ] || { echo "K > N: expected exit 2, got $rc"; exit 1; }
-    n=$(grep -c "4 MPI ranks for N = 3 candidates" "$out/tiny.log")
-    [ "$n" -eq 1 ] || { echo "expected one message naming the ranks, got $n"; exit 1; }
-    [ ! -e "$out/nys/runs.csv" ] && [ ! -e "$out/tiny/runs.csv" ] || { echo "outputs written"; exit 1; }
+    expect_refusal 2 "$cfg" nys "policies\[6\] ('ATA', ata_gp_ucb) cannot be sharded"
+    expect_refusal 4 "$out/tiny.json" tiny "4 MPI ranks for N = 3 candidates"
     echo "refused with exit 2 and one message each";;
   hang|exit)
-    # exit: without this MCA setting mpirun itself kills the job when a rank dies (also non-zero,
-    # naming the process); with it the live ranks' own deadline reports the rank.
-    extra=(); [ "$mode" = exit ] && extra=(--mca orte_abort_on_non_zero_status 0)
+    source "$here/shard_fault_lib.sh"
+    read -r -a extra <<<"$(fault_extra "$mode")"
     start=$(date +%s)
     GPB_SHARD_FAULT_RANK=2 GPB_SHARD_FAULT_STEP=40 GPB_SHARD_FAULT_MODE=$mode \
       timeout 60 "$mpirun" -np 3 --oversubscribe "${extra[@]}" \
       -x GPB_SHARD_FAULT_RANK -x GPB_SHARD_FAULT_STEP -x GPB_SHARD_FAULT_MODE \
       "$cli" "${run[@]}" "$here/finite_mpi.json" --mpi --mpi-timeout 3 --out "$out/fault" \
       >"$out/fault.log" 2>&1
-    rc=$?
-    took=$(( $(date +%s) - start ))
-    cat "$out/fault.log"
-    [ $rc -ne 0 ] || { echo "expected a non-zero exit"; exit 1; }
-    [ $rc -ne 124 ] || { echo "hung (killed by timeout)"; exit 1; }
-    n=$(grep -c "rank 2 stopped responding" "$out/fault.log")
-    [ "$n" -eq 1 ] || { echo "expected one message naming rank 2, got $n"; exit 1; }
-    [ $took -le 30 ] || { echo "took ${took}s (bound 30 s)"; exit 1; }
-    [ ! -e "$out/fault/runs.csv" ] || { echo "runs.csv written by a failed run"; exit 1; }
-    echo "job ended after ${took}s with rc $rc, one message naming rank 2";;
+    expect_rank2_named "$out/fault.log" $? $(( $(date +%s) - start ))
+    [ ! -e "$out/fault/runs.csv" ] || { echo "runs.csv written by a failed run"; exit 1; };;
   *) echo "unknown mode $mode"; exit 2;;
 esac
