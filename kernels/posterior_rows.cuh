@@ -18,7 +18,8 @@ namespace gpb::cuda::kernels {
 
 constexpr int kRowThreads = 256;
 
-/// Appends row t of every run: grid (⌈n/256⌉, R). For run r: x_a = points[anchor[r]·d ..],
+/// Appends row t of every run: grid (⌈n/256⌉, R). For run r: x_a = xa[r·d .. r·d+d−1] (the
+/// observed candidate's coordinates: on a sharded posterior it may be held by another rank),
 /// L row = lrows[r·(t+1) .. r·(t+1)+t] (L[t, 0..t], host-computed, double),
 /// v = (k(x_a, x_j) − Σ_{p<t} L[t,p]·V[r,p,j]) / L[t,t], stored to V[r,t,j];
 /// σ²[r,j] ← var_step(σ²[r,j], v); μ[r,j] ← mean_step(μ[r,j], alpha[r], v) when alpha ≠ null.
@@ -27,14 +28,14 @@ template <class VT>
 __global__ void __launch_bounds__(kRowThreads)
     append_row(detail::KernelFormula f, const double* __restrict__ points, int d, int n,
                VT* __restrict__ V, int cap, int t, const double* __restrict__ lrows,
-               const int* __restrict__ anchor, const double* __restrict__ alpha,
+               const double* __restrict__ xa_all, const double* __restrict__ alpha,
                double* __restrict__ mu, double* __restrict__ s2) {
   const int j = blockIdx.x * kRowThreads + threadIdx.x;
   if (j >= n) return;  // no block-wide synchronisation below
   const int r = blockIdx.y;
   const std::size_t nn = static_cast<std::size_t>(n);
   const double* l = lrows + static_cast<std::size_t>(r) * (t + 1);
-  const double* xa = points + static_cast<std::size_t>(anchor[r]) * d;
+  const double* xa = xa_all + static_cast<std::size_t>(r) * d;
   double acc = f(xa, points + static_cast<std::size_t>(j) * d, d);
   const VT* vp = V + static_cast<std::size_t>(r) * cap * nn + j;
   int p = 0;
@@ -99,7 +100,8 @@ __global__ void __launch_bounds__(kRowThreads)
 constexpr int kRecomputeGroup = 16;
 
 /// Recompute mode: μ and σ² of candidates [j0, j0 + len) for every run from the factor alone.
-/// Grid (⌈len/256⌉, R). Per run r: hist[r·t + q] = a_q, alpha/resolved likewise, L packed by
+/// Grid (⌈len/256⌉, R). Per run r: hx[(r·t + q)·d ..] = x_{a_q} (the rows' coordinates),
+/// alpha[r·t + q], resolved[r·t + q], L packed by
 /// rows (row q at lpacked[r·t(t+1)/2 + q(q+1)/2], q+1 entries). Each thread recomputes v_0..v_{t−1}
 /// of its candidate, kRecomputeGroup rows at a time in registers: every earlier row v_p is read
 /// from the scratch W (R × t × len, W[(r·t + q)·len + jj], coalesced across the warp) once per
@@ -110,7 +112,7 @@ constexpr int kRecomputeGroup = 16;
 /// σ² and μ in row order), so the results agree bit for bit.
 __global__ void __launch_bounds__(kRowThreads)
     recompute_chunk(detail::KernelFormula f, const double* __restrict__ points, int d, int n,
-                    int j0, int len, int t, const int* __restrict__ hist,
+                    int j0, int len, int t, const double* __restrict__ hx,
                     const double* __restrict__ lpacked, const double* __restrict__ alpha,
                     const unsigned char* __restrict__ resolved, const double* __restrict__ kdiag,
                     double* __restrict__ W, double* __restrict__ mu, double* __restrict__ s2) {
@@ -120,7 +122,7 @@ __global__ void __launch_bounds__(kRowThreads)
   const int j = j0 + jj;
   const std::size_t tt = static_cast<std::size_t>(t);
   const double* L = lpacked + static_cast<std::size_t>(r) * (tt * (tt + 1) / 2);
-  const int* h = hist + static_cast<std::size_t>(r) * tt;
+  const double* h = hx + static_cast<std::size_t>(r) * tt * d;
   double* w = W + static_cast<std::size_t>(r) * tt * len + jj;
   const double* xj = points + static_cast<std::size_t>(j) * d;
   const std::size_t ll = static_cast<std::size_t>(len);
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(kRowThreads)
       if (k < g) {
         const int q = q0 + k;
         lq[k] = L + static_cast<std::size_t>(q) * (q + 1) / 2;
-        acc[k] = f(points + static_cast<std::size_t>(h[q]) * d, xj, d);
+        acc[k] = f(h + static_cast<std::size_t>(q) * d, xj, d);
       }
     }
     for (int p = 0; p < q0; ++p) {  // the rows before the group: one scratch read for all of it

@@ -82,7 +82,12 @@ void Communicator::abort(int code) const {
 
 std::string Communicator::describe() const {
   std::ostringstream os;
-  os << size() << (size() == 1 ? " rank" : " ranks") << (impl_->is_mpi() ? " (MPI)" : "");
+  os << size() << (size() == 1 ? " rank" : " ranks");
+  if (impl_->is_mpi()) {
+    os << " (MPI)";
+  } else if (size() > 1) {
+    os << " (threads)";
+  }
   return os.str();
 }
 

@@ -3,6 +3,7 @@
 // src/cuda/posterior_cuda.cpp). See include/gpbandit/posterior.hpp for the contract.
 #include "gpbandit/posterior.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/ops_cpu.hpp"
@@ -16,6 +17,28 @@ namespace gpb {
 struct FinitePosterior::Impl {
   std::unique_ptr<detail::PosteriorBackend> backend;
   std::pair<int, int> slice;  // this rank's candidates [begin, end)
+  // Sharded or sparse exclusions: the R × (slice size) mask handed to the backend, all zeros
+  // between calls (allocated on first use).
+  mutable std::vector<std::uint8_t> mask;
+
+  int held() const { return slice.second - slice.first; }
+  std::uint8_t* zeroed_mask() const {
+    mask.resize(static_cast<std::size_t>(backend->runs()) * static_cast<std::size_t>(held()), 0);
+    return mask.data();
+  }
+  /// Checks the arguments, then the backend's argmax; `held_mask`: R × held() or null.
+  std::vector<UcbChoice> argmax(const double* width, const std::uint8_t* held_mask,
+                                std::vector<Rng>* tiebreak) const {
+    const int R = backend->runs();
+    GPB_EXPECTS(width != nullptr, "posterior.ucb_argmax: width array is null");
+    GPB_EXPECTS(
+        tiebreak == nullptr || static_cast<int>(tiebreak->size()) == R,
+        "posterior.ucb_argmax: " << R << " tie-break streams expected, got " << tiebreak->size());
+    for (int r = 0; r < R; ++r) {
+      GPB_EXPECTS(!std::isnan(width[r]), "posterior.ucb_argmax: width[" << r << "] is NaN");
+    }
+    return backend->ucb_argmax(width, held_mask, tiebreak);
+  }
 
   void check_indices(const int* index, const char* what) const {
     GPB_EXPECTS(index != nullptr, what << ": index array is null");
@@ -52,9 +75,6 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
   impl_->slice = {static_cast<int>(begin), static_cast<int>(end)};
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) {
-    GPB_EXPECTS(!comm.sharded(),
-                "posterior: the CUDA backend cannot hold a shard yet; use "
-                "--backend cpu with several ranks");
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
     return;
   }
@@ -125,15 +145,54 @@ const double* FinitePosterior::variance(int run) const {
 std::vector<UcbChoice> FinitePosterior::ucb_argmax(const double* width,
                                                    const std::uint8_t* excluded,
                                                    std::vector<Rng>* tiebreak) const {
-  const int R = runs();
-  GPB_EXPECTS(width != nullptr, "posterior.ucb_argmax: width array is null");
-  GPB_EXPECTS(
-      tiebreak == nullptr || static_cast<int>(tiebreak->size()) == R,
-      "posterior.ucb_argmax: " << R << " tie-break streams expected, got " << tiebreak->size());
-  for (int r = 0; r < R; ++r) {
-    GPB_EXPECTS(!std::isnan(width[r]), "posterior.ucb_argmax: width[" << r << "] is NaN");
+  const Impl& s = *impl_;
+  if (excluded == nullptr || s.held() == s.backend->size()) {
+    return s.argmax(width, excluded, tiebreak);  // the whole domain is held: the mask as given
   }
-  return impl_->backend->ucb_argmax(width, excluded, tiebreak);
+  std::uint8_t* m = s.zeroed_mask();  // this rank's slice of every run's mask
+  const std::size_t n = static_cast<std::size_t>(s.backend->size()), h = s.held();
+  for (std::size_t r = 0; r < static_cast<std::size_t>(runs()); ++r) {
+    std::copy_n(excluded + r * n + s.slice.first, h, m + r * h);
+  }
+  struct Clear {  // leaves the mask zeroed, also when the argmax throws
+    std::vector<std::uint8_t>& m;
+    ~Clear() { std::fill(m.begin(), m.end(), 0); }
+  } clear{s.mask};
+  return s.argmax(width, m, tiebreak);
+}
+
+std::vector<UcbChoice> FinitePosterior::ucb_argmax(const double* width,
+                                                   const std::vector<std::vector<int>>& excluded,
+                                                   std::vector<Rng>* tiebreak) const {
+  const Impl& s = *impl_;
+  const int R = runs(), n = size();
+  GPB_EXPECTS(
+      static_cast<int>(excluded.size()) == R,
+      "posterior.ucb_argmax: " << R << " exclusion lists expected, got " << excluded.size());
+  for (int r = 0; r < R; ++r) {
+    for (std::size_t i = 0; i < excluded[r].size(); ++i) {
+      const int a = excluded[r][i];
+      GPB_EXPECTS(a >= 0 && a < n, "posterior.ucb_argmax: excluded["
+                                       << r << "][" << i << "] = " << a << " is out of range [0, "
+                                       << n << ")");
+    }
+  }
+  struct Marks {  // sets the listed held entries of the zeroed mask; clears just those again
+    const Impl& s;
+    const std::vector<std::vector<int>>& lists;
+    void set(std::uint8_t value) const {
+      const std::size_t h = s.held();
+      for (std::size_t r = 0; r < lists.size(); ++r) {
+        for (const int a : lists[r]) {
+          if (a >= s.slice.first && a < s.slice.second) s.mask[r * h + (a - s.slice.first)] = value;
+        }
+      }
+    }
+    ~Marks() { set(0); }
+  } marks{s, excluded};
+  s.zeroed_mask();
+  marks.set(1);
+  return s.argmax(width, s.mask.data(), tiebreak);
 }
 
 double FinitePosterior::info_gain(int run) const {

@@ -34,12 +34,12 @@ Eigen::MatrixXd shard_points(const Shard& shard, const Domain& domain) {
   return domain.points().middleCols(shard.begin, shard.local_size());
 }
 
-void share_owned(const Shard& shard, double* buf, int count, const char* what) {
-  if (!shard.sharded() || count == 0) return;
+void share_owned(const Communicator& comm, double* buf, int count, const char* what) {
+  if (!comm.sharded() || count == 0) return;
   static_assert(sizeof(double) == sizeof(std::uint64_t), "doubles are 64-bit words");
   std::vector<std::uint64_t> words(static_cast<std::size_t>(count));
   std::memcpy(words.data(), buf, sizeof(double) * static_cast<std::size_t>(count));
-  shard.comm.impl().allreduce_or(words.data(), count, what);
+  comm.impl().allreduce_or(words.data(), count, what);
   std::memcpy(buf, words.data(), sizeof(double) * static_cast<std::size_t>(count));
 }
 

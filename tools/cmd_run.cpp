@@ -1,11 +1,12 @@
 // `gpbandit run CONFIG.json [--backend B] [--runs R] [--seed S] [--threads N] [--out DIR]
-// [--resume | --force] [--quiet] [--no-plot] [--mpi]`: any family's config through the one
-// pipeline; prints the results table and where the outputs are.
+// [--resume | --force] [--quiet] [--no-plot] [--mpi [--mpi-timeout S]]`: any family's config
+// through the one pipeline; prints the results table and where the outputs are.
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -35,8 +36,12 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   cmd->add_flag("--quiet", args.quiet, "no progress line on stderr");
   cmd->add_flag("--no-plot", args.no_plot, "do not draw the plot");
   cmd->add_flag("--mpi", args.mpi,
-                "run under mpirun: rank 0 writes (fed-pne: clients on the "
-                "other ranks)");
+                "run under mpirun: rank 0 writes (finite domains: every posterior sharded over "
+                "the ranks; fed-pne: clients on the other ranks)");
+  cmd->add_option("--mpi-timeout", args.mpi_timeout,
+                  "with --mpi, finite domains: seconds a rank waits for the others before the "
+                  "job ends naming the silent rank (default 600)")
+      ->check(CLI::PositiveNumber);
   return cmd;
 }
 
@@ -75,7 +80,10 @@ std::string resume_command(const CLI::App& cmd, const RunArgs& args, const std::
   if (cmd.count("--threads") > 0) s += " --threads " + std::to_string(args.threads);
   s += " --out " + shell_word(out) + " --resume";
   if (args.no_plot) s += " --no-plot";
-  if (args.mpi) s = "mpirun ... " + s + " --mpi";
+  if (args.mpi) {
+    s = "mpirun ... " + s + " --mpi";
+    if (cmd.count("--mpi-timeout") > 0) s += " --mpi-timeout " + std::to_string(args.mpi_timeout);
+  }
   return s;
 }
 
@@ -87,6 +95,7 @@ RunOptions run_options(const CLI::App& cmd, const RunArgs& args, const Experimen
   opt.progress = !args.quiet;
   opt.plot = !args.no_plot;
   opt.mpi = args.mpi;
+  opt.mpi_timeout_s = args.mpi_timeout;
   opt.handle_signals = true;
   if (cmd.count("--backend") > 0) opt.backend = parse_backend(args.backend);
   if (cmd.count("--runs") > 0) opt.runs = args.runs;
@@ -98,27 +107,34 @@ RunOptions run_options(const CLI::App& cmd, const RunArgs& args, const Experimen
   return opt;
 }
 
-int run_here(const CLI::App& cmd, const RunArgs& args) {
-  const Experiment e = load_experiment(args.config);
+int run_loaded(const CLI::App& cmd, const RunArgs& args, const Experiment& e) {
   const ExperimentResult res = run_experiment(e, run_options(cmd, args, e));
   std::cout << res.report << std::flush;
   return 0;
 }
 
-/// Under mpirun: every rank validates the config before MPI starts (only rank 0 reports a bad
-/// one); an error on any rank is printed once, by that rank, and ends the whole job.
+int run_here(const CLI::App& cmd, const RunArgs& args) {
+  return run_loaded(cmd, args, load_experiment(args.config));
+}
+
+/// Under mpirun: every rank validates the config, and whether it can run on this many ranks,
+/// before MPI starts (only rank 0 reports a bad one); an error on any rank is printed once, by
+/// that rank, and ends the whole job.
 int run_mpi(const CLI::App& cmd, const RunArgs& args) {
   const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* env_size = std::getenv("OMPI_COMM_WORLD_SIZE");  // else run_experiment checks
   const bool env_root = env_rank == nullptr || std::string(env_rank) == "0";
+  std::optional<Experiment> e;  // read once (a data file or CSV domain too) and kept
   try {
-    (void)load_experiment(args.config);
+    e.emplace(load_experiment(args.config));
+    if (env_size != nullptr) e->check_ranks(std::atoi(env_size));
   } catch (const InvalidArgument&) {
     if (env_root) throw;
     return 2;
   }
   int code = 0;
   try {
-    code = run_here(cmd, args);
+    code = run_loaded(cmd, args, *e);
   } catch (const std::exception& e) {
     const xarmed::mpi::World w = xarmed::mpi::init();
     const auto* lost = dynamic_cast<const RankFailure*>(&e);

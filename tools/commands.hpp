@@ -22,7 +22,8 @@ struct RunArgs {
   bool force = false;
   bool quiet = false;
   bool no_plot = false;
-  bool mpi = false;  ///< run under mpirun (rank 0 writes)
+  bool mpi = false;            ///< run under mpirun (rank 0 writes)
+  double mpi_timeout = 600.0;  ///< seconds a sharded run's collective may wait (--mpi-timeout)
 };
 
 /// Declares `run` on `app`; `cmd` receives the parsed flags.

@@ -199,7 +199,8 @@ def pooled(name):
     for label, xs in runs.items():
         mean = sum(xs) / len(xs)
         sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
-        rows.append(f"| {label} | {fmt(mean)} ± {fmt(sd, 2)} | {len(xs)} |")
+        spread = fmt(sd, 2) if len(xs) > 1 else "– (one run)"
+        rows.append(f"| {label} | {fmt(mean)} ± {spread} | {len(xs)} |")
     seeds = ", ".join(d.rsplit("-s", 1)[1] for d in parts)
     return "\n".join(rows) + (f"\n\nSeeds {seeds} (one run each, `--runs 1 --seed S`; each seed draws "
                              f"its own data); {seconds / 3600:.1f} CPU-hours in all.")

@@ -5,8 +5,8 @@ under results/ (written by run_all.sh from real runs). Usage: make_readme.py [--
 
 Placeholders of the template: {{PANELS}} (per-panel verdicts), {{REGRET}} (R_T of every policy),
 {{EPSPAIRS}} (eps 0.5 -> 1 on the same instance), {{WHY_EPS}}, {{WHY_WIDTH}}, {{WHY_TRUNC}},
-{{WHY_SAMPLER}}, {{SCALE}}. Every number comes from a summary.json; a missing run prints a
-"not run" row.
+{{WHY_SAMPLER}}, {{WHY_CLIP}}, {{SCALE}}, {{SCALES}}, {{REGIME}} (regime.py). Every number comes
+from a summary.json; a missing run prints a "not run" row.
 """
 import math
 import os
@@ -15,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ldp_stats as st  # noqa: E402
+import regime  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -163,8 +164,10 @@ def main(argv):
     parts = {"PANELS": panels_table(data), "REGRET": regret_table(data),
              "CLAIMS": other_claims(data), "EPSPAIRS": eps_pairs(data),
              "WHY_EPS": why_table(data, "eps"), "WHY_WIDTH": why_table(data, "width"),
-             "WHY_TRUNC": why_table(data, "trunc"), "WHY_CLIP": why_table(data, "clip"), "WHY_SAMPLER": why_table(data, "sampler"),
-             "SCALE": scale_table(data), "SCALES": scales_table(data)}
+             "WHY_TRUNC": why_table(data, "trunc"), "WHY_CLIP": why_table(data, "clip"),
+             "WHY_SAMPLER": why_table(data, "sampler"),
+             "SCALE": scale_table(data), "SCALES": scales_table(data),
+             "REGIME": regime.regime_text(data)}
     text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], text)
     target = os.path.join(HERE, "README.md")
     if argv and argv[0] == "--check":

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gpbandit/error.hpp"
 
@@ -65,6 +66,13 @@ class Communicator {
   static Communicator from_fortran(std::int64_t handle, double timeout_s = kDefaultTimeout);
   /// Whether this build has MPI.
   static bool mpi_available();
+  /// K ranks as threads of this process, without MPI: element q is rank q's handle, to be used
+  /// (with everything built on it: its Context, its FinitePosterior) by one thread only. Shards a
+  /// domain over the GPUs of one machine (a CUDA Context picks device (device + q) mod count), or
+  /// tests sharding where MPI is absent. A rank that stops calling collectives makes the others
+  /// throw RankFailure after timeout_s; abort() ends the whole process.
+  /// @throws InvalidArgument if ranks < 1 or timeout_s ≤ 0.
+  static std::vector<Communicator> in_process(int ranks, double timeout_s = kDefaultTimeout);
 
   /// This process's rank in [0, size()).
   int rank() const;
@@ -91,7 +99,7 @@ class Communicator {
   /// Ends every rank of the job with exit code `code` (MPI_Abort); never returns. On one rank,
   /// std::exit(code).
   [[noreturn]] void abort(int code) const;
-  /// Short description, e.g. "4 ranks (MPI)" or "1 rank".
+  /// Short description, e.g. "4 ranks (MPI)", "2 ranks (threads)" or "1 rank".
   std::string describe() const;
 
   /// Backend of the handle (one rank, or MPI); opaque to users.

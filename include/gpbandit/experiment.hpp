@@ -99,6 +99,9 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;  ///< overrides the config
   std::optional<int> threads;         ///< overrides the config's "threads" (0 = idle cores)
   bool mpi = false;                   ///< run under MPI (rank 0 writes; families that support it)
+  /// Seconds a collective of a sharded run (finite-domain family under MPI) may wait for the
+  /// other ranks before the live ranks name the silent one (RankFailure).
+  double mpi_timeout_s = 600.0;
   /// Install SIGINT/SIGTERM handlers for the run (the CLI): on a signal, print what the
   /// checkpoint holds and how to resume, then exit 130 (SIGINT) or 143 (SIGTERM).
   bool handle_signals = false;
@@ -157,6 +160,10 @@ class Experiment {
   const ExperimentSettings& settings() const;
   /// The family behind it (internal interface).
   const detail::Family& family() const { return *family_; }
+  /// @throws InvalidArgument naming the reason when the experiment cannot run sharded over
+  /// `ranks` MPI ranks (a policy whose state is not a FinitePosterior, more ranks than
+  /// candidates); run_experiment() checks it on every rank too.
+  void check_ranks(int ranks) const;
 
  private:
   std::shared_ptr<const detail::Family> family_;

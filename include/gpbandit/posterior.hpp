@@ -156,6 +156,15 @@ class FinitePosterior {
   /// Returns R choices (the same on every rank).
   std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
                                     std::vector<Rng>* tiebreak) const;
+  /// The same with the exclusions as lists: excluded[r] holds the global indices of the
+  /// candidates run r may not choose (any order, repeats allowed; R lists). Nothing N-sized is
+  /// needed: a sharded rank marks the listed candidates of its slice in a mask of the slice, so
+  /// GP-BUCB's distinct batches cost R·q indices instead of an R×N mask per rank. Same choices
+  /// as the equivalent mask. @throws InvalidArgument on a wrong list count or an index out of
+  /// [0, N).
+  std::vector<UcbChoice> ucb_argmax(const double* width,
+                                    const std::vector<std::vector<int>>& excluded,
+                                    std::vector<Rng>* tiebreak) const;
   /// γ̂ = ½ Σ_q ln(L[q,q]²/λ) = ½ ln|I + λ⁻¹K_t| over every row of run r (pending included).
   double info_gain(int run) const;
   /// Candidate indices of run r's rows, in order.

@@ -92,10 +92,10 @@ class CpuPosterior final : public detail::PosteriorBackend {
     std::vector<std::vector<int>> ties(static_cast<std::size_t>(R));
     for (int r = 0; r < R; ++r) {
       local[static_cast<std::size_t>(r)] = detail::local_ucb_record(
-          s, r, width[r], s.shard.local_mask(excluded, r), ties[static_cast<std::size_t>(r)]);
+          s, r, width[r], mask_of(excluded, r), ties[static_cast<std::size_t>(r)]);
     }
     const detail::KthTie kth = [&](int r, double score, int k) {
-      return detail::local_kth_tie(s, r, width[r], s.shard.local_mask(excluded, r), score, k,
+      return detail::local_kth_tie(s, r, width[r], mask_of(excluded, r), score, k,
                                    local[static_cast<std::size_t>(r)],
                                    ties[static_cast<std::size_t>(r)]);
     };
@@ -118,6 +118,10 @@ class CpuPosterior final : public detail::PosteriorBackend {
   }
 
  private:
+  /// Run r's row of the R × n mask of the candidates held (null stays null).
+  const std::uint8_t* mask_of(const std::uint8_t* excluded, int r) const {
+    return excluded == nullptr ? nullptr : excluded + static_cast<std::size_t>(r) * s_.n;
+  }
   void bring_up_to_date() const {
     s_.refresh();
     if (s_.lazy) s_.catch_up_all(s_.rows);

@@ -69,9 +69,10 @@ struct RowArgs {
   int cap = 0;  ///< rows V has room for
 };
 
-/// append_row<double|float> over every run. alpha may be null (pending row).
+/// append_row<double|float> over every run: xa (R × d, device) holds each run's observed
+/// candidate's coordinates. alpha may be null (pending row).
 void launch_append_row(const Context& ctx, const RowArgs& a, void* V, bool mixed, int t,
-                       const double* lrows, const int* anchor, const double* alpha, double* mu,
+                       const double* lrows, const double* xa, const double* alpha, double* mu,
                        double* s2);
 /// add_rows_to_mean for rows [begin, begin+count) with alphas R×count (device).
 void launch_add_rows_to_mean(const Context& ctx, const RowArgs& a, const void* V, bool mixed,
@@ -79,10 +80,11 @@ void launch_add_rows_to_mean(const Context& ctx, const RowArgs& a, const void* V
 /// gather_factor_row: out (R×(t+1), device) = V[r, 0..t−1, anchor[r]] and σ²[r, anchor[r]].
 void launch_gather_factor_row(const Context& ctx, const RowArgs& a, const void* V, bool mixed,
                               int t, const int* anchor, const double* s2, double* out);
-/// recompute_chunk over candidates [j0, j0+len) for every run; W holds R·t·len doubles (only the
-/// rows before the last group of kernels::kRecomputeGroup are written).
+/// recompute_chunk over candidates [j0, j0+len) for every run; hx (R × t × d, device) holds the
+/// rows' coordinates; W holds R·t·len doubles (only the rows before the last group of
+/// kernels::kRecomputeGroup are written).
 void launch_recompute_chunk(const Context& ctx, const RowArgs& a, int j0, int len, int t,
-                            const int* hist, const double* lpacked, const double* alpha,
+                            const double* hx, const double* lpacked, const double* alpha,
                             const unsigned char* resolved, const double* kdiag, double* W,
                             double* mu, double* s2);
 /// out[r·n + j] = kdiag[j] for every run r < runs (device pointers): σ² of all runs at the prior.

@@ -10,6 +10,12 @@
 // (kernels/posterior_rows.cuh), so CPU and CUDA agree up to the last-ulp differences of exp().
 // The exclusion mask stays on the device between ucb_argmax calls (only changed bytes are sent),
 // and the host mirrors of μ, σ² exist only for the runs whose mean()/variance() is read.
+//
+// Sharded (a Communicator of K ranks on the Context, one GPU per rank): the device holds only this
+// rank's slice of the domain (points, V, μ, σ², mask); the host factor state is replicated. The
+// owner of an observed candidate sends its column (L row, σ², k(x_a, x_a), x_a) to every rank
+// (detail::share_owned), so the kernels take the rows' coordinates, never a candidate index from
+// another slice; ucb_argmax reduces the ranks' local device argmaxes (detail::reduce_ucb_choices).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -22,6 +28,7 @@
 #include "cuda/resources.hpp"
 #include "detail/mask_delta.hpp"
 #include "detail/posterior_backend.hpp"
+#include "detail/shard.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
@@ -34,11 +41,12 @@ class CudaPosterior final : public detail::PosteriorBackend {
   CudaPosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
                 const PosteriorOptions& options)
       : ctx_(&ctx),
+        shard_(detail::make_shard(ctx.communicator(), domain)),
         kernel_(kernel),
         eval_(kernel_),
-        points_(domain.points()),
+        points_(detail::shard_points(shard_, domain)),
         d_(domain.dim()),
-        n_(domain.size()),
+        n_(shard_.local_size()),
         runs_(static_cast<std::size_t>(runs)),
         lambda_(options.noise_variance),
         chunk_(options.chunk),
@@ -88,7 +96,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
   CudaPosterior& operator=(const CudaPosterior&) = delete;
 
   int runs() const override { return static_cast<int>(runs_.size()); }
-  int size() const override { return n_; }
+  int size() const override { return shard_.total; }
   int rows() const override { return rows_; }
   int pending() const override { return pending_; }
   bool recompute_mode() const override { return recompute_; }
@@ -141,6 +149,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
     cudaStream_t s = stream();
     cuda::copy_to_device(width_d_.data(), width, runs_.size(), s);
     const std::uint8_t* ex = excluded != nullptr ? device_mask(excluded) : nullptr;
+    if (shard_.sharded()) return sharded_choices(width, ex, tiebreak);
     std::vector<Rng*> tb;
     if (tiebreak != nullptr) {
       for (Rng& g : *tiebreak) tb.push_back(&g);
@@ -167,10 +176,11 @@ class CudaPosterior final : public detail::PosteriorBackend {
 
  private:
   const Context* ctx_;
+  detail::Shard shard_;  // this rank's candidates [begin, end) of N (all of them on one rank)
   Kernel kernel_;
   detail::KernelEval eval_;  // host twin, for recompute-mode factor rows
-  Eigen::MatrixXd points_;
-  int d_ = 0, n_ = 0;
+  Eigen::MatrixXd points_;   // d × n_: the slice
+  int d_ = 0, n_ = 0;        // n_: candidates held (N on one rank)
   std::vector<detail::RunRows> runs_;
   double lambda_ = 0;
   int chunk_ = 0;
@@ -185,21 +195,22 @@ class CudaPosterior final : public detail::PosteriorBackend {
   DeviceBuffer<double> points_d_, kdiag_d_;
   mutable DeviceBuffer<double> mu_d_, s2_d_;  // R × N; rebuilt by refresh() in recompute mode
   DeviceBuffer<unsigned char> v_d_;  // R × cap × N values of VT (double, or float when mixed)
-  DeviceBuffer<double> lrows_d_, alpha_d_, gather_d_;
+  DeviceBuffer<double> lrows_d_, alpha_d_, gather_d_, xa_d_;
   DeviceBuffer<int> anchor_d_;
   mutable DeviceBuffer<double> width_d_;
-  // The exclusion mask on the device (R × N) and the host copy of what it holds; each
+  // The exclusion mask on the device (R × n_) and the host copy of what it holds; each
   // ucb_argmax call sends only the entries that changed (device_mask).
   mutable DeviceBuffer<std::uint8_t> excluded_d_;
   mutable std::vector<std::uint8_t> excluded_shadow_;
   mutable DeviceBuffer<long long> delta_pos_d_;
   mutable DeviceBuffer<unsigned char> delta_val_d_;
   // Recompute-mode device copies of the factor state and the scratch W.
-  mutable DeviceBuffer<int> hist_d_;
-  mutable DeviceBuffer<double> lpacked_d_, alphas_all_d_, w_d_;
+  mutable DeviceBuffer<double> hx_d_, lpacked_d_, alphas_all_d_, w_d_;
   mutable DeviceBuffer<unsigned char> resolved_d_;
-  // Host mirrors of μ, σ²: one vector per run, allocated and copied on its first read.
+  // Host mirrors of μ, σ² over all N: one vector per run, allocated and copied (gathered over
+  // the ranks when sharded) on its first read.
   mutable std::vector<std::vector<double>> mu_h_, s2_h_;
+  mutable std::vector<double> slice_h_;  // sharded: one run's slice on its way to the gather
   mutable std::vector<char> fresh_;
 
   cudaStream_t stream() const { return cuda::stream_of(*ctx_); }
@@ -218,15 +229,57 @@ class CudaPosterior final : public detail::PosteriorBackend {
     const std::size_t r = static_cast<std::size_t>(run);
     if (fresh_[r] != 0) return;
     const std::size_t off = r * n_, nn = static_cast<std::size_t>(n_);
-    mu_h_[r].resize(nn);
-    s2_h_[r].resize(nn);
-    GPB_CUDA_TRY(cudaMemcpyAsync(mu_h_[r].data(), mu_d_.data() + off, nn * sizeof(double),
-                                 cudaMemcpyDeviceToHost, stream()));
-    cuda::copy_to_host(s2_h_[r].data(), s2_d_.data() + off, nn, stream());
+    if (shard_.sharded()) {  // collective: every rank reads the same runs in the same order
+      slice_h_.resize(nn);
+      cuda::copy_to_host(slice_h_.data(), mu_d_.data() + off, nn, stream());
+      detail::gather_slices(shard_, slice_h_.data(), mu_h_[r]);
+      cuda::copy_to_host(slice_h_.data(), s2_d_.data() + off, nn, stream());
+      detail::gather_slices(shard_, slice_h_.data(), s2_h_[r]);
+    } else {
+      mu_h_[r].resize(nn);
+      s2_h_[r].resize(nn);
+      GPB_CUDA_TRY(cudaMemcpyAsync(mu_h_[r].data(), mu_d_.data() + off, nn * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream()));
+      cuda::copy_to_host(s2_h_[r].data(), s2_d_.data() + off, nn, stream());
+    }
     fresh_[r] = 1;
   }
 
-  /// The device copy of the R×N mask `excluded` (host): uploaded whole on first use or when more
+  /// Sharded ucb_argmax: each run's best over the slice on the device (global indices), then one
+  /// reduction over the ranks with the one-rank tie semantics; a later tie, when drawn, is found
+  /// on the device of the rank that holds it.
+  std::vector<UcbChoice> sharded_choices(const double* width, const std::uint8_t* ex,
+                                         std::vector<Rng>* tiebreak) const {
+    const int R = runs();
+    std::vector<cuda::DeviceBest> best(static_cast<std::size_t>(R));
+    cuda::device_ucb_argmax(*ctx_, mu_d_.data(), s2_d_.data(), n_, R, width_d_.data(), ex,
+                            best.data());
+    std::vector<detail::UcbRecord> local(static_cast<std::size_t>(R));
+    for (int r = 0; r < R; ++r) {
+      const cuda::DeviceBest& b = best[static_cast<std::size_t>(r)];
+      detail::UcbRecord& rec = local[static_cast<std::size_t>(r)];
+      if (b.index >= 0) {
+        rec.score = b.score;
+        rec.index = shard_.begin + b.index;
+        rec.ties = b.ties;
+      }
+      if (b.nan_index >= 0) {  // the inputs of the lowest NaN score, for the message
+        const std::size_t e = static_cast<std::size_t>(r) * n_ + b.nan_index;
+        rec.nan_index = shard_.begin + b.nan_index;
+        cuda::copy_to_host(&rec.nan_mean, mu_d_.data() + e, 1, stream());
+        cuda::copy_to_host(&rec.nan_var, s2_d_.data() + e, 1, stream());
+      }
+    }
+    const detail::KthTie kth = [&](int r, double score, int k) {
+      int chosen = -1;
+      cuda::device_select_ties(*ctx_, mu_d_.data(), s2_d_.data(), n_, width_d_.data(), ex, 1, &r,
+                               &score, &k, &chosen);
+      return shard_.begin + chosen;
+    };
+    return detail::reduce_ucb_choices(shard_, std::move(local), width, tiebreak, kth);
+  }
+
+  /// The device copy of the R × n_ mask `excluded` (host): uploaded whole on first use or when more
   /// than 1/16 of it changed, otherwise only the changed bytes (positions and values, then one
   /// scatter kernel).
   const std::uint8_t* device_mask(const std::uint8_t* excluded) const {
@@ -280,37 +333,80 @@ class CudaPosterior final : public detail::PosteriorBackend {
     args_.cap = cap_;
   }
 
+  /// Run r's column at its held candidate (slice position j) for the next row t = rows_, laid
+  /// out as every rank needs it: out[0..t−1] = L[t, p], out[t] = σ²_{t−1}[a], out[t+1] =
+  /// k(x_a, x_a), out[t+2..t+1+d] = x_a. `gathered` (incremental mode) holds V[r, :t, j] and
+  /// σ²[r, j]; recompute mode runs the row recurrence restricted to column j on the host.
+  void owned_column(int r, int j, const double* gathered, double* out) const {
+    const int t = rows_;
+    if (recompute_) {
+      const detail::RunRows& run = runs_[static_cast<std::size_t>(r)];
+      detail::column_of_rows(eval_, points_.data(), d_, run, t, j, out);
+      double sv = kdiag_host(j);
+      for (int p = 0; p < t; ++p) sv = detail::var_step(sv, out[p]);
+      out[t] = sv;
+    } else {
+      std::copy(gathered, gathered + t + 1, out);
+    }
+    out[t + 1] = kdiag_host(j);
+    std::copy(points_.col(j).data(), points_.col(j).data() + d_, out + t + 2);
+  }
+
+  /// The columns (owned_column's layout, R × (t + 2 + d)) of every run's candidate `index[r]`
+  /// (global), each from the rank that holds it: the others read zeros, then share_owned.
+  std::vector<double> factor_columns(const int* index, bool observed) {
+    const int t = rows_;
+    const std::size_t R = runs_.size(), w = static_cast<std::size_t>(t) + 2 + d_;
+    std::vector<int> local(R, -1);  // slice position, −1: another rank holds it
+    for (std::size_t r = 0; r < R; ++r) {
+      if (shard_.owns(index[r])) local[r] = index[r] - shard_.begin;
+    }
+    std::vector<double> gathered;
+    if (!recompute_) {  // the stored values L[t,p] = v_p[a], σ²_{t−1}[a] (anchor 0 if not held)
+      std::vector<int> anchor(R);
+      for (std::size_t r = 0; r < R; ++r) anchor[r] = std::max(local[r], 0);
+      cudaStream_t s = stream();
+      cuda::copy_to_device(anchor_d_.data(), anchor.data(), R, s);
+      const std::size_t g = static_cast<std::size_t>(t) + 1;
+      gather_d_.reserve_discard(R * g, s);
+      cuda::launch_gather_factor_row(*ctx_, args_, v_d_.data(), mixed_, t, anchor_d_.data(),
+                                     s2_d_.data(), gather_d_.data());
+      gathered.resize(R * g);
+      cuda::copy_to_host(gathered.data(), gather_d_.data(), R * g, s);
+    }
+    std::vector<double> cols(R * w, 0.0);
+    for (std::size_t r = 0; r < R; ++r) {
+      if (local[r] < 0) continue;
+      const double* g =
+          recompute_ ? nullptr : gathered.data() + r * (static_cast<std::size_t>(t) + 1);
+      owned_column(static_cast<int>(r), local[r], g, cols.data() + r * w);
+    }
+    detail::share_owned(shard_, cols.data(), static_cast<int>(R * w),
+                        observed ? "observe" : "add_pending");
+    return cols;
+  }
+
   /// Appends one row per run (observed when y is non-null, pending otherwise).
   void append(const int* index, const double* y) {
     cuda::set_device(*ctx_);
     cudaStream_t s = stream();
     if (!recompute_ && rows_ == cap_) grow();
     const int t = rows_;
-    const std::size_t R = runs_.size(), w = static_cast<std::size_t>(t) + 1;
-    std::vector<double> lrows(R * w);
-    if (recompute_) {  // the CPU's recompute path: the row recurrence restricted to column a
-      for (std::size_t r = 0; r < R; ++r) {
-        detail::column_of_rows(eval_, points_.data(), d_, runs_[r], t, index[r], &lrows[r * w]);
-        double sv = kdiag_host(index[r]);
-        for (int p = 0; p < t; ++p) sv = detail::var_step(sv, lrows[r * w + p]);
-        lrows[r * w + t] = sv;
-      }
-    } else {  // the stored values: L[t,p] = v_p[a], σ²_{t−1}[a]
-      cuda::copy_to_device(anchor_d_.data(), index, R, s);
-      gather_d_.reserve_discard(R * w, s);
-      cuda::launch_gather_factor_row(*ctx_, args_, v_d_.data(), mixed_, t, anchor_d_.data(),
-                                     s2_d_.data(), gather_d_.data());
-      cuda::copy_to_host(lrows.data(), gather_d_.data(), R * w, s);
-    }
-    std::vector<double> alpha(R, 0.0);
+    const std::size_t R = runs_.size(), w = static_cast<std::size_t>(t) + 2 + d_;
+    const std::size_t l = static_cast<std::size_t>(t) + 1, dd = static_cast<std::size_t>(d_);
+    const std::vector<double> cols = factor_columns(index, y != nullptr);
+    std::vector<double> lrows(R * l), xa(R * dd), alpha(R, 0.0);
     for (std::size_t r = 0; r < R; ++r) {
+      const double* c = cols.data() + r * w;
       detail::RunRows& run = runs_[r];
-      const double sv = lrows[r * w + t];
-      lrows[r * w + t] = detail::pivot(lambda_, sv, kdiag_host(index[r]));
-      run.history.push_back(index[r]);
-      run.xs.insert(run.xs.end(), points_.col(index[r]).data(), points_.col(index[r]).data() + d_);
-      run.L.emplace_back(lrows.begin() + static_cast<long>(r * w),
-                         lrows.begin() + static_cast<long>((r + 1) * w));
+      const double sv = c[t];
+      std::copy(c, c + t, lrows.begin() + static_cast<long>(r * l));
+      lrows[r * l + t] = detail::pivot(lambda_, sv, c[t + 1]);
+      std::copy(c + t + 2, c + t + 2 + d_, xa.begin() + static_cast<long>(r * dd));
+      run.history.push_back(index[r]);  // global candidate indices
+      run.xs.insert(run.xs.end(), c + t + 2, c + t + 2 + d_);
+      run.L.emplace_back(lrows.begin() + static_cast<long>(r * l),
+                         lrows.begin() + static_cast<long>((r + 1) * l));
       run.pivot_var.push_back(sv);
       run.alpha.push_back(0.0);
       run.resolved.push_back(0);
@@ -322,15 +418,16 @@ class CudaPosterior final : public detail::PosteriorBackend {
     if (recompute_) {
       stale_ = true;
     } else {
-      lrows_d_.reserve_discard(R * w, s);
-      cuda::copy_to_device(lrows_d_.data(), lrows.data(), R * w, s);
+      lrows_d_.reserve_discard(R * l, s);
+      cuda::copy_to_device(lrows_d_.data(), lrows.data(), R * l, s);
+      xa_d_.reserve_discard(R * dd, s);
+      cuda::copy_to_device(xa_d_.data(), xa.data(), R * dd, s);
       if (y != nullptr) {
         alpha_d_.reserve_discard(R, s);
         cuda::copy_to_device(alpha_d_.data(), alpha.data(), R, s);
       }
-      cuda::launch_append_row(*ctx_, args_, v_d_.data(), mixed_, t, lrows_d_.data(),
-                              anchor_d_.data(), y != nullptr ? alpha_d_.data() : nullptr,
-                              mu_d_.data(), s2_d_.data());
+      cuda::launch_append_row(*ctx_, args_, v_d_.data(), mixed_, t, lrows_d_.data(), xa_d_.data(),
+                              y != nullptr ? alpha_d_.data() : nullptr, mu_d_.data(), s2_d_.data());
     }
     ++rows_;
     invalidate_host();
@@ -351,24 +448,25 @@ class CudaPosterior final : public detail::PosteriorBackend {
     cudaStream_t s = stream();
     const int t = rows_;
     const std::size_t R = runs_.size(), tt = static_cast<std::size_t>(t);
-    std::vector<int> hist(R * tt);
-    std::vector<double> alpha(R * tt), lpacked(R * tt * (tt + 1) / 2);
+    const std::size_t dd = static_cast<std::size_t>(d_);
+    std::vector<double> hx(R * tt * dd), alpha(R * tt), lpacked(R * tt * (tt + 1) / 2);
     std::vector<unsigned char> resolved(R * tt);
     for (std::size_t r = 0; r < R; ++r) {
       const detail::RunRows& run = runs_[r];
       double* lp = lpacked.data() + r * tt * (tt + 1) / 2;
+      std::copy(run.xs.begin(), run.xs.begin() + static_cast<long>(tt * dd),
+                hx.begin() + static_cast<long>(r * tt * dd));
       for (std::size_t q = 0; q < tt; ++q) {
-        hist[r * tt + q] = run.history[q];
         alpha[r * tt + q] = run.alpha[q];
         resolved[r * tt + q] = run.resolved[q];
         std::copy(run.L[q].begin(), run.L[q].end(), lp + q * (q + 1) / 2);
       }
     }
-    hist_d_.reserve_discard(hist.size(), s);
+    hx_d_.reserve_discard(hx.size(), s);
     alphas_all_d_.reserve_discard(alpha.size(), s);
     resolved_d_.reserve_discard(resolved.size(), s);
     lpacked_d_.reserve_discard(lpacked.size(), s);
-    cuda::copy_to_device(hist_d_.data(), hist.data(), hist.size(), s);
+    cuda::copy_to_device(hx_d_.data(), hx.data(), hx.size(), s);
     cuda::copy_to_device(alphas_all_d_.data(), alpha.data(), alpha.size(), s);
     cuda::copy_to_device(resolved_d_.data(), resolved.data(), resolved.size(), s);
     cuda::copy_to_device(lpacked_d_.data(), lpacked.data(), lpacked.size(), s);
@@ -392,7 +490,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
     }
     for (long j0 = 0; j0 < n_; j0 += len) {
       const int l = static_cast<int>(std::min<long>(len, n_ - j0));
-      cuda::launch_recompute_chunk(*ctx_, args_, static_cast<int>(j0), l, t, hist_d_.data(),
+      cuda::launch_recompute_chunk(*ctx_, args_, static_cast<int>(j0), l, t, hx_d_.data(),
                                    lpacked_d_.data(), alphas_all_d_.data(), resolved_d_.data(),
                                    kdiag_d_.data(), w_d_.data(), mu_d_.data(), s2_d_.data());
     }

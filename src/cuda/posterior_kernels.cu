@@ -16,16 +16,16 @@ dim3 grid_over(int len, int runs) {
 }  // namespace
 
 void launch_append_row(const Context& ctx, const RowArgs& a, void* V, bool mixed, int t,
-                       const double* lrows, const int* anchor, const double* alpha, double* mu,
+                       const double* lrows, const double* xa, const double* alpha, double* mu,
                        double* s2) {
   const dim3 grid = grid_over(a.n, a.runs);
   cudaStream_t s = stream_of(ctx);
   if (mixed) {
     kernels::append_row<float><<<grid, kernels::kRowThreads, 0, s>>>(
-        a.f, a.points, a.d, a.n, static_cast<float*>(V), a.cap, t, lrows, anchor, alpha, mu, s2);
+        a.f, a.points, a.d, a.n, static_cast<float*>(V), a.cap, t, lrows, xa, alpha, mu, s2);
   } else {
     kernels::append_row<double><<<grid, kernels::kRowThreads, 0, s>>>(
-        a.f, a.points, a.d, a.n, static_cast<double*>(V), a.cap, t, lrows, anchor, alpha, mu, s2);
+        a.f, a.points, a.d, a.n, static_cast<double*>(V), a.cap, t, lrows, xa, alpha, mu, s2);
   }
   check_launch("append_row kernel launch");
 }
@@ -60,12 +60,12 @@ void launch_gather_factor_row(const Context& ctx, const RowArgs& a, const void* 
 }
 
 void launch_recompute_chunk(const Context& ctx, const RowArgs& a, int j0, int len, int t,
-                            const int* hist, const double* lpacked, const double* alpha,
+                            const double* hx, const double* lpacked, const double* alpha,
                             const unsigned char* resolved, const double* kdiag, double* W,
                             double* mu, double* s2) {
   if (len == 0) return;
   kernels::recompute_chunk<<<grid_over(len, a.runs), kernels::kRowThreads, 0, stream_of(ctx)>>>(
-      a.f, a.points, a.d, a.n, j0, len, t, hist, lpacked, alpha, resolved, kdiag, W, mu, s2);
+      a.f, a.points, a.d, a.n, j0, len, t, hx, lpacked, alpha, resolved, kdiag, W, mu, s2);
   check_launch("recompute_chunk kernel launch");
 }
 

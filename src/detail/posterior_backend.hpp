@@ -32,6 +32,7 @@ class PosteriorBackend {
   /// Host pointers valid until the next update.
   virtual const double* mean(int run) const = 0;
   virtual const double* variance(int run) const = 0;
+  /// excluded: R × (this rank's slice size) run-major over the candidates held, or null.
   virtual std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
                                             std::vector<Rng>* tiebreak) const = 0;
   virtual double info_gain(int run) const = 0;

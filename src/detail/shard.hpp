@@ -30,12 +30,6 @@ struct Shard {
   int local_size() const { return end - begin; }
   /// Whether candidate a (global index) is held here.
   bool owns(int a) const { return a >= begin && a < end; }
-  /// Run r's part of an R×N run-major mask (null stays null).
-  const std::uint8_t* local_mask(const std::uint8_t* excluded, int r) const {
-    return excluded == nullptr
-               ? nullptr
-               : excluded + static_cast<std::size_t>(r) * static_cast<std::size_t>(total) + begin;
-  }
 };
 
 /// This rank's slice of `domain` under `comm`.
@@ -48,7 +42,11 @@ Eigen::MatrixXd shard_points(const Shard& shard, const Domain& domain);
 
 /// Every rank gets the owners' values: `buf` holds `count` doubles, each written by exactly one
 /// rank (the others leave it +0.0); a bitwise-OR reduction delivers them bit for bit.
-void share_owned(const Shard& shard, double* buf, int count, const char* what);
+void share_owned(const Communicator& comm, double* buf, int count, const char* what);
+/// share_owned over the shard's ranks (nothing to do on one rank).
+inline void share_owned(const Shard& shard, double* buf, int count, const char* what) {
+  share_owned(shard.comm, buf, count, what);
+}
 
 /// Returns run r's k-th local tie (k ≥ 0, in candidate order) of score `score`, a global index.
 using KthTie = std::function<int(int r, double score, int k)>;

@@ -173,6 +173,10 @@ const ExperimentSettings& Experiment::settings() const {
   return family_->settings();
 }
 
+void Experiment::check_ranks(int ranks) const {
+  family_->check_ranks(ranks);
+}
+
 Experiment parse_experiment(const std::string& json_text, const std::string& source,
                             const std::string& base_dir) {
   const std::string base = base_dir.empty() ? "." : base_dir;

@@ -94,10 +94,21 @@ class Family {
   virtual long long steps_per_run(int p) const = 0;
   /// The progress line's name of a step ("round", "run").
   virtual const char* step_word() const { return "round"; }
-  /// Memory a lockstep group needs per run (the finite-domain posterior).
-  virtual MemoryNeeds memory() const { return {}; }
+  /// Memory a lockstep group needs per run and per rank (the finite-domain posterior, whose
+  /// slice is about N/ranks candidates when sharded).
+  virtual MemoryNeeds memory(int ranks) const {
+    (void)ranks;
+    return {};
+  }
   /// Whether this rank steps policy p (MPI). Default: the writer only.
   virtual bool steps_on(int /*p*/, const StepEnv& env) const { return env.comm->rank() == 0; }
+  /// Whether every rank steps every unit together over one sharded Context (--mpi): the pipeline
+  /// then puts the communicator on the Context and bounds every collective by the run's MPI
+  /// timeout (RunOptions::mpi_timeout_s). Default: no.
+  virtual bool shards() const { return false; }
+  /// @throws InvalidArgument when the config cannot run on `ranks` MPI ranks (a policy that
+  /// cannot shard, more ranks than candidates). Default: any number.
+  virtual void check_ranks(int ranks) const { (void)ranks; }
   /// State shared by every policy of a group of runs (e.g. the objective's values), or null.
   virtual std::shared_ptr<const void> prepare(const StepEnv& env,
                                               const std::vector<std::uint32_t>& runs) const {

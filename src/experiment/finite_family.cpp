@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "detail/shard.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/posterior.hpp"
 #include "gpbandit/privacy/laplace.hpp"
@@ -84,6 +85,14 @@ json privacy_info(const std::vector<RunPrivatizer>& priv) {
   return info;
 }
 
+/// Sharded run: every rank takes the writer's rewards (secure privacy noise differs between
+/// processes; the posteriors' replicated factor state must not), bit for bit.
+void share_writer_rewards(const Communicator& comm, std::vector<double>& y) {
+  if (!comm.sharded()) return;
+  if (comm.rank() != 0) std::fill(y.begin(), y.end(), 0.0);
+  share_owned(comm, y.data(), static_cast<int>(y.size()), "rewards");
+}
+
 PolicyEnv policy_env(const ExperimentConfig& cfg, const StepEnv& env, const FiniteGroup& g, int p) {
   PolicyEnv e;
   e.ctx = env.ctx;
@@ -98,6 +107,45 @@ PolicyEnv policy_env(const ExperimentConfig& cfg, const StepEnv& env, const Fini
   e.f_sup = g.fsup;
   e.instance = instance_constants(cfg);
   return e;
+}
+
+/// Per-round communication of a policy's units (each records bytes, collectives, seconds, rounds
+/// of its own); null when none was sharded (e.g. all resumed from a one-rank checkpoint).
+json unit_comm(const std::vector<const UnitRecord*>& units, double* bytes, double* rounds) {
+  double b = 0, c = 0, s = 0, r = 0;
+  for (const UnitRecord* u : units) {
+    if (!u->record.contains("mpi")) continue;
+    const json& m = u->record["mpi"];
+    b += m.at("bytes").get<double>();
+    c += m.at("collectives").get<double>();
+    s += m.at("seconds").get<double>();
+    r += m.at("rounds").get<double>();
+  }
+  *bytes += b;
+  *rounds += r;
+  if (r == 0) return nullptr;
+  return {
+      {"bytes_per_round", b / r}, {"collectives_per_round", c / r}, {"communication_seconds", s}};
+}
+
+/// summary.json's "mpi": ranks, each rank's slice of the domain, bytes communicated per round
+/// (per rank: the payload each rank reduces or gathers; every policy's own under "policies").
+json mpi_summary(const Communicator& comm, int n,
+                 const std::vector<std::vector<const UnitRecord*>>& by_policy, json& policies) {
+  json slices = json::array();
+  for (int q = 0; q < comm.size(); ++q) {
+    const auto [b, e] = comm.slice(n, q);
+    slices.push_back(e - b);
+  }
+  double bytes = 0, rounds = 0;
+  for (std::size_t p = 0; p < by_policy.size(); ++p) {
+    policies[p]["mpi"] = unit_comm(by_policy[p], &bytes, &rounds);
+  }
+  json m = {{"ranks", comm.size()},
+            {"slice_sizes", slices},
+            {"sharded", "V, mu, sigma^2 of every posterior; domain points and f replicated"}};
+  m["bytes_per_round"] = rounds > 0 ? json(bytes / rounds) : json(nullptr);
+  return m;
 }
 
 }  // namespace
@@ -122,13 +170,46 @@ std::string FiniteFamily::type(int p) const {
   return config_.policies.at(static_cast<std::size_t>(p)).type;
 }
 
-MemoryNeeds FiniteFamily::memory() const {
+MemoryNeeds FiniteFamily::memory(int ranks) const {
   MemoryNeeds m;
   const int n = config_.domain.size();
-  m.bytes_per_run = FinitePosterior::incremental_bytes(1, n, config_.horizon);
+  const std::string t = ", T = " + std::to_string(config_.horizon) + ")";
+  if (ranks <= 1) {
+    m.bytes_per_run = FinitePosterior::incremental_bytes(1, n, config_.horizon);
+    m.model = "V = R·N·T·8 B (N = " + std::to_string(n) + t;
+    return m;
+  }
+  const int held = (n + ranks - 1) / ranks;  // the largest slice: ⌈N/K⌉
+  m.bytes_per_run = FinitePosterior::incremental_bytes(1, held, config_.horizon);
   m.model =
-      "V = R·N·T·8 B (N = " + std::to_string(n) + ", T = " + std::to_string(config_.horizon) + ")";
+      "V = R·⌈N/K⌉·T·8 B per rank (N = " + std::to_string(n) + ", K = " + std::to_string(ranks) + t;
   return m;
+}
+
+bool shardable_policy(const std::string& type) {
+  static const char* const kShardable[] = {"gp_ucb",      "batch_gp_ucb", "tgp_ucb",
+                                           "ldp_tgp_ucb", "po_gp_ucb",    "random"};
+  return std::find(std::begin(kShardable), std::end(kShardable), type) != std::end(kShardable);
+}
+
+void FiniteFamily::check_ranks(int ranks) const {
+  if (ranks <= 1) return;
+  const int n = config_.domain.size();
+  if (ranks > n) {
+    throw InvalidArgument(config_.source + ": domain: " + std::to_string(ranks) +
+                          " MPI ranks for N = " + std::to_string(n) +
+                          " candidates: every rank needs at least one (run with at most " +
+                          std::to_string(n) + " ranks)");
+  }
+  for (std::size_t p = 0; p < config_.policies.size(); ++p) {
+    const PolicySpec& spec = config_.policies[p];
+    if (shardable_policy(spec.type)) continue;
+    throw InvalidArgument(config_.source + ": policies[" + std::to_string(p) + "] ('" + spec.label +
+                          "', " + spec.type +
+                          ") cannot be sharded over MPI ranks: its Nyström dictionary needs the "
+                          "whole domain on one process; run this config without --mpi, or "
+                          "without that policy");
+  }
 }
 
 std::shared_ptr<const void> FiniteFamily::prepare(const StepEnv& env,
@@ -174,6 +255,8 @@ UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
   std::vector<Rng> rngs;
   for (std::uint32_t id : g.run_ids) rngs.emplace_back(env.seed, id, stream);
 
+  const Communicator& comm = env.ctx->communicator();  // sharded posteriors (--mpi), or one rank
+  const CommStats comm0 = comm.stats();
   GroupRecorder rec(spec.label, g.run_ids, g.fstar, cfg.horizon);
   const int batch = std::max(1, policy->batch_size());
   const int rounds = (cfg.horizon + batch - 1) / batch;
@@ -197,7 +280,14 @@ UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
           y = z.ctl->privatize(y, *z.source);  // runs.csv records what the learner sees
         }
         rewards.y[static_cast<std::size_t>(k) * round.q + i] = y;
-        rec.record(k, r, j, f[j], y);
+      }
+    }
+    share_writer_rewards(comm, rewards.y);
+    for (int k = 0; k < runs; ++k) {
+      for (int i = 0; i < round.q; ++i) {
+        const int j = sel.at(k, i);
+        rec.record(k, r, j, g.f[static_cast<std::size_t>(k)][j],
+                   rewards.y[static_cast<std::size_t>(k) * round.q + i]);
       }
     }
     policy->observe(sel, rewards);
@@ -213,6 +303,13 @@ UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
     records.push_back(to_json(rr[k]));
   }
   out.record["runs"] = records;
+  if (comm.sharded()) {  // what this unit communicated (the same payload on every rank)
+    const CommStats c = comm.stats();
+    out.record["mpi"] = {{"bytes", c.bytes - comm0.bytes},
+                         {"collectives", c.collectives - comm0.collectives},
+                         {"seconds", c.seconds - comm0.seconds},
+                         {"rounds", rounds}};
+  }
   return out;
 }
 
@@ -228,7 +325,11 @@ PlotRequest FiniteFamily::plot(const std::string& runs_csv) const {
 FamilySummary FiniteFamily::summarize(const StepEnv& env,
                                       const std::vector<std::vector<const UnitRecord*>>& by_policy,
                                       const std::string& /*backend*/) const {
-  return summarize_finite(config_, env.runs, by_policy);
+  FamilySummary out = summarize_finite(config_, env.runs, by_policy);
+  if (env.comm != nullptr && env.comm->size() > 1) {
+    out.fields["mpi"] = mpi_summary(*env.comm, config_.domain.size(), by_policy, out.policies);
+  }
+  return out;
 }
 
 std::shared_ptr<const Family> make_finite_family(ExperimentConfig config) {

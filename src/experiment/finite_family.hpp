@@ -35,7 +35,11 @@ class FiniteFamily final : public Family {
   std::string type(int p) const override;
   std::string runs_csv_header() const override { return detail::runs_csv_header(); }
   long long steps_per_run(int /*p*/) const override { return config_.horizon; }
-  MemoryNeeds memory() const override;
+  MemoryNeeds memory(int ranks) const override;
+  /// Under --mpi every rank steps every policy: its posteriors hold the rank's slice.
+  bool steps_on(int /*p*/, const StepEnv& /*env*/) const override { return true; }
+  bool shards() const override { return true; }
+  void check_ranks(int ranks) const override;
   std::shared_ptr<const void> prepare(const StepEnv& env,
                                       const std::vector<std::uint32_t>& runs) const override;
   UnitOutput step(const StepEnv& env, const void* group, int p,
@@ -51,6 +55,12 @@ class FiniteFamily final : public Family {
  private:
   ExperimentConfig config_;
 };
+
+/// Whether policy type `type` can run sharded over MPI ranks: its state is FinitePosteriors on
+/// the step's Context (gp_ucb, batch_gp_ucb, tgp_ucb, ldp_tgp_ucb, po_gp_ucb) or nothing
+/// N-sized (random). The Nyström policies (ata/moma, ± ldp_) hold a dictionary over the whole
+/// domain on one process.
+bool shardable_policy(const std::string& type);
 
 /// R, c₀, v₀ of the instance: the data set's own, else from the noise model.
 InstanceConstants instance_constants(const ExperimentConfig& cfg);

@@ -89,7 +89,7 @@ Invocation resolve(const Family& f, const RunOptions& o) {
   return inv;
 }
 
-Context make_context(const ExperimentSettings& s, const Invocation& inv) {
+Context make_context(const ExperimentSettings& s, const Invocation& inv, const Communicator& comm) {
   if (inv.backend == Backend::Cuda && Context::cuda_compiled() &&
       Context::cuda_device_count() == 0) {
     throw InvalidArgument(
@@ -99,6 +99,7 @@ Context make_context(const ExperimentSettings& s, const Invocation& inv) {
   o.backend = inv.backend;
   o.memory_budget_bytes = s.memory_budget_bytes;
   o.threads = inv.threads;
+  o.communicator = comm;  // sharding families: every FinitePosterior holds this rank's slice
   return Context(o);
 }
 
@@ -117,7 +118,7 @@ std::string human_bytes(double b) {
 
 MemoryPlan plan_memory(const Family& f, const Invocation& inv, const Context& ctx) {
   MemoryPlan m;
-  const detail::MemoryNeeds need = f.memory();
+  const detail::MemoryNeeds need = f.memory(ctx.communicator().size());
   const std::size_t budget_bytes = ctx.memory_budget_bytes();  // automatic budget resolved
   const double budget = static_cast<double>(budget_bytes);
   const int lockstep = f.settings().lockstep;
@@ -197,10 +198,16 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   const ExperimentSettings& s = f.settings();
   const Invocation inv = resolve(f, options);
   // The plan broadcasts wait while rank 0 steps units the other ranks take no part in: a long
-  // timeout (a day), not the posterior's.
-  const Communicator comm = options.mpi ? Communicator::world(86400.0) : Communicator();
+  // timeout (a day), unless every rank steps every unit (a sharding family): then the run's.
+  if (options.mpi && f.shards() && !(options.mpi_timeout_s > 0)) {
+    throw InvalidArgument("--mpi-timeout: must be > 0 s");
+  }
+  const Communicator comm = options.mpi
+                                ? Communicator::world(f.shards() ? options.mpi_timeout_s : 86400.0)
+                                : Communicator();
   const bool writer = comm.rank() == 0;
-  Context ctx = make_context(s, inv);
+  f.check_ranks(comm.size());  // the same verdict on every rank, before any collective
+  Context ctx = make_context(s, inv, f.shards() ? comm : Communicator());
 
   ExperimentResult res;
   res.family = f.kind();

@@ -24,20 +24,19 @@ class BatchGpUcb final : public Policy {
 
   Selection select(const Round& round) override {
     const int runs = state_.env().runs();
-    const int n = state_.posterior().size();
     GPB_EXPECTS(round.q >= 1 && round.q <= q_,
                 "batch_gp_ucb: round asks for " << round.q << " points, batch size is " << q_);
     Selection s;
     s.runs = runs;
     s.q = round.q;
     s.chosen.assign(static_cast<std::size_t>(runs) * round.q, -1);
-    if (distinct_) excluded_.assign(static_cast<std::size_t>(runs) * n, 0);
+    excluded_.assign(static_cast<std::size_t>(runs), {});  // this batch's picks, per run
     for (int i = 0; i < round.q; ++i) {
       const std::vector<int> pick =
-          state_.choose(round.done + i + 1, distinct_ ? excluded_.data() : nullptr);
+          state_.choose(round.done + i + 1, distinct_ ? &excluded_ : nullptr);
       for (int r = 0; r < runs; ++r) {
         s.chosen[static_cast<std::size_t>(r) * round.q + i] = pick[r];
-        if (distinct_) excluded_[static_cast<std::size_t>(r) * n + pick[r]] = 1;
+        if (distinct_) excluded_[static_cast<std::size_t>(r)].push_back(pick[r]);
       }
       state_.posterior().add_pending(pick.data());
     }
@@ -55,7 +54,7 @@ class BatchGpUcb final : public Policy {
   detail::UcbState state_;
   int q_;
   bool distinct_;
-  std::vector<std::uint8_t> excluded_;
+  std::vector<std::vector<int>> excluded_;
 };
 
 }  // namespace

@@ -86,7 +86,7 @@ class PoGpUcb final : public Policy {
       std::vector<int> first;
       for (int i = 0; i < n_init_; ++i) first.push_back(static_cast<int>(init.below(n)));
       init_.push_back(std::move(first));
-      if (exclude_) queried_.emplace_back(static_cast<std::size_t>(n), std::uint8_t{0});
+      if (exclude_) queried_.emplace_back(1);  // one run per posterior: one list
     }
   }
 
@@ -104,8 +104,8 @@ class PoGpUcb final : public Policy {
         s.chosen.push_back(init_[r][static_cast<std::size_t>(round.done)]);
         continue;
       }
-      const std::uint8_t* mask = exclude_ ? queried_[r].data() : nullptr;
-      s.chosen.push_back(states_[r].choose(round.done - n_init_ + 1, mask)[0]);
+      const std::vector<std::vector<int>>* seen = exclude_ ? &queried_[r] : nullptr;
+      s.chosen.push_back(states_[r].choose(round.done - n_init_ + 1, seen)[0]);
     }
     return s;
   }
@@ -116,7 +116,7 @@ class PoGpUcb final : public Policy {
                 "po_gp_ucb: rewards do not match the selection");
     for (std::size_t r = 0; r < states_.size(); ++r) {
       states_[r].posterior().observe(&selection.chosen[r], &rewards.y[r]);
-      if (exclude_) queried_[r][static_cast<std::size_t>(selection.chosen[r])] = 1;
+      if (exclude_) queried_[r][0].push_back(selection.chosen[r]);
     }
   }
 
@@ -127,7 +127,7 @@ class PoGpUcb final : public Policy {
   std::vector<std::unique_ptr<Domain>> domains_;
   std::vector<detail::UcbState> states_;
   std::vector<std::vector<int>> init_;
-  std::vector<std::vector<std::uint8_t>> queried_;
+  std::vector<std::vector<std::vector<int>>> queried_;  // per run: {the candidates queried}
 };
 
 }  // namespace

@@ -32,14 +32,15 @@ UcbState::UcbState(const PolicyEnv& env, const BetaSchedule& beta)
   }
 }
 
-std::vector<int> UcbState::choose(int t, const std::uint8_t* excluded) {
+std::vector<int> UcbState::choose(int t, const std::vector<std::vector<int>>* excluded) {
   const int n = posterior_.size();
   const bool need_gamma = beta_.uses_gamma();  // γ̂ is an O(t) sum: skip it when unused
   for (int r = 0; r < env_.runs(); ++r) {
     width_[r] = beta_.width(t, n, need_gamma ? posterior_.info_gain(r) : 0.0);
   }
-  const auto picks =
-      posterior_.ucb_argmax(width_.data(), excluded, env_.random_ties ? &tiebreak_ : nullptr);
+  std::vector<Rng>* ties = env_.random_ties ? &tiebreak_ : nullptr;
+  const auto picks = excluded != nullptr ? posterior_.ucb_argmax(width_.data(), *excluded, ties)
+                                         : posterior_.ucb_argmax(width_.data(), nullptr, ties);
   std::vector<int> out(picks.size());
   for (std::size_t r = 0; r < picks.size(); ++r) out[r] = picks[r].index;
   return out;

@@ -15,8 +15,9 @@ class UcbState {
  public:
   UcbState(const PolicyEnv& env, const BetaSchedule& beta);
 
-  /// One UCB choice per run for the t-th evaluation (t ≥ 1); `excluded` is R×N run-major or null.
-  std::vector<int> choose(int t, const std::uint8_t* excluded);
+  /// One UCB choice per run for the t-th evaluation (t ≥ 1); `excluded`: per run, the candidates
+  /// it may not choose (FinitePosterior::ucb_argmax's lists), or null.
+  std::vector<int> choose(int t, const std::vector<std::vector<int>>* excluded);
 
   FinitePosterior& posterior() { return posterior_; }
   const PolicyEnv& env() const { return env_; }

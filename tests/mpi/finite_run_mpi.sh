@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `mpirun -np K gpbandit run CONFIG --mpi` on finite domains (run by ctest; every mpirun has an
+# inner `timeout`):
+#   finite_run_mpi.sh identical GPBANDIT MPIRUN OUTDIR NP — runs.csv of finite_mpi.json (random
+#       ties) and finite_mpi_lowest.json (lowest ties) byte-identical to the one-process run for
+#       GP-UCB, GP-BUCB, LDP-TGP-UCB, PO-GP-UCB and random; N = 437 is not a multiple of NP;
+#       summary.json records the ranks, slice sizes and bytes per round
+#   finite_run_mpi.sh refuse GPBANDIT MPIRUN OUTDIR — a Nyström policy, and more ranks than
+#       candidates: exit 2, one message naming the policy / the ranks, nothing written
+#   finite_run_mpi.sh hang|exit GPBANDIT MPIRUN OUTDIR — rank 2 of 3 hangs / dies at its 40th
+#       collective: the job ends within the --mpi-timeout (3 s) plus grace with one message
+#       naming rank 2, rc ≠ 0, no runs.csv
+set -u
+mode=$1 cli=$2 mpirun=$3 out=$4 np=${5:-3}
+here="$(dirname "$0")"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+rm -rf "$out" && mkdir -p "$out"
+run=(run --quiet --no-plot --threads 1)
+
+# expect_refusal NP CONFIG NAME PATTERN: mpirun -np NP of CONFIG exits 2 with one message
+# matching PATTERN (grep) and writes nothing in $out/NAME.
+expect_refusal() {
+  local np=$1 cfg=$2 name=$3 pattern=$4 rc n
+  timeout 60 "$mpirun" -np "$np" --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi \
+    --out "$out/$name" >"$out/$name.log" 2>&1
+  rc=$?
+  cat "$out/$name.log"
+  [ $rc -eq 2 ] || { echo "$name: expected exit 2, got $rc"; exit 1; }
+  n=$(grep -c "$pattern" "$out/$name.log")
+  [ "$n" -eq 1 ] || { echo "$name: expected one message matching '$pattern', got $n"; exit 1; }
+  [ ! -e "$out/$name/runs.csv" ] || { echo "$name: outputs written"; exit 1; }
+}
+case $mode in
+  identical)
+    for name in finite_mpi finite_mpi_lowest; do
+      cfg="$here/$name.json"
+      "$cli" "${run[@]}" "$cfg" --out "$out/$name-np1" >/dev/null ||
+        { echo "one-process run of $name failed"; exit 1; }
+      timeout 100 "$mpirun" -np "$np" --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi \
+        --mpi-timeout 60 --out "$out/$name-np$np" >"$out/$name.log" 2>&1 ||
+        { cat "$out/$name.log"; echo "mpirun -np $np of $name failed"; exit 1; }
+      cmp "$out/$name-np1/runs.csv" "$out/$name-np$np/runs.csv" ||
+        { echo "$name: runs.csv differs between 1 process and $np ranks"; exit 1; }
+      python3 - "$out/$name-np$np/summary.json" "$np" <<'PY' || exit 1
+import json, sys
+s = json.load(open(sys.argv[1])); k = int(sys.argv[2]); m = s["mpi"]
+assert m["ranks"] == k, m
+assert len(m["slice_sizes"]) == k and sum(m["slice_sizes"]) == s["N"], m
+assert max(m["slice_sizes"]) - min(m["slice_sizes"]) <= 1, m
+assert m["bytes_per_round"] > 0, m
+for p in s["policies"]:
+    assert p["mpi"]["bytes_per_round"] > 0, p["mpi"]
+print("summary.json: %d ranks, slices %s, %.0f bytes per round" %
+      (k, m["slice_sizes"], m["bytes_per_round"]))
+PY
+    done
+    echo "identical runs.csv for 1 process and $np ranks (random and lowest ties)";;
+  refuse)
+    cfg="$out/nystrom.json"
+    python3 - "$here/finite_mpi.json" "$cfg" "$out/tiny.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["policies"].append({"type": "ata_gp_ucb", "label": "ATA"})
+json.dump(c, open(sys.argv[2], "w"))
+c = json.load(open(sys.argv[1]))
+c["domain"]["counts"] = [3, 1]
+c["policies"] = c["policies"][:1]  # GP-UCB (PO-GP-UCB refuses a rank-deficient 3-point domain)
+json.dump(c, open(sys.argv[3], "w"))
+PY
+    expect_refusal 2 "$cfg" nys "policies\[6\] ('ATA', ata_gp_ucb) cannot be sharded"
+    expect_refusal 4 "$out/tiny.json" tiny "4 MPI ranks for N = 3 candidates"
+    echo "refused with exit 2 and one message each";;
+  hang|exit)
+    source "$here/shard_fault_lib.sh"
+    read -r -a extra <<<"$(fault_extra "$mode")"
+    start=$(date +%s)
+    GPB_SHARD_FAULT_RANK=2 GPB_SHARD_FAULT_STEP=40 GPB_SHARD_FAULT_MODE=$mode \
+      timeout 60 "$mpirun" -np 3 --oversubscribe "${extra[@]}" \
+      -x GPB_SHARD_FAULT_RANK -x GPB_SHARD_FAULT_STEP -x GPB_SHARD_FAULT_MODE \
+      "$cli" "${run[@]}" "$here/finite_mpi.json" --mpi --mpi-timeout 3 --out "$out/fault" \
+      >"$out/fault.log" 2>&1
+    expect_rank2_named "$out/fault.log" $? $(( $(date +%s) - start ))
+    [ ! -e "$out/fault/runs.csv" ] || { echo "runs.csv written by a failed run"; exit 1; };;
+  *) echo "unknown mode $mode"; exit 2;;
+esac
