@@ -274,16 +274,7 @@ std::vector<RegistryEntry> build_registry() {
 /// (PO-GP-UCB: δ′ = 0.025, not the generic 0.1).
 BetaSchedule parse_beta(const json& b, const BetaSchedule& defaults = BetaSchedule{}) {
   BetaSchedule s = defaults;
-  const std::string type = b.value("type", std::string("srinivas"));
-  if (type == "srinivas") {
-    s.kind = BetaSchedule::Kind::Srinivas;
-  } else if (type == "igp_ucb") {
-    s.kind = BetaSchedule::Kind::IgpUcb;
-  } else if (type == "constant") {
-    s.kind = BetaSchedule::Kind::Constant;
-  } else {
-    throw InvalidArgument("beta.type: unknown beta schedule '" + type + "'");
-  }
+  s.kind = BetaSchedule::parse_kind(b.value("type", std::string("srinivas")));
   s.delta = b.value("delta", s.delta);
   s.value = b.value("value", s.value);
   s.rkhs_bound = b.value("B", s.rkhs_bound);
