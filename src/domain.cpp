@@ -86,7 +86,24 @@ Domain Domain::grid_slice(const std::vector<double>& lower, const std::vector<do
   dom.total_ = n;
   dom.lower_ = Eigen::Map<const Eigen::VectorXd>(lower.data(), d);
   dom.upper_ = Eigen::Map<const Eigen::VectorXd>(upper.data(), d);
+  dom.counts_ = counts;
   return dom;
+}
+
+Eigen::MatrixXd Domain::points_of(long long begin, long long end) const {
+  GPB_EXPECTS(begin >= 0 && begin < end && end <= total_,
+              "domain: candidates [" << begin << ", " << end << ") are empty or not within [0, "
+                                     << total_ << ")");
+  if (begin >= begin_ && end <= begin_ + points_.cols()) {
+    return points_.middleCols(begin - begin_, end - begin);
+  }
+  GPB_EXPECTS(is_grid(), "domain: candidates [" << begin << ", " << end
+                                                << ") are not held by this slice [" << begin_
+                                                << ", " << begin_ + points_.cols()
+                                                << ") and the domain is not a grid");
+  const std::vector<double> lo(lower_.data(), lower_.data() + lower_.size());
+  const std::vector<double> up(upper_.data(), upper_.data() + upper_.size());
+  return grid_slice(lo, up, counts_, begin, end).points_;
 }
 
 Domain Domain::slice(long long begin, long long end) const {

@@ -67,6 +67,14 @@ class Domain {
   /// `points` (d×n), e.g. the part of a data set scattered to one rank.
   /// @throws InvalidArgument if empty, not finite, or not within [0, n_total).
   static Domain from_slice(Eigen::MatrixXd points, long long begin, long long n_total);
+  /// Coordinates of the candidates [begin, end) (d × (end − begin)): copies of held ones; a grid
+  /// (or a slice of one) computes any range, bit for bit the whole grid's columns, so a function
+  /// evaluated in blocks of the whole domain can be evaluated in the same blocks by a slice.
+  /// @throws InvalidArgument if the range is empty or out of [0, N), or, for a domain that is
+  /// not a grid, not held.
+  Eigen::MatrixXd points_of(long long begin, long long end) const;
+  /// Whether this is a grid (grid() or grid_slice()), whose every candidate points_of() computes.
+  bool is_grid() const { return !counts_.empty(); }
 
   /// Number of candidates N (of the whole domain, also for a slice).
   int size() const { return static_cast<int>(total_); }
@@ -93,8 +101,9 @@ class Domain {
   explicit Domain(Eigen::MatrixXd points);
   Eigen::MatrixXd points_;
   Eigen::VectorXd lower_, upper_;
-  long long begin_ = 0;  // first candidate held
-  long long total_ = 0;  // N
+  long long begin_ = 0;      // first candidate held
+  long long total_ = 0;      // N
+  std::vector<int> counts_;  // axis counts of a grid (empty otherwise)
 };
 
 }  // namespace gpb

@@ -61,8 +61,11 @@ struct ExperimentConfig : ExperimentSettings {
   /// Break exact argmax ties at random (true) or by lowest index.
   bool random_ties = true;
   double noise_variance = 1e-2;  ///< λ of the surrogate GP
-  /// The finite domain (N candidates).
+  /// The finite domain (N candidates), or this rank's slice of a grid (see DomainShard).
   Domain domain = Domain::indices(1);
+  /// With DomainShard::ranks > 1, why the domain was built whole on every rank (empty when it is
+  /// a slice, or on one rank), e.g. "policy po_gp_ucb projects every candidate".
+  std::string whole_domain_reason;
   /// Kernel of the surrogate GP (and of RKHS / GP-sample objectives).
   Kernel kernel = Kernel::se(1.0);
   /// The unknown function f.
@@ -76,13 +79,23 @@ struct ExperimentConfig : ExperimentSettings {
   bool laplace_inverse_cdf = false;
 };
 
+/// Which part of a finite domain this process builds: rank `rank` of `ranks` MPI ranks (the CLI's
+/// `--mpi` under mpirun). With ranks > 1 a grid domain whose objective and policies work on a
+/// slice is built as the rank's slice [⌊N·rank/ranks⌋, ⌊N·(rank+1)/ranks⌋) only
+/// (Domain::grid_slice, O(N·d/ranks)); every other config is built whole and
+/// ExperimentConfig::whole_domain_reason says why. The default is one process, the whole domain.
+struct DomainShard {
+  int rank = 0;   ///< this process's rank
+  int ranks = 1;  ///< number of ranks
+};
+
 /// Reads and validates a config file. Every problem throws InvalidArgument with one line naming
 /// the file and the field path (e.g. "cfg.json: policies[1].q: must be ≤ N = 100, got 200"), or a
 /// data file's file:line. @throws IoError if the file cannot be read.
-ExperimentConfig load_experiment_config(const std::string& path);
+ExperimentConfig load_experiment_config(const std::string& path, DomainShard shard = {});
 /// Same from JSON text; `source` names it in messages and `base_dir` resolves relative paths.
 ExperimentConfig parse_experiment_config(const std::string& json_text, const std::string& source,
-                                         const std::string& base_dir);
+                                         const std::string& base_dir, DomainShard shard = {});
 
 /// Builds the policy a spec names. @throws InvalidArgument on a bad parameter.
 std::unique_ptr<Policy> make_policy(const PolicySpec& spec, const PolicyEnv& env);
@@ -172,10 +185,11 @@ class Experiment {
 /// Reads and validates a config of any family ("experiment": absent or "finite", "dp-gibo",
 /// "fed-pne") with the one validator: every problem throws InvalidArgument with one line naming
 /// the file and the field path, or a data file's file:line. @throws IoError if unreadable.
-Experiment load_experiment(const std::string& path);
+/// `shard`: the part of a finite domain this process builds (see DomainShard).
+Experiment load_experiment(const std::string& path, DomainShard shard = {});
 /// Same from JSON text; `source` names it in messages and `base_dir` resolves relative paths.
 Experiment parse_experiment(const std::string& json_text, const std::string& source,
-                            const std::string& base_dir);
+                            const std::string& base_dir, DomainShard shard = {});
 
 /// Runs every policy for every run through the one pipeline: takes the output folder's lock
 /// (another run there: InvalidArgument "output directory X is in use by pid N"), checkpoints

@@ -33,11 +33,18 @@ void bind_experiment(py::module_& m) {
                " T=" + std::to_string(c.horizon) +
                " policies=" + std::to_string(c.policies.size()) + ">";
       });
-  m.def("load_config", &load_experiment_config, py::arg("path"),
-        "Reads and validates a config file (the CLI's JSON format); errors name file and field");
-  m.def("parse_config", &parse_experiment_config, py::arg("json_text"),
-        py::arg("source") = "<python>", py::arg("base_dir") = ".",
-        "Validates config JSON text; relative paths resolve against base_dir");
+  // One process, the whole domain (sharding over MPI ranks is the C++ API's and the CLI's).
+  m.def(
+      "load_config", [](const std::string& path) { return load_experiment_config(path); },
+      py::arg("path"),
+      "Reads and validates a config file (the CLI's JSON format); errors name file and field");
+  m.def(
+      "parse_config",
+      [](const std::string& text, const std::string& source, const std::string& base) {
+        return parse_experiment_config(text, source, base);
+      },
+      py::arg("json_text"), py::arg("source") = "<python>", py::arg("base_dir") = ".",
+      "Validates config JSON text; relative paths resolve against base_dir");
 
   py::class_<PolicySummary>(m, "PolicySummary", "Final regret statistics of one policy")
       .def_readonly("label", &PolicySummary::label, "The policy's label")
@@ -87,11 +94,16 @@ void bind_experiment(py::module_& m) {
         return "<gpbandit.Experiment " + e.settings().family + " '" + e.settings().name +
                "' runs=" + std::to_string(e.settings().runs) + ">";
       });
-  m.def("load_experiment", &load_experiment, py::arg("path"),
-        "Reads and validates a config of any family (finite, dp-gibo, fed-pne)");
-  m.def("parse_experiment", &parse_experiment, py::arg("json_text"), py::arg("source") = "<python>",
-        py::arg("base_dir") = ".",
-        "Validates config JSON text of any family; relative paths resolve against base_dir");
+  m.def(
+      "load_experiment", [](const std::string& path) { return load_experiment(path); },
+      py::arg("path"), "Reads and validates a config of any family (finite, dp-gibo, fed-pne)");
+  m.def(
+      "parse_experiment",
+      [](const std::string& text, const std::string& source, const std::string& base) {
+        return parse_experiment(text, source, base);
+      },
+      py::arg("json_text"), py::arg("source") = "<python>", py::arg("base_dir") = ".",
+      "Validates config JSON text of any family; relative paths resolve against base_dir");
   const auto options = [](const std::string& out_dir, bool resume, bool force, bool progress,
                           bool plot, std::optional<std::string> backend, std::optional<int> runs,
                           std::optional<std::uint64_t> seed) {

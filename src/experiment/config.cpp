@@ -101,6 +101,7 @@
 
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
+#include "experiment/finite_family.hpp"
 #include "experiment/po_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
@@ -139,7 +140,40 @@ void check_domain_fits(const Checker& c, const std::string& field, double n, int
   c.fail(field, os.str());
 }
 
-Domain build_domain(const Checker& c, const json& d, std::string* type_out, std::size_t budget) {
+/// Why a config's finite domain cannot be built as one rank's slice (empty: it can). A slice needs
+/// a grid (other points are read whole), an objective that evaluates a slice bit for bit as the
+/// whole domain does (rkhs, branin, hartmann6, gp_sample with random Fourier features) and
+/// policies whose only N-sized state is the sharded FinitePosterior. Anything malformed is left
+/// to the validator (whole domain).
+std::string whole_domain_reason(const json& root) {
+  const auto type_of = [](const json& j) -> std::string {
+    return j.is_object() && j.contains("type") && j.at("type").is_string()
+               ? j.at("type").get<std::string>()
+               : std::string();
+  };
+  const std::string dom = root.contains("domain") ? type_of(root.at("domain")) : "";
+  if (dom != "grid")
+    return "domain type '" + dom + "' is not a grid (only a grid is built per rank)";
+  const json obj = root.value("objective", json());
+  const std::string o = type_of(obj);
+  const auto flag = [&](const char* k) { return obj.contains(k) && obj.at(k) == json(true); };
+  const bool rff = o == "gp_sample" && obj.contains("features") && obj.at("features").is_number() &&
+                   obj.at("features").get<double>() > 0 && !flag("kronecker");
+  if (o != "rkhs" && o != "branin" && o != "hartmann6" && !rff) {
+    return "objective '" + o + "' needs every candidate (an exact draw)";
+  }
+  const json pol = root.value("policies", json());
+  if (!pol.is_array()) return "policies is not an array";
+  for (const json& p : pol) {
+    const std::string t = type_of(p);
+    if (t == "po_gp_ucb") return "policy po_gp_ucb projects every candidate";
+    if (!detail::shardable_policy(t)) return "policy '" + t + "' holds the whole domain";
+  }
+  return {};
+}
+
+Domain build_domain(const Checker& c, const json& d, std::string* type_out, std::size_t budget,
+                    DomainShard shard) {
   const RegistryEntry& e = c.typed_entry(d, "domain", "domain");
   c.check_keys(d, e, "domain", true);
   *type_out = e.name;
@@ -186,6 +220,13 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
     std::ostringstream os;
     os << "N = " << n_total << " candidates exceeds the limit " << INT_MAX;
     c.fail("domain.counts", os.str());
+  }
+  if (shard.ranks > 1 && shard.ranks <= n_total) {  // more ranks than N: check_ranks refuses
+    const auto n = static_cast<long long>(n_total);
+    const long long b = n * shard.rank / shard.ranks, e = n * (shard.rank + 1) / shard.ranks;
+    check_domain_fits(c, "domain.counts", static_cast<double>(e - b), static_cast<int>(lo.size()),
+                      budget);
+    return c.guarded("domain", [&] { return Domain::grid_slice(lower, upper, counts, b, e); });
   }
   check_domain_fits(c, "domain.counts", n_total, static_cast<int>(lo.size()), budget);
   return c.guarded("domain", [&] { return Domain::grid(lower, upper, counts); });
@@ -416,7 +457,7 @@ void read_scalars(const Checker& c, const json& root, ExperimentConfig& cfg) {
 }  // namespace
 
 ExperimentConfig parse_experiment_config(const std::string& json_text, const std::string& source,
-                                         const std::string& base_dir) {
+                                         const std::string& base_dir, DomainShard shard) {
   const Checker c(source, base_dir.empty() ? "." : base_dir);
   const json root = detail::parse_json_text(json_text, source);
   if (!root.is_object())
@@ -467,7 +508,12 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.kernel = *ker;
   } else {
     std::string domain_type, kernel_path;
-    cfg.domain = build_domain(c, root.at("domain"), &domain_type, detail::validation_budget(cfg));
+    if (shard.ranks > 1) {
+      cfg.whole_domain_reason = whole_domain_reason(root);
+      if (!cfg.whole_domain_reason.empty()) shard = DomainShard{};
+    }
+    cfg.domain =
+        build_domain(c, root.at("domain"), &domain_type, detail::validation_budget(cfg), shard);
     cfg.kernel = build_kernel(c, root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}},
                               &kernel_path);
     if (cfg.kernel.is_ard() && cfg.kernel.ard_dim() != cfg.domain.dim()) {
@@ -491,7 +537,9 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     cfg.noise = root.contains("noise") ? build_noise(c, root.at("noise")) : NoiseModel{};
     cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
   }
-  check_domain_fits(c, dataset ? "objective" : "domain", cfg.domain.size(), cfg.domain.dim(),
+  if (dataset && shard.ranks > 1) cfg.whole_domain_reason = "the data set prescribes its domain";
+  check_domain_fits(c, dataset ? "objective" : "domain",
+                    static_cast<double>(cfg.domain.points().cols()), cfg.domain.dim(),
                     detail::validation_budget(cfg));
   InstanceInfo info;
   info.horizon = cfg.horizon;
@@ -502,7 +550,7 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
   return cfg;
 }
 
-ExperimentConfig load_experiment_config(const std::string& path) {
+ExperimentConfig load_experiment_config(const std::string& path, DomainShard shard) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || fs::is_directory(path, ec)) {
@@ -511,7 +559,7 @@ ExperimentConfig load_experiment_config(const std::string& path) {
   std::ostringstream os;
   os << in.rdbuf();
   std::string base = fs::path(path).parent_path().string();
-  return parse_experiment_config(os.str(), path, base.empty() ? "." : base);
+  return parse_experiment_config(os.str(), path, base.empty() ? "." : base, shard);
 }
 
 }  // namespace gpb

@@ -178,7 +178,7 @@ void Experiment::check_ranks(int ranks) const {
 }
 
 Experiment parse_experiment(const std::string& json_text, const std::string& source,
-                            const std::string& base_dir) {
+                            const std::string& base_dir, DomainShard shard) {
   const std::string base = base_dir.empty() ? "." : base_dir;
   const detail::Checker c(source, base);
   const json root = detail::parse_json_text(json_text, source);
@@ -186,20 +186,21 @@ Experiment parse_experiment(const std::string& json_text, const std::string& sou
     c.fail_plain("expected a JSON object at top level, got " + detail::describe_value(root));
   }
   const std::string family = detail::family_of(c, root);
-  if (family == "finite") return Experiment(parse_experiment_config(json_text, source, base));
+  if (family == "finite")
+    return Experiment(parse_experiment_config(json_text, source, base, shard));
   ExperimentSettings s = detail::read_settings(c, root, family);
   if (family == "dp-gibo") return Experiment(detail::make_dpgibo_family(c, root, std::move(s)));
   return Experiment(detail::make_xarmed_family(c, root, std::move(s)));
 }
 
-Experiment load_experiment(const std::string& path) {
+Experiment load_experiment(const std::string& path, DomainShard shard) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || fs::is_directory(path, ec)) throw IoError("cannot read config file '" + path + "'");
   std::ostringstream os;
   os << in.rdbuf();
   const std::string base = fs::path(path).parent_path().string();
-  return parse_experiment(os.str(), path, base.empty() ? "." : base);
+  return parse_experiment(os.str(), path, base.empty() ? "." : base, shard);
 }
 
 }  // namespace gpb

@@ -6,6 +6,7 @@
 #include "experiment/finite_family.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "detail/shard.hpp"
@@ -130,8 +131,9 @@ json unit_comm(const std::vector<const UnitRecord*>& units, double* bytes, doubl
 
 /// summary.json's "mpi": ranks, each rank's slice of the domain, bytes communicated per round
 /// (per rank: the payload each rank reduces or gathers; every policy's own under "policies").
-json mpi_summary(const Communicator& comm, int n,
+json mpi_summary(const Communicator& comm, const Domain& dom, const std::string& why,
                  const std::vector<std::vector<const UnitRecord*>>& by_policy, json& policies) {
+  const int n = dom.size();
   json slices = json::array();
   for (int q = 0; q < comm.size(); ++q) {
     const auto [b, e] = comm.slice(n, q);
@@ -141,9 +143,15 @@ json mpi_summary(const Communicator& comm, int n,
   for (std::size_t p = 0; p < by_policy.size(); ++p) {
     policies[p]["mpi"] = unit_comm(by_policy[p], &bytes, &rounds);
   }
-  json m = {{"ranks", comm.size()},
-            {"slice_sizes", slices},
-            {"sharded", "V, mu, sigma^2 of every posterior; domain points and f replicated"}};
+  json m = {{"ranks", comm.size()}, {"slice_sizes", slices}};
+  if (dom.is_slice()) {
+    m["sharded"] = "V, mu, sigma^2 of every posterior, the domain's points and f (per slice)";
+  } else {
+    m["sharded"] =
+        "V, mu, sigma^2 of every posterior; the domain's points and f whole on every "
+        "rank: " +
+        (why.empty() ? std::string("the config was read for one rank") : why);
+  }
   m["bytes_per_round"] = rounds > 0 ? json(bytes / rounds) : json(nullptr);
   return m;
 }
@@ -216,23 +224,86 @@ std::shared_ptr<const void> FiniteFamily::prepare(const StepEnv& env,
                                                   const std::vector<std::uint32_t>& runs) const {
   auto g = std::make_shared<FiniteGroup>();
   const ExperimentConfig& cfg = config_;
-  for (std::uint32_t r : runs) {
-    g->run_ids.push_back(r);
-    Eigen::VectorXd f = cfg.objective->values(*env.ctx, cfg.domain, env.seed, r);
-    if (f.size() != cfg.domain.size() || !f.allFinite()) {
-      throw NumericalError(
-          "objective '" + cfg.objective->name() + "' gave " +
-          (f.size() != cfg.domain.size() ? "the wrong number of values" : "non-finite values") +
-          " for run " + std::to_string(r));
+  const Domain& dom = cfg.domain;  // the whole domain, or this rank's slice of a grid
+  if (dom.is_slice()) {
+    const Communicator& comm = env.ctx->communicator();
+    const auto [b, e] = comm.slice(dom.size());
+    if (b != dom.slice_begin() || e != dom.slice_end()) {
+      throw InvalidArgument(cfg.source + ": domain: this process built candidates [" +
+                            std::to_string(dom.slice_begin()) + ", " +
+                            std::to_string(dom.slice_end()) + ") but rank " +
+                            std::to_string(comm.rank()) + " of " + comm.describe() + " holds [" +
+                            std::to_string(b) + ", " + std::to_string(e) + ")");
     }
-    Eigen::Index best = 0;
-    g->fstar.push_back(f.maxCoeff(&best));
-    g->xstar.push_back(static_cast<int>(best));
-    g->fsup.push_back(f.cwiseAbs().maxCoeff());
+  }
+  // Per run: max f with its lowest candidate, and max |f|; a slice's are merged over the ranks
+  // (merge_records: the higher value, ties to the lower index, as maxCoeff on the whole f), with
+  // the first non-finite candidate in nan_index, so that every rank fails alike.
+  std::vector<UcbRecord> best(2 * runs.size());
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    g->run_ids.push_back(runs[k]);
+    Eigen::VectorXd f = cfg.objective->values(*env.ctx, dom, env.seed, runs[k]);
+    if (f.size() != dom.points().cols()) {
+      throw NumericalError("objective '" + cfg.objective->name() +
+                           "' gave the wrong number of values for run " + std::to_string(runs[k]));
+    }
+    UcbRecord& top = best[2 * k];
+    UcbRecord& sup = best[2 * k + 1];
+    for (Eigen::Index j = 0; j < f.size(); ++j) {
+      if (!std::isfinite(f[j])) {
+        top.nan_index = static_cast<double>(dom.slice_begin() + j);
+        break;
+      }
+    }
+    if (top.nan_index < 0) {
+      Eigen::Index at = 0;
+      top.score = f.maxCoeff(&at);
+      top.index = static_cast<double>(dom.slice_begin() + at);
+      sup.score = f.cwiseAbs().maxCoeff();
+      sup.index = 0;
+    }
     g->f.push_back(std::move(f));
+  }
+  if (dom.is_slice()) {
+    env.ctx->communicator().impl().allreduce_ucb(best.data(), static_cast<int>(best.size()),
+                                                 "objective maxima");
+  }
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    if (best[2 * k].nan_index >= 0) {
+      throw NumericalError("objective '" + cfg.objective->name() +
+                           "' gave non-finite values for run " + std::to_string(runs[k]) +
+                           " (first at candidate " +
+                           std::to_string(static_cast<long long>(best[2 * k].nan_index)) + ")");
+    }
+    g->fstar.push_back(best[2 * k].score);
+    g->xstar.push_back(static_cast<int>(best[2 * k].index));
+    g->fsup.push_back(best[2 * k + 1].score);
   }
   return g;
 }
+
+namespace {
+
+/// f at each run's chosen candidates (run-major, R·q values). A slice holds only its own
+/// candidates' f: their owners contribute them and one bitwise-OR reduction (share_owned)
+/// gives every rank all of them, bit for bit.
+std::vector<double> chosen_values(const Communicator& comm, const Domain& dom, const FiniteGroup& g,
+                                  const Selection& sel, int runs, int q) {
+  std::vector<double> out(static_cast<std::size_t>(runs) * q, 0.0);
+  for (int k = 0; k < runs; ++k) {
+    const Eigen::VectorXd& f = g.f[static_cast<std::size_t>(k)];
+    for (int i = 0; i < q; ++i) {
+      const int j = sel.at(k, i);
+      if (j >= dom.slice_begin() && j < dom.slice_end()) {
+        out[static_cast<std::size_t>(k) * q + i] = f[j - dom.slice_begin()];
+      }
+    }
+  }
+  if (dom.is_slice()) share_owned(comm, out.data(), static_cast<int>(out.size()), "f at choices");
+  return out;
+}
+
+}  // namespace
 
 UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
                               const std::vector<std::uint32_t>& /*runs*/,
@@ -268,13 +339,14 @@ UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
     round.q = std::min(std::max(1, policy->batch_size()), cfg.horizon - done);
     const Selection sel = policy->select(round);
     check_selection(sel, spec.label, runs, round.q, cfg.domain.size());
+    const std::vector<double> fsel = chosen_values(comm, cfg.domain, g, sel, runs, round.q);
     Rewards rewards;
     rewards.y.resize(sel.chosen.size());
     for (int k = 0; k < runs; ++k) {
-      const Eigen::VectorXd& f = g.f[static_cast<std::size_t>(k)];
       for (int i = 0; i < round.q; ++i) {
         const int j = sel.at(k, i);
-        double y = cfg.objective->reward(j, f[j], cfg.noise, rngs[static_cast<std::size_t>(k)]);
+        const double fj = fsel[static_cast<std::size_t>(k) * round.q + i];
+        double y = cfg.objective->reward(j, fj, cfg.noise, rngs[static_cast<std::size_t>(k)]);
         if (!priv.empty()) {
           auto& z = priv[static_cast<std::size_t>(k)];
           y = z.ctl->privatize(y, *z.source);  // runs.csv records what the learner sees
@@ -286,8 +358,8 @@ UnitOutput FiniteFamily::step(const StepEnv& env, const void* group, int p,
     for (int k = 0; k < runs; ++k) {
       for (int i = 0; i < round.q; ++i) {
         const int j = sel.at(k, i);
-        rec.record(k, r, j, g.f[static_cast<std::size_t>(k)][j],
-                   rewards.y[static_cast<std::size_t>(k) * round.q + i]);
+        const std::size_t at = static_cast<std::size_t>(k) * round.q + i;
+        rec.record(k, r, j, fsel[at], rewards.y[at]);
       }
     }
     policy->observe(sel, rewards);
@@ -327,7 +399,8 @@ FamilySummary FiniteFamily::summarize(const StepEnv& env,
                                       const std::string& /*backend*/) const {
   FamilySummary out = summarize_finite(config_, env.runs, by_policy);
   if (env.comm != nullptr && env.comm->size() > 1) {
-    out.fields["mpi"] = mpi_summary(*env.comm, config_.domain.size(), by_policy, out.policies);
+    out.fields["mpi"] = mpi_summary(*env.comm, config_.domain, config_.whole_domain_reason,
+                                    by_policy, out.policies);
   }
   return out;
 }

@@ -63,7 +63,7 @@ class DatasetObjective final : public Objective {
     GPB_EXPECTS(domain.size() == means_.size(), label_ << ": the domain has " << domain.size()
                                                        << " candidates but the data set has "
                                                        << means_.size() << " columns (arms)");
-    return means_;
+    return means_.segment(domain.slice_begin(), domain.points().cols());  // a slice: its part
   }
 
   /// data(row, j) with row = rng.below(rows) (one draw; `fj` and `noise` are not used).

@@ -47,49 +47,62 @@ Eigen::VectorXd exact_prior_sample(const Eigen::MatrixXd& factor, Rng& rng) {
   return factor.triangularView<Eigen::Lower>() * z;
 }
 
-Eigen::VectorXd rff_prior_sample(const Context& ctx, const Kernel& k,
-                                 const Eigen::Ref<const Eigen::MatrixXd>& points, int features,
-                                 Rng& rng) {
+RffDraw draw_rff(const Kernel& k, int d, int features, Rng& rng) {
   GPB_EXPECTS(k.stationary(),
               "random Fourier features need a stationary kernel (se, matern12, "
               "matern32, matern52), got "
                   << k.describe());
   GPB_EXPECTS(features >= 1, "random Fourier features: features must be >= 1, got " << features);
-  GPB_EXPECTS(!k.is_ard() || points.rows() == k.ard_dim(),
-              "random Fourier features: points have dimension "
-                  << points.rows() << " but " << k.describe() << " has " << k.ard_dim()
-                  << " lengthscales");
-  const int d = static_cast<int>(points.rows());
+  GPB_EXPECTS(!k.is_ard() || d == k.ard_dim(), "random Fourier features: points have dimension "
+                                                   << d << " but " << k.describe() << " has "
+                                                   << k.ard_dim() << " lengthscales");
   const int m = features;
   const double dof = spectral_dof(k.type());
   const Eigen::VectorXd& inv = k.inverse_lengthscales();
-  Eigen::MatrixXd w(d, m);
-  Eigen::VectorXd b(m), z(m);
+  RffDraw r;
+  r.w.resize(d, m);
+  r.b.resize(m);
+  r.z.resize(m);
   for (int i = 0; i < m; ++i) {
-    for (int r = 0; r < d; ++r) w(r, i) = rng.normal();
+    for (int q = 0; q < d; ++q) r.w(q, i) = rng.normal();
     const double stretch = dof > 0.0 ? std::sqrt(dof / sample_chi_square(rng, dof)) : 1.0;
     if (k.is_ard()) {
-      for (int r = 0; r < d; ++r) w(r, i) *= inv[r] * stretch;
+      for (int q = 0; q < d; ++q) r.w(q, i) *= inv[q] * stretch;
     } else {
-      w.col(i) *= inv[0] * stretch;
+      r.w.col(i) *= inv[0] * stretch;
     }
-    b(i) = kTwoPi * rng.uniform();
-    z(i) = rng.normal();
+    r.b(i) = kTwoPi * rng.uniform();
+    r.z(i) = rng.normal();
   }
-  z *= std::sqrt(2.0 * k.variance() / m);
-  const Eigen::Index n = points.cols();
+  r.z *= std::sqrt(2.0 * k.variance() / m);
+  return r;
+}
+
+Eigen::Index rff_block(int features) {
+  return std::max<Eigen::Index>(1, kBlockDoubles / features);
+}
+
+void rff_values(const Context& ctx, const RffDraw& r,
+                const Eigen::Ref<const Eigen::MatrixXd>& points, Eigen::Ref<Eigen::VectorXd> out) {
+  Eigen::MatrixXd phase = r.w.transpose() * points;
+  phase.colwise() += r.b;
+  const Eigen::Index total = phase.size();
+  double* data = phase.data();
+  const int nt = ctx.threads_for(20.0 * static_cast<double>(total));  // ~20 operations a cos
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (Eigen::Index e = 0; e < total; ++e) data[e] = std::cos(data[e]);
+  out.noalias() = phase.transpose() * r.z;
+}
+
+Eigen::VectorXd rff_prior_sample(const Context& ctx, const Kernel& k,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& points, int features,
+                                 Rng& rng) {
+  const RffDraw r = draw_rff(k, static_cast<int>(points.rows()), features, rng);
+  const Eigen::Index n = points.cols(), block = rff_block(features);
   Eigen::VectorXd f(n);
-  const Eigen::Index block = std::max<Eigen::Index>(1, kBlockDoubles / m);
   for (Eigen::Index start = 0; start < n; start += block) {
     const Eigen::Index len = std::min(block, n - start);
-    Eigen::MatrixXd phase = w.transpose() * points.middleCols(start, len);
-    phase.colwise() += b;
-    const Eigen::Index total = phase.size();
-    double* data = phase.data();
-    const int nt = ctx.threads_for(20.0 * static_cast<double>(total));  // ~20 operations a cos
-#pragma omp parallel for schedule(static) num_threads(nt)
-    for (Eigen::Index e = 0; e < total; ++e) data[e] = std::cos(data[e]);
-    f.segment(start, len).noalias() = phase.transpose() * z;
+    rff_values(ctx, r, points.middleCols(start, len), f.segment(start, len));
   }
   return f;
 }

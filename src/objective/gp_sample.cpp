@@ -9,6 +9,7 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/ops.hpp"
+#include "objective/blocks.hpp"
 #include "objective/gp_prior.hpp"
 #include "objective/sampling.hpp"
 
@@ -28,6 +29,8 @@ class GpSampleObjective final : public Objective {
   Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
                          std::uint32_t run) const override {
     Rng rng(seed, fixed_ ? 0u : run, stream_of(StreamId::Objective));
+    GPB_EXPECTS(features_ > 0 || !domain.is_slice(),
+                "gp_sample: an exact draw (features = 0) needs the whole domain, not a slice");
     if (kronecker_) return kronecker_values(ctx, domain, rng);
     return features_ > 0 ? rff_values(ctx, domain, rng) : exact_values(ctx, domain, rng);
   }
@@ -85,9 +88,15 @@ class GpSampleObjective final : public Objective {
     return detail::exact_prior_sample(*factor(ctx, domain), rng);
   }
 
-  /// A random-Fourier-feature draw (detail::rff_prior_sample).
+  /// A random-Fourier-feature draw (as detail::rff_prior_sample), in the blocks of the whole
+  /// domain, so a slice of a grid gets the same bits (values_in_blocks).
   Eigen::VectorXd rff_values(const Context& ctx, const Domain& domain, Rng& rng) const {
-    return detail::rff_prior_sample(ctx, kernel_, domain.points(), features_, rng);
+    const detail::RffDraw r = detail::draw_rff(kernel_, domain.dim(), features_, rng);
+    return detail::values_in_blocks(
+        domain, detail::rff_block(features_),
+        [&](const Eigen::Ref<const Eigen::MatrixXd>& points, Eigen::Ref<Eigen::VectorXd> out) {
+          detail::rff_values(ctx, r, points, out);
+        });
   }
 };
 

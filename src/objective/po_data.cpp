@@ -153,7 +153,7 @@ class PoTableObjective final : public Objective {
     GPB_EXPECTS(domain.size() == data_.y.size(), label_ << ": the domain has " << domain.size()
                                                         << " candidates, the data set "
                                                         << data_.y.size() << " rows");
-    return data_.y;
+    return data_.y.segment(domain.slice_begin(), domain.points().cols());  // a slice: its part
   }
   double reward(int, double fj, const NoiseModel&, Rng&) const override { return fj; }
   std::optional<Domain> domain() const override { return Domain::from_rows(data_.X); }

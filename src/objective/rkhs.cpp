@@ -7,6 +7,7 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/ops.hpp"
+#include "objective/blocks.hpp"
 
 namespace gpb {
 namespace {
@@ -22,7 +23,8 @@ class RkhsObjective final : public Objective {
   std::string name() const override { return "rkhs"; }
 
   /// Draws, from Rng(seed, run, Objective) with run 0 when fixed: a_0..a_{m−1} = uniform(−1, 1)
-  /// first, then s_0..s_{m−1} = below(N). Evaluated as K(D, S)·a in blocks of candidates.
+  /// first, then s_0..s_{m−1} = below(N). Evaluated as K(D, S)·a in blocks of candidates of the
+  /// whole domain (a slice of a grid gets the same bits: values_in_blocks).
   /// O(N·m·d) time, O(m·min(N, block)) memory.
   Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
                          std::uint32_t run) const override {
@@ -33,17 +35,15 @@ class RkhsObjective final : public Objective {
     Eigen::MatrixXd centres(domain.dim(), support_);
     for (int i = 0; i < support_; ++i) {
       const auto s = static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(n)));
-      centres.col(i) = domain.points().col(s);
+      centres.col(i) = domain.points_of(s, s + 1);
     }
-    Eigen::VectorXd f(n);
     const Eigen::Index block = std::max<Eigen::Index>(1, kBlockDoubles / support_);
-    for (Eigen::Index start = 0; start < n; start += block) {
-      const Eigen::Index len = std::min(block, n - start);
-      const Eigen::MatrixXd k =
-          kernel_matrix(ctx, kernel_, domain.points().middleCols(start, len), centres);
-      f.segment(start, len).noalias() = k * a;
-    }
-    return f;
+    return detail::values_in_blocks(
+        domain, block,
+        [&](const Eigen::Ref<const Eigen::MatrixXd>& points, Eigen::Ref<Eigen::VectorXd> out) {
+          const Eigen::MatrixXd k = kernel_matrix(ctx, kernel_, points, centres);
+          out.noalias() = k * a;
+        });
   }
 
  private:

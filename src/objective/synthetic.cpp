@@ -10,13 +10,15 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-/// Evaluates `fn(point)` at every candidate after checking the domain's dimension.
+/// Evaluates `fn(point)` at every candidate the domain holds (all N, or a slice's) after checking
+/// the domain's dimension.
 template <class Fn>
 Eigen::VectorXd evaluate(const Domain& domain, int dim, const char* name, Fn fn) {
   GPB_EXPECTS(domain.dim() == dim,
               name << " needs a " << dim << "-dimensional domain, got dimension " << domain.dim());
-  Eigen::VectorXd f(domain.size());
-  for (int j = 0; j < domain.size(); ++j) f(j) = fn(domain.point(j));
+  const Eigen::MatrixXd& p = domain.points();
+  Eigen::VectorXd f(p.cols());
+  for (Eigen::Index j = 0; j < p.cols(); ++j) f(j) = fn(p.col(j).data());
   return f;
 }
 

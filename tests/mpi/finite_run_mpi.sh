@@ -4,7 +4,10 @@
 #   finite_run_mpi.sh identical GPBANDIT MPIRUN OUTDIR NP — runs.csv of finite_mpi.json (random
 #       ties) and finite_mpi_lowest.json (lowest ties) byte-identical to the one-process run for
 #       GP-UCB, GP-BUCB, LDP-TGP-UCB, PO-GP-UCB and random; N = 437 is not a multiple of NP;
-#       summary.json records the ranks, slice sizes and bytes per round
+#       summary.json records the ranks, slice sizes and bytes per round; the same for
+#       finite_mpi_slices.json (rkhs, random ties) and finite_mpi_slices_rff.json (random Fourier
+#       features, lowest ties), whose grid and f every rank builds for its slice only (summary.json
+#       says "per slice"; the first two keep them whole: PO-GP-UCB projects every candidate)
 #   finite_run_mpi.sh refuse GPBANDIT MPIRUN OUTDIR — a Nyström policy, and more ranks than
 #       candidates: exit 2, one message naming the policy / the ranks, nothing written
 #   finite_run_mpi.sh hang|exit GPBANDIT MPIRUN OUTDIR — rank 2 of 3 hangs / dies at its 40th
@@ -32,7 +35,7 @@ expect_refusal() {
 }
 case $mode in
   identical)
-    for name in finite_mpi finite_mpi_lowest; do
+    for name in finite_mpi finite_mpi_lowest finite_mpi_slices finite_mpi_slices_rff; do
       cfg="$here/$name.json"
       "$cli" "${run[@]}" "$cfg" --out "$out/$name-np1" >/dev/null ||
         { echo "one-process run of $name failed"; exit 1; }
@@ -41,9 +44,13 @@ case $mode in
         { cat "$out/$name.log"; echo "mpirun -np $np of $name failed"; exit 1; }
       cmp "$out/$name-np1/runs.csv" "$out/$name-np$np/runs.csv" ||
         { echo "$name: runs.csv differs between 1 process and $np ranks"; exit 1; }
-      python3 - "$out/$name-np$np/summary.json" "$np" <<'PY' || exit 1
+      python3 - "$out/$name-np$np/summary.json" "$np" "$name" <<'PY' || exit 1
 import json, sys
 s = json.load(open(sys.argv[1])); k = int(sys.argv[2]); m = s["mpi"]
+if "slices" in sys.argv[3]:
+    assert "points and f (per slice)" in m["sharded"], m["sharded"]
+else:
+    assert "whole on every rank: policy po_gp_ucb" in m["sharded"], m["sharded"]
 assert m["ranks"] == k, m
 assert len(m["slice_sizes"]) == k and sum(m["slice_sizes"]) == s["N"], m
 assert max(m["slice_sizes"]) - min(m["slice_sizes"]) <= 1, m

@@ -55,7 +55,10 @@ class Objective {
   virtual ~Objective() = default;
   /// Config name of the objective, e.g. "rkhs".
   virtual std::string name() const = 0;
-  /// f at every candidate of `domain` for run `run` (length N).
+  /// f at every candidate `domain` holds for run `run`: N values, or for a slice (one MPI rank's
+  /// part of a grid) the values of candidates slice_begin()..slice_end() − 1, bit for bit those of
+  /// the whole domain. Objectives that need every candidate (an exact gp_sample draw) throw
+  /// InvalidArgument for a slice.
   virtual Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
                                  std::uint32_t run) const = 0;
   /// The reward the environment returns for candidate j with true value fj. The default adds
