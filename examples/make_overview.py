@@ -10,6 +10,8 @@ Usage: make_overview.py [--check]   (--check: exit 1 if README.md would change; 
 import os
 import sys
 
+from readme_io import check_or_write
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "overview"))
 
@@ -60,11 +62,7 @@ def main(argv):
         print(f"{path}: markers {BEGIN!r} … {END!r} missing", file=sys.stderr)
         return 2
     new = text[:text.index(BEGIN)] + section() + text[text.index(END) + len(END):]
-    if argv and argv[0] == "--check":
-        return 0 if new == text else 1
-    with open(path, "w") as f:
-        f.write(new)
-    return 0
+    return check_or_write(path, new, argv)[0]
 
 
 if __name__ == "__main__":

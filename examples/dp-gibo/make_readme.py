@@ -12,6 +12,8 @@ import math
 import os
 import re
 import sys
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from readme_io import check_or_write  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WRITE_PLOTS = True  # False under --check: compare the text, write nothing
@@ -227,13 +229,7 @@ def main(argv):
     out = re.sub(r"\{\{pooled:([A-Za-z0-9_.-]+)\}\}", lambda m: pooled(m.group(1)), out)
     out = out.replace("{{snr}}", snr())
     out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
-    target = os.path.join(HERE, "README.md")
-    if check:
-        with open(target) as f:
-            return 0 if f.read() == out else 1
-    with open(target, "w") as f:
-        f.write(out)
-    return 0
+    return check_or_write(os.path.join(HERE, "README.md"), out, argv)[0]
 
 
 if __name__ == "__main__":

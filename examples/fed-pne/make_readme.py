@@ -10,6 +10,8 @@ import math
 import os
 import re
 import sys
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from readme_io import check_or_write  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RES = os.path.join(HERE, "results")
@@ -265,13 +267,7 @@ def render(plots=True):
 def main(argv):
     check = bool(argv) and argv[0] == "--check"
     out = render(plots=not check)  # --check compares the text only and writes nothing
-    target = os.path.join(HERE, "README.md")
-    if check:
-        with open(target) as f:
-            return 0 if f.read() == out else 1
-    with open(target, "w") as f:
-        f.write(out)
-    return 0
+    return check_or_write(os.path.join(HERE, "README.md"), out, argv)[0]
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from readme_io import check_or_write  # noqa: E402
 import ldp_stats as st  # noqa: E402
 import regime  # noqa: E402
 
@@ -169,14 +171,10 @@ def main(argv):
              "SCALE": scale_table(data), "SCALES": scales_table(data),
              "REGIME": regime.regime_text(data)}
     text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], text)
-    target = os.path.join(HERE, "README.md")
-    if argv and argv[0] == "--check":
-        with open(target) as f:
-            return 0 if f.read() == text else 1
-    with open(target, "w") as f:
-        f.write(text)
-    st.plots(data, os.path.join(HERE, "plots"))
-    return 0
+    code, wrote = check_or_write(os.path.join(HERE, "README.md"), text, argv)
+    if wrote:
+        st.plots(data, os.path.join(HERE, "plots"))
+    return code
 
 
 if __name__ == "__main__":

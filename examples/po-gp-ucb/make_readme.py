@@ -9,6 +9,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from readme_io import check_or_write  # noqa: E402
 import results_table  # noqa: E402
 
 # The paper's figures (simple regret vs iteration) and the Branin horizon study.
@@ -71,14 +73,10 @@ def main(argv):
         text = f.read()
     text = text.replace("{{TABLE}}", tables_text(results))
     text = text.replace("{{RUNTIME}}", runtime_minutes(data))
-    target = os.path.join(HERE, "README.md")
-    if argv and argv[0] == "--check":
-        with open(target) as f:
-            return 0 if f.read() == text else 1
-    with open(target, "w") as f:
-        f.write(text)
-    plots(data)
-    return 0
+    code, wrote = check_or_write(os.path.join(HERE, "README.md"), text, argv)
+    if wrote:
+        plots(data)
+    return code
 
 
 if __name__ == "__main__":
