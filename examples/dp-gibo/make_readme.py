@@ -208,6 +208,44 @@ def pooled(name):
                              f"its own data); {seconds / 3600:.1f} CPU-hours in all.")
 
 
+def sigma_pairs(prefix):
+    """Paired σ comparison over the split runs results/PREFIX-<σ>-s<seed>/: per arm (the label
+    without its "sigma=" part), the mean final loss at each σ over the seeds every σ has, and per
+    σ > 0 the seeds where it ended above σ = 0 with the mean paired difference ± its standard
+    error (each seed draws its data and θ⁽⁰⁾ once for every σ, so the pairs share them)."""
+    base = os.path.join(HERE, "results")
+    found = {}
+    for d in os.listdir(base):
+        m = re.fullmatch(re.escape(prefix) + r"-([0-9.]+)-s(\d+)", d)
+        if m:
+            found.setdefault(m.group(1), {})[int(m.group(2))] = d
+    if len(found) < 2:
+        return f"(no paired runs of `{prefix}` yet.)"
+    sigmas = sorted(found, key=float)
+    seeds = sorted(set.intersection(*(set(v) for v in found.values())))
+    loss = {}  # (arm, sigma) -> [final loss per seed]
+    for sg in sigmas:
+        for seed in seeds:
+            for m in load(found[sg][seed])["methods"]:
+                arm = m["label"].split(" sigma=")[0]
+                loss.setdefault((arm, sg), []).append(m["final_loss_per_run"][0])
+    arms = list(dict.fromkeys(a for a, _ in loss))
+    head = ["arm"] + [f"σ = {sg}" for sg in sigmas]
+    head += [f"σ = {sg} above σ = {sigmas[0]}: seeds, mean diff ± se" for sg in sigmas[1:]]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for arm in arms:
+        cells = [arm] + [fmt(sum(loss[(arm, sg)]) / len(seeds)) for sg in sigmas]
+        ref = loss[(arm, sigmas[0])]
+        for sg in sigmas[1:]:
+            d = [x - r for x, r in zip(loss[(arm, sg)], ref)]
+            mean = sum(d) / len(d)
+            se = math.sqrt(sum((x - mean) ** 2 for x in d) / (len(d) - 1) / len(d)) if len(d) > 1 else 0.0
+            above = sum(1 for x in d if x > 0)
+            cells.append(f"{above}/{len(d)}, {mean:+.4f} ± {se:.4f}")
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + f"\n\nSeeds {', '.join(map(str, seeds))} (paired: the same seed for every σ)."
+
+
 def verdict(name):
     """The reading of a finished run, written by hand into verdicts/NAME.md after looking at it."""
     path = os.path.join(HERE, "verdicts", name + ".md")
@@ -227,6 +265,7 @@ def main(argv):
     out = re.sub(r"\{\{plot:([A-Za-z0-9_.-]+)\}\}", lambda m: plot(m.group(1)), out)
     out = re.sub(r"\{\{fig3:([A-Za-z0-9_.-]+)\}\}", lambda m: fig3(m.group(1)), out)
     out = re.sub(r"\{\{pooled:([A-Za-z0-9_.-]+)\}\}", lambda m: pooled(m.group(1)), out)
+    out = re.sub(r"\{\{sigma_pairs:([A-Za-z0-9_.-]+)\}\}", lambda m: sigma_pairs(m.group(1)), out)
     out = out.replace("{{snr}}", snr())
     out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
     return check_or_write(os.path.join(HERE, "README.md"), out, argv)[0]
