@@ -13,9 +13,13 @@
 #   finite_run_mpi.sh hang|exit GPBANDIT MPIRUN OUTDIR — rank 2 of 3 hangs / dies at its 40th
 #       collective: the job ends within the --mpi-timeout (3 s) plus grace with one message
 #       naming rank 2, rc ≠ 0, no runs.csv
+#   finite_run_mpi.sh resume GPBANDIT MPIRUN OUTDIR — finite_mpi_slices.json (per-slice domain,
+#       lockstep 1): rank 2 of 3 dies at its 400th collective (after the first groups are
+#       checkpointed), then `--mpi --resume` finishes: runs.csv byte-identical to one process
 set -u
 mode=$1 cli=$2 mpirun=$3 out=$4 np=${5:-3}
 here="$(dirname "$0")"
+source "$here/shard_fault_lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$out" && mkdir -p "$out"
 run=(run --quiet --no-plot --threads 1)
@@ -78,7 +82,6 @@ PY
     expect_refusal 4 "$out/tiny.json" tiny "4 MPI ranks for N = 3 candidates"
     echo "refused with exit 2 and one message each";;
   hang|exit)
-    source "$here/shard_fault_lib.sh"
     read -r -a extra <<<"$(fault_extra "$mode")"
     start=$(date +%s)
     GPB_SHARD_FAULT_RANK=2 GPB_SHARD_FAULT_STEP=40 GPB_SHARD_FAULT_MODE=$mode \
@@ -88,5 +91,29 @@ PY
       >"$out/fault.log" 2>&1
     expect_rank2_named "$out/fault.log" $? $(( $(date +%s) - start ))
     [ ! -e "$out/fault/runs.csv" ] || { echo "runs.csv written by a failed run"; exit 1; };;
+  resume)
+    cfg="$out/slices_lockstep1.json"
+    python3 - "$here/finite_mpi_slices.json" "$cfg" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["lockstep"] = 1; c["runs"] = 3
+json.dump(c, open(sys.argv[2], "w"))
+PY
+    "$cli" "${run[@]}" "$cfg" --out "$out/np1" >/dev/null || { echo "one-process run failed"; exit 1; }
+    read -r -a extra <<<"$(fault_extra exit)"
+    GPB_SHARD_FAULT_RANK=2 GPB_SHARD_FAULT_STEP=400 GPB_SHARD_FAULT_MODE=exit \
+      timeout 60 "$mpirun" -np 3 --oversubscribe "${extra[@]}" \
+      -x GPB_SHARD_FAULT_RANK -x GPB_SHARD_FAULT_STEP -x GPB_SHARD_FAULT_MODE \
+      "$cli" "${run[@]}" "$cfg" --mpi --mpi-timeout 3 --out "$out/np3" >"$out/fault.log" 2>&1
+    rc=$?
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] || { cat "$out/fault.log"; echo "fault run: rc $rc"; exit 1; }
+    [ ! -e "$out/np3/runs.csv" ] || { echo "runs.csv written by a failed run"; exit 1; }
+    n=$(ls "$out/np3/.checkpoint" 2>/dev/null | grep -c '^rows-')
+    [ "$n" -ge 1 ] || { echo "no finished group in the checkpoint"; exit 1; }
+    timeout 100 "$mpirun" -np 3 --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi --mpi-timeout 60 \
+      --resume --out "$out/np3" >"$out/resume.log" 2>&1 ||
+      { cat "$out/resume.log"; echo "mpirun --resume failed"; exit 1; }
+    cmp "$out/np1/runs.csv" "$out/np3/runs.csv" ||
+      { echo "runs.csv after --resume differs from the one-process run"; exit 1; }
+    echo "resumed after rank 2 died ($n groups checkpointed): runs.csv identical to one process";;
   *) echo "unknown mode $mode"; exit 2;;
 esac
