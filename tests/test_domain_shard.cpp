@@ -13,8 +13,11 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
 #include "gpbandit/objective/objective.hpp"
+#include "slice_check.hpp"
 
 namespace {
+
+using gpb::test::expect_slices_match;
 
 using nlohmann::json;
 
@@ -23,36 +26,6 @@ gpb::Context cpu_context() {
   opt.backend = gpb::Backend::Cpu;
   opt.threads = 1;
   return gpb::Context(opt);
-}
-
-/// Bit-for-bit equality of f over a slice [b, e) with the whole-domain values.
-void expect_same_bits(const Eigen::VectorXd& whole, const Eigen::VectorXd& part, long long b,
-                      const std::string& what) {
-  ASSERT_LE(b + part.size(), whole.size()) << what;
-  long long differ = 0, first = -1;
-  for (Eigen::Index j = 0; j < part.size(); ++j) {
-    if (std::memcmp(&part[j], &whole[b + j], sizeof(double)) != 0) {
-      if (first < 0) first = b + j;
-      ++differ;
-    }
-  }
-  EXPECT_EQ(differ, 0) << what << ": first differing candidate " << first;
-}
-
-/// f on slices [cuts[i], cuts[i+1]) of the grid equals f on the whole grid, bit for bit.
-void expect_slices_match(const gpb::Objective& f, const std::vector<double>& lo,
-                         const std::vector<double>& hi, const std::vector<int>& counts,
-                         const std::vector<long long>& cuts, const std::string& what) {
-  const gpb::Context ctx = cpu_context();
-  const gpb::Domain whole = gpb::Domain::grid(lo, hi, counts);
-  const Eigen::VectorXd all = f.values(ctx, whole, 17, 2);
-  ASSERT_EQ(all.size(), whole.size());
-  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-    const gpb::Domain s = gpb::Domain::grid_slice(lo, hi, counts, cuts[i], cuts[i + 1]);
-    const Eigen::VectorXd part = f.values(ctx, s, 17, 2);
-    ASSERT_EQ(part.size(), cuts[i + 1] - cuts[i]) << what;
-    expect_same_bits(all, part, cuts[i], what + " slice " + std::to_string(i));
-  }
 }
 
 TEST(DomainShard, PointsOfComputesAnyGridRangeAndCopiesHeldOnes) {
@@ -80,21 +53,24 @@ TEST(DomainShard, RkhsAndRandomFourierFeaturesOnSlicesAcrossBlocks) {
   const std::vector<int> counts{3400000};
   const std::vector<long long> cuts{0, 1000000, 1677720, 1677722, 3355442, 3355443, 3400000};
   const gpb::Kernel k = gpb::Kernel::matern(gpb::KernelType::Matern52, 0.05, 1.3);
-  expect_slices_match(*gpb::make_rkhs_objective(k, 5, false), lo, hi, counts, cuts, "rkhs m=5");
-  expect_slices_match(*gpb::make_gp_sample_objective(k, 5, false), lo, hi, counts, cuts, "rff M=5");
+  expect_slices_match(cpu_context(), *gpb::make_rkhs_objective(k, 5, false), lo, hi, counts, cuts,
+                      "rkhs m=5");
+  expect_slices_match(cpu_context(), *gpb::make_gp_sample_objective(k, 5, false), lo, hi, counts,
+                      cuts, "rff M=5");
 }
 
 TEST(DomainShard, PointwiseAndBlockObjectivesOnSmallSlices) {
   const std::vector<long long> cuts{0, 1, 145, 291, 436, 437};
   const gpb::Kernel k = gpb::Kernel::se(0.3, 1.0);
-  expect_slices_match(*gpb::make_rkhs_objective(k, 30, true), {0, 0}, {1, 1}, {23, 19}, cuts,
-                      "rkhs m=30");
-  expect_slices_match(*gpb::make_gp_sample_objective(k, 64, false), {0, 0}, {1, 1}, {23, 19}, cuts,
-                      "rff M=64");
-  expect_slices_match(*gpb::make_branin_objective(), {-5, 0}, {10, 15}, {23, 19}, cuts, "branin");
+  expect_slices_match(cpu_context(), *gpb::make_rkhs_objective(k, 30, true), {0, 0}, {1, 1},
+                      {23, 19}, cuts, "rkhs m=30");
+  expect_slices_match(cpu_context(), *gpb::make_gp_sample_objective(k, 64, false), {0, 0}, {1, 1},
+                      {23, 19}, cuts, "rff M=64");
+  expect_slices_match(cpu_context(), *gpb::make_branin_objective(), {-5, 0}, {10, 15}, {23, 19},
+                      cuts, "branin");
   std::vector<double> lo6(6, 0.0), hi6(6, 1.0);
-  expect_slices_match(*gpb::make_hartmann6_objective(), lo6, hi6, {3, 3, 3, 2, 2, 2}, {0, 50, 216},
-                      "hartmann6");
+  expect_slices_match(cpu_context(), *gpb::make_hartmann6_objective(), lo6, hi6, {3, 3, 3, 2, 2, 2},
+                      {0, 50, 216}, "hartmann6");
 }
 
 TEST(DomainShard, AnExactDrawRefusesASlice) {
