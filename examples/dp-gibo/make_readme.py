@@ -70,24 +70,39 @@ def table(name):
 
 
 def snr():
-    """‖g‖ (the clipped-mean posterior gradient the method sees) against the privacy noise ν√d."""
+    """‖g‖ (the clipped-mean posterior gradient the method sees) against the privacy noise ν√d.
+    Split runs (NAME-s<seed>/, one run per seed) are pooled into one row per method: the means
+    over the seeds, and the final loss's mean ± sd over them."""
     rows = ["| experiment | method | d | mean ‖g‖ | ν | ν√d (expected ‖noise‖) | mean ν‖w‖ | ‖g‖ / ν√d | final loss |",
             "|---|---|---|---|---|---|---|---|---|"]
+    groups = {}  # experiment -> [(summary, d)] (a split experiment: one per seed)
     for name in sorted(os.listdir(os.path.join(HERE, "results"))):
         s = load(name)
         if s is None:
             continue
         task = s["config"]["task"]
         d = task["d"] if "d" in task else task.get("p", 0) + 3
-        for m in s["methods"]:
-            if "grad_norm_mean" not in m:
-                continue
-            nu = m["privacy"].get("noise_std", 0.0)
-            exp = m["noise_norm_expected"]
-            ratio = "∞ (no noise)" if exp == 0 else f"{m['grad_norm_mean'] / exp:.2f}"
-            rows.append(f"| {name} | {m['label']} | {d} | {fmt(m['grad_norm_mean'], 3)} | {fmt(nu, 3)} | "
-                        f"{fmt(exp, 3)} | {fmt(m['noise_norm_mean'], 3)} | {ratio} | "
-                        f"{fmt(m['final_loss_mean'])} ± {fmt(m['final_loss_sd'], 2)} |")
+        split = re.fullmatch(r"(.+)-s\d+", name)
+        groups.setdefault(split.group(1) + " (seeds pooled)" if split else name, []).append((s, d))
+    for name, parts in groups.items():
+        d = parts[0][1]
+        by_label = {}
+        for s, _ in parts:
+            for m in s["methods"]:
+                if "grad_norm_mean" in m:
+                    by_label.setdefault(m["label"], []).append(m)
+        for label, ms in by_label.items():
+            mean = lambda key: sum(m[key] for m in ms) / len(ms)  # noqa: E731
+            nu = ms[0]["privacy"].get("noise_std", 0.0)
+            exp = ms[0]["noise_norm_expected"]
+            ratio = "∞ (no noise)" if exp == 0 else f"{mean('grad_norm_mean') / exp:.2f}"
+            losses = [x for m in ms for x in m["final_loss_per_run"]]
+            lm = sum(losses) / len(losses)
+            sd = (math.sqrt(sum((x - lm) ** 2 for x in losses) / (len(losses) - 1))
+                  if len(losses) > 1 else 0.0)
+            rows.append(f"| {name} | {label} | {d} | {fmt(mean('grad_norm_mean'), 3)} | {fmt(nu, 3)} | "
+                        f"{fmt(exp, 3)} | {fmt(mean('noise_norm_mean'), 3)} | {ratio} | "
+                        f"{fmt(lm)} ± {fmt(sd, 2)} |")
     return "\n".join(rows)
 
 
