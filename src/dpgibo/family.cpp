@@ -133,9 +133,7 @@ json run_record(std::uint32_t run, const RunTrace& tr, const Task& task) {
 DpGiboFamily::DpGiboFamily(Config config) : config_(std::move(config)) {}
 
 std::vector<std::string> DpGiboFamily::labels() const {
-  std::vector<std::string> out;
-  for (const MethodSpec& m : config_.methods) out.push_back(m.label);
-  return out;
+  return gpb::detail::labels_of(config_.methods);
 }
 
 std::string DpGiboFamily::type(int p) const {
@@ -147,20 +145,16 @@ std::string DpGiboFamily::runs_csv_header() const {
          "grad_error\n";
 }
 
-const Task& DpGiboFamily::task(std::uint64_t seed) const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (!task_ || task_seed_ != seed) {
-    task_ = make_task(config_, seed);
-    task_seed_ = seed;
-  }
-  return *task_;
+std::shared_ptr<const Task> DpGiboFamily::task(std::uint64_t seed) const {
+  return tasks_.get(seed, [this](std::uint64_t s) { return make_task(config_, s); });
 }
 
 gpb::detail::UnitOutput DpGiboFamily::step(const gpb::detail::StepEnv& env, const void*, int p,
                                            const std::vector<std::uint32_t>& runs,
                                            const std::vector<UnitRecord>& earlier) const {
   const Config& c = config_;
-  const Task& t = task(env.seed);
+  const std::shared_ptr<const Task> held = task(env.seed);
+  const Task& t = *held;
   const MethodSpec& m = c.methods[static_cast<std::size_t>(p)];
   gpb::detail::UnitOutput out;
   json records = json::array();
@@ -186,7 +180,7 @@ gpb::detail::UnitOutput DpGiboFamily::step(const gpb::detail::StepEnv& env, cons
 gpb::detail::FamilySummary DpGiboFamily::summarize(
     const gpb::detail::StepEnv& env, const std::vector<std::vector<const UnitRecord*>>& by_policy,
     const std::string&) const {
-  return summarize_dpgibo(config_, task(env.seed), by_policy);
+  return summarize_dpgibo(config_, *task(env.seed), by_policy);
 }
 
 gpb::detail::PlotRequest DpGiboFamily::plot(const std::string& runs_csv) const {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,11 +35,9 @@ class DpGiboFamily final : public gpb::detail::Family {
 
  private:
   /// The task of `seed` (its data are drawn once per seed; built on first use).
-  const Task& task(std::uint64_t seed) const;
+  std::shared_ptr<const Task> task(std::uint64_t seed) const;
   Config config_;
-  mutable std::mutex mutex_;
-  mutable std::shared_ptr<const Task> task_;
-  mutable std::uint64_t task_seed_ = 0;
+  gpb::detail::PerSeed<Task> tasks_;
 };
 
 /// summary.json's family fields and method objects, and the results table.

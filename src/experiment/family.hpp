@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -129,6 +130,38 @@ class Family {
                                   const std::string& backend) const = 0;
   /// The plot of runs.csv, drawn after the outputs are in place.
   virtual PlotRequest plot(const std::string& runs_csv) const = 0;
+};
+
+/// Family::labels() of a family whose policies or methods are `specs` (each with a `label`).
+template <class Specs>
+std::vector<std::string> labels_of(const Specs& specs) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.label);
+  return out;
+}
+
+/// What a family builds once per master seed (a DP-GIBO task's data, a Fed-PNE objective's
+/// perturbations) and shares between the threads stepping its units: the last seed's value,
+/// rebuilt when another seed asks. Callers hold the returned pointer, so a rebuild never frees a
+/// value still in use.
+template <class T>
+class PerSeed {
+ public:
+  /// The value for `seed`, built by `make(seed)` (returning a pointer to T) if not cached.
+  template <class Make>
+  std::shared_ptr<const T> get(std::uint64_t seed, const Make& make) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!value_ || seed_ != seed) {
+      value_ = make(seed);
+      seed_ = seed;
+    }
+    return value_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const T> value_;
+  mutable std::uint64_t seed_ = 0;
 };
 
 /// The finite-domain family (GP-UCB and the other policies over a finite domain).

@@ -169,9 +169,7 @@ FiniteFamily::FiniteFamily(ExperimentConfig config) : config_(std::move(config))
 }
 
 std::vector<std::string> FiniteFamily::labels() const {
-  std::vector<std::string> out;
-  for (const PolicySpec& p : config_.policies) out.push_back(p.label);
-  return out;
+  return labels_of(config_.policies);
 }
 
 std::string FiniteFamily::type(int p) const {

@@ -138,9 +138,7 @@ json run_record(const RunOut& r, long long T) {
 XArmedFamily::XArmedFamily(XConfig config) : config_(std::move(config)) {}
 
 std::vector<std::string> XArmedFamily::labels() const {
-  std::vector<std::string> out;
-  for (const MethodSpec& m : config_.methods) out.push_back(m.label);
-  return out;
+  return gpb::detail::labels_of(config_.methods);
 }
 
 std::string XArmedFamily::type(int p) const {
@@ -163,14 +161,11 @@ bool XArmedFamily::steps_on(int p, const gpb::detail::StepEnv& env) const {
 }
 
 std::shared_ptr<const FedObjective> XArmedFamily::objective(std::uint64_t seed) const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (!f_ || f_seed_ != seed) {
+  return objectives_.get(seed, [this](std::uint64_t s) {
     ObjectiveSpec spec = config_.objective;
-    spec.seed = seed;
-    f_ = make_objective(spec);
-    f_seed_ = seed;
-  }
-  return f_;
+    spec.seed = s;
+    return make_objective(spec);
+  });
 }
 
 gpb::detail::UnitOutput XArmedFamily::step(const gpb::detail::StepEnv& env, const void*, int p,

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,9 +40,7 @@ class XArmedFamily final : public gpb::detail::Family {
   /// The objective with the perturbations of `seed` (built on first use).
   std::shared_ptr<const FedObjective> objective(std::uint64_t seed) const;
   XConfig config_;
-  mutable std::mutex mutex_;
-  mutable std::shared_ptr<const FedObjective> f_;
-  mutable std::uint64_t f_seed_ = 0;
+  gpb::detail::PerSeed<FedObjective> objectives_;
 };
 
 /// summary.json's family fields and method objects, and the results table.
