@@ -202,7 +202,8 @@ def fig3(name):
 def pooled(name):
     """One table over results/NAME-s<seed>/ (each a single run at its own seed, data redrawn)."""
     base = os.path.join(HERE, "results")
-    parts = sorted(d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d))
+    parts = sorted((d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d)),
+                   key=lambda d: int(d.rsplit("-s", 1)[1]))
     if not parts:
         return f"(no run of `{name}` yet.)"
     runs = {}
@@ -219,8 +220,33 @@ def pooled(name):
         spread = fmt(sd, 2) if len(xs) > 1 else "– (one run)"
         rows.append(f"| {label} | {fmt(mean)} ± {spread} | {len(xs)} |")
     seeds = ", ".join(d.rsplit("-s", 1)[1] for d in parts)
-    return "\n".join(rows) + (f"\n\nSeeds {seeds} (one run each, `--runs 1 --seed S`; each seed draws "
+    text = "\n".join(rows) + (f"\n\nSeeds {seeds} (one run each, `--runs 1 --seed S`; each seed draws "
                              f"its own data); {seconds / 3600:.1f} CPU-hours in all.")
+    return text + paired_against_first(runs)
+
+
+def paired_against_first(runs):
+    """The first method against each other one, paired by seed (every method ran once per seed on
+    that seed's data): the seeds where the first ends lower, and the mean paired difference (other
+    − first) ± its standard error."""
+    labels = list(runs)
+    first = runs[labels[0]]
+    lines = []
+    for label in labels[1:]:
+        xs = runs[label]
+        if len(xs) != len(first) or len(xs) < 2:
+            continue
+        diff = [b - a for a, b in zip(first, xs)]
+        mean = sum(diff) / len(diff)
+        se = math.sqrt(sum((x - mean) ** 2 for x in diff) / (len(diff) - 1) / len(diff))
+        lower = sum(1 for x in diff if x > 0)
+        lines.append(f"| {label} | {lower}/{len(diff)} | {mean:+.4f} ± {se:.4f} |")
+    if not lines:
+        return ""
+    head = [f"\n\nPaired by seed against {labels[0]}:\n",
+            f"| other method | seeds where {labels[0]} ends lower | mean difference (other − "
+            f"{labels[0]}) ± s.e. |", "|---|---|---|"]
+    return "\n".join(head + lines)
 
 
 def sigma_pairs(prefix):

@@ -10,6 +10,8 @@
 
 #if GPB_HAS_LIBSVM
 #include <svm.h>
+
+#include "dpgibo/svr_predict.hpp"
 #endif
 
 namespace gpb::dpgibo {
@@ -86,12 +88,9 @@ class SvrFriedman final : public Task {
       throw InvalidArgument(std::string("svr task: libsvm rejects the parameters: ") + err);
     }
     svm_model* model = svm_train(&prob, &par);
-    const std::vector<svm_node> val = nodes(Xv_, inv);
-    Eigen::VectorXd out(users());
-    for (int i = 0; i < users(); ++i) {
-      const double r = yv_(i) - svm_predict(model, &val[static_cast<std::size_t>(i) * (p_ + 1)]);
-      out(i) = r * r;
-    }
+    const Eigen::VectorXd pred =
+        detail::svr_predict(*model, (Xv_.array().colwise() * inv).matrix(), par.gamma);
+    const Eigen::VectorXd out = (yv_ - pred).array().square().matrix();
     svm_free_and_destroy_model(&model);
     return out;
   }
