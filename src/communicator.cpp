@@ -27,6 +27,9 @@ class SelfImpl final : public Communicator::Impl {
   void allgatherv(const double* mine, const int* counts, double* all, const char*) override {
     std::copy(mine, mine + counts[0], all);
   }
+  void scatterv(const double* all, const int* counts, double* mine, const char*) override {
+    std::copy(all, all + counts[0], mine);
+  }
   [[noreturn]] void abort(int code) override { std::exit(code); }
 };
 
@@ -57,7 +60,7 @@ double Communicator::timeout_s() const {
 std::pair<long long, long long> Communicator::slice(long long n, int q) const {
   const long long k = size();
   GPB_EXPECTS(q >= 0 && q < k, "communicator: rank " << q << " out of range [0, " << k << ")");
-  return {n * q / k, n * (q + 1) / k};
+  return slice_of(n, q, static_cast<int>(k));
 }
 
 int Communicator::owner(long long n, long long a) const {

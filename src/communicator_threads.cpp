@@ -115,6 +115,18 @@ class ThreadImpl final : public Communicator::Impl {
       std::copy(in, in + counts[q], all + displs[static_cast<std::size_t>(q)]);
     });
   }
+  void scatterv(const double* all, const int* counts, double* mine, const char* what) override {
+    // Rank 0 offers everything; every rank copies its part of rank 0's slot.
+    std::size_t at = 0, total = 0;
+    for (int q = 0; q < size(); ++q) {
+      if (q < rank_) at += static_cast<std::size_t>(counts[q]);
+      total += static_cast<std::size_t>(counts[q]);
+    }
+    const int n = rank_ == 0 ? static_cast<int>(total) : 0;
+    exchange(all, n, true, 8.0 * counts[rank_], what, [&](int q, const double* in) {
+      if (q == 0) std::copy(in + at, in + at + counts[rank_], mine);
+    });
+  }
   [[noreturn]] void abort(int code) override {
     std::fflush(nullptr);
     std::_Exit(code);  // ends every rank: they are threads of this process

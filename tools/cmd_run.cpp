@@ -124,11 +124,14 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
   const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
   const char* env_size = std::getenv("OMPI_COMM_WORLD_SIZE");  // else run_experiment checks
   const bool env_root = env_rank == nullptr || std::string(env_rank) == "0";
-  // A grid domain is built as this rank's slice only (DomainShard); elsewhere whole.
+  // A grid domain is built as this rank's slice only, a CSV domain read by rank 0 and scattered
+  // (DomainShard; MPI starts then, not before); elsewhere whole.
   DomainShard shard;
   if (env_rank != nullptr && env_size != nullptr) {
     shard.rank = std::atoi(env_rank);
     shard.ranks = std::atoi(env_size);
+    const double timeout = args.mpi_timeout;
+    shard.communicator = [timeout] { return Communicator::world(timeout); };
     if (shard.ranks < 1 || shard.rank < 0 || shard.rank >= shard.ranks) shard = DomainShard{};
   }
   std::optional<Experiment> e;  // read once (a data file or CSV domain too) and kept

@@ -85,7 +85,12 @@ class Communicator {
   /// Seconds a collective may wait for the other ranks.
   double timeout_s() const;
 
-  /// Rank q's slice [begin, end) of n candidates: begin = ⌊n·q/K⌋ (non-empty when n ≥ K).
+  /// Rank q's slice [begin, end) of n candidates split over k ranks: [⌊n·q/k⌋, ⌊n·(q+1)/k⌋)
+  /// (non-empty when n ≥ k). The one formula every sharded piece uses (posterior, domain, f).
+  static std::pair<long long, long long> slice_of(long long n, int q, int k) {
+    return {n * q / k, n * (q + 1) / k};
+  }
+  /// Rank q's slice [begin, end) of n candidates: slice_of(n, q, size()).
   std::pair<long long, long long> slice(long long n, int q) const;
   /// This rank's slice of n candidates.
   std::pair<long long, long long> slice(long long n) const { return slice(n, rank()); }

@@ -82,11 +82,16 @@ struct ExperimentConfig : ExperimentSettings {
 /// Which part of a finite domain this process builds: rank `rank` of `ranks` MPI ranks (the CLI's
 /// `--mpi` under mpirun). With ranks > 1 a grid domain whose objective and policies work on a
 /// slice is built as the rank's slice [⌊N·rank/ranks⌋, ⌊N·(rank+1)/ranks⌋) only
-/// (Domain::grid_slice, O(N·d/ranks)); every other config is built whole and
-/// ExperimentConfig::whole_domain_reason says why. The default is one process, the whole domain.
+/// (Domain::grid_slice, O(N·d/ranks)); with `communicator` set, a CSV domain under the same
+/// conditions is read once, by rank 0, and scattered (loading is then a collective of those
+/// ranks). Every other config is built whole and ExperimentConfig::whole_domain_reason says why.
+/// The default is one process, the whole domain.
 struct DomainShard {
   int rank = 0;   ///< this process's rank
   int ranks = 1;  ///< number of ranks
+  /// The ranks' communicator (its rank() and size() must be rank and ranks), made only when a CSV
+  /// domain is to be scattered; empty: a CSV domain is read whole by every process.
+  std::function<Communicator()> communicator;
 };
 
 /// Reads and validates a config file. Every problem throws InvalidArgument with one line naming

@@ -68,6 +68,9 @@ struct Communicator::Impl {
   virtual void allgather(const int* mine, int count, int* all, const char* what) = 0;
   /// Concatenates every rank's `counts[q]` doubles in rank order into `all`.
   virtual void allgatherv(const double* mine, const int* counts, double* all, const char* what) = 0;
+  /// Rank 0's `all` (read on rank 0 only: counts[q] doubles for each rank q, in rank order) split
+  /// so that rank q receives its counts[q] doubles into `mine`. `counts` is the same on every rank.
+  virtual void scatterv(const double* all, const int* counts, double* mine, const char* what) = 0;
   /// Ends the job (never returns).
   [[noreturn]] virtual void abort(int code) = 0;
 

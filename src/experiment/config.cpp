@@ -99,6 +99,7 @@
 #include <set>
 #include <sstream>
 
+#include "detail/domain_scatter.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
 #include "experiment/finite_family.hpp"
@@ -141,19 +142,22 @@ void check_domain_fits(const Checker& c, const std::string& field, double n, int
 }
 
 /// Why a config's finite domain cannot be built as one rank's slice (empty: it can). A slice needs
-/// a grid (other points are read whole), an objective that evaluates a slice bit for bit as the
-/// whole domain does (rkhs, branin, hartmann6, gp_sample with random Fourier features) and
-/// policies whose only N-sized state is the sharded FinitePosterior. Anything malformed is left
-/// to the validator (whole domain).
-std::string whole_domain_reason(const json& root) {
+/// a grid, or a CSV file when `csv_scatter` (rank 0 reads it and scatters the slices), an objective
+/// that evaluates a slice bit for bit as the whole domain does (rkhs, branin, hartmann6, gp_sample
+/// with random Fourier features) and policies whose only N-sized state is the sharded
+/// FinitePosterior. Anything malformed is left to the validator (whole domain).
+std::string whole_domain_reason(const json& root, bool csv_scatter) {
   const auto type_of = [](const json& j) -> std::string {
     return j.is_object() && j.contains("type") && j.at("type").is_string()
                ? j.at("type").get<std::string>()
                : std::string();
   };
   const std::string dom = root.contains("domain") ? type_of(root.at("domain")) : "";
-  if (dom != "grid")
-    return "domain type '" + dom + "' is not a grid (only a grid is built per rank)";
+  if (dom != "grid" && !(dom == "csv" && csv_scatter)) {
+    return "domain type '" + dom + "' is not a grid" +
+           (csv_scatter ? " or a CSV file (only those are built per rank)"
+                        : " (only a grid is built per rank; a CSV file under gpbandit run --mpi)");
+  }
   const json obj = root.value("objective", json());
   const std::string o = type_of(obj);
   const auto flag = [&](const char* k) { return obj.contains(k) && obj.at(k) == json(true); };
@@ -183,6 +187,18 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
     return c.guarded("domain", [&] { return Domain::indices(n); });
   }
   if (e.name == "csv") {
+    if (shard.ranks > 1 && shard.communicator) {
+      // Rank 0 alone opens the file; it reports a missing one from inside the collective.
+      const std::string path = c.data_path(d, "path", "domain.path", false);
+      const Communicator comm = shard.communicator();
+      if (comm.rank() != shard.rank || comm.size() != shard.ranks) {
+        c.fail("domain.path",
+               "cannot scatter: the communicator is rank " + std::to_string(comm.rank()) + " of " +
+                   std::to_string(comm.size()) + ", not rank " + std::to_string(shard.rank) +
+                   " of " + std::to_string(shard.ranks));
+      }
+      return c.guarded("domain.path", [&] { return detail::scatter_csv_domain(comm, path); });
+    }
     const std::string path = c.data_path(d, "path", "domain.path");
     return c.guarded("domain.path", [&] { return Domain::from_csv(path); });
   }
@@ -222,8 +238,9 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
     c.fail("domain.counts", os.str());
   }
   if (shard.ranks > 1 && shard.ranks <= n_total) {  // more ranks than N: check_ranks refuses
-    const auto n = static_cast<long long>(n_total);
-    const long long b = n * shard.rank / shard.ranks, e = n * (shard.rank + 1) / shard.ranks;
+    const std::pair<long long, long long> r =       // not a structured binding: the lambda takes it
+        Communicator::slice_of(static_cast<long long>(n_total), shard.rank, shard.ranks);
+    const long long b = r.first, e = r.second;
     check_domain_fits(c, "domain.counts", static_cast<double>(e - b), static_cast<int>(lo.size()),
                       budget);
     return c.guarded("domain", [&] { return Domain::grid_slice(lower, upper, counts, b, e); });
@@ -509,7 +526,7 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
   } else {
     std::string domain_type, kernel_path;
     if (shard.ranks > 1) {
-      cfg.whole_domain_reason = whole_domain_reason(root);
+      cfg.whole_domain_reason = whole_domain_reason(root, static_cast<bool>(shard.communicator));
       if (!cfg.whole_domain_reason.empty()) shard = DomainShard{};
     }
     cfg.domain =

@@ -162,11 +162,14 @@ class Checker {
     return x;
   }
 
-  /// A data file path resolved against the config's directory; must exist.
-  std::string data_path(const json& obj, const std::string& key, const std::string& field) const {
+  /// A data file path resolved against the config's directory; must exist (when `here`: false for
+  /// a file another process reads).
+  std::string data_path(const json& obj, const std::string& key, const std::string& field,
+                        bool here = true) const {
     std::filesystem::path p = obj.at(key).get<std::string>();
     if (p.empty()) fail(field, "must not be empty");
     if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
+    if (!here) return p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::exists(p, ec)) fail(field, "data file not found: " + p.string());
     if (std::filesystem::is_directory(p, ec))

@@ -145,7 +145,10 @@ json mpi_summary(const Communicator& comm, const Domain& dom, const std::string&
   }
   json m = {{"ranks", comm.size()}, {"slice_sizes", slices}};
   if (dom.is_slice()) {
-    m["sharded"] = "V, mu, sigma^2 of every posterior, the domain's points and f (per slice)";
+    m["sharded"] = dom.is_grid() ? "V, mu, sigma^2 of every posterior, the domain's points and f "
+                                   "(per slice)"
+                                 : "V, mu, sigma^2 of every posterior, the domain's points and f "
+                                   "(per slice; the points read by rank 0 and scattered)";
   } else {
     m["sharded"] =
         "V, mu, sigma^2 of every posterior; the domain's points and f whole on every "

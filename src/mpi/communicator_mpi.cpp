@@ -132,6 +132,14 @@ class MpiImpl final : public Communicator::Impl {
                              MPI_DOUBLE, comm_, rq);
     });
   }
+  void scatterv(const double* all, const int* counts, double* mine, const char* what) override {
+    std::vector<int> displs(static_cast<std::size_t>(size_), 0);
+    for (int q = 1; q < size_; ++q) displs[q] = displs[q - 1] + counts[q - 1];
+    run(what, 8.0 * counts[rank_], [&](MPI_Request* rq) {
+      return MPI_Iscatterv(all, counts, displs.data(), MPI_DOUBLE, mine, counts[rank_], MPI_DOUBLE,
+                           0, comm_, rq);
+    });
+  }
   [[noreturn]] void abort(int code) override {
     MPI_Abort(comm_, code);
     std::_Exit(code);

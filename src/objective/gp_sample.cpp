@@ -89,11 +89,11 @@ class GpSampleObjective final : public Objective {
   }
 
   /// A random-Fourier-feature draw (as detail::rff_prior_sample), in the blocks of the whole
-  /// domain, so a slice of a grid gets the same bits (values_in_blocks).
+  /// domain, so a slice gets the same bits (values_in_blocks).
   Eigen::VectorXd rff_values(const Context& ctx, const Domain& domain, Rng& rng) const {
     const detail::RffDraw r = detail::draw_rff(kernel_, domain.dim(), features_, rng);
     return detail::values_in_blocks(
-        domain, detail::rff_block(features_),
+        ctx, domain, detail::rff_block(features_),
         [&](const Eigen::Ref<const Eigen::MatrixXd>& points, Eigen::Ref<Eigen::VectorXd> out) {
           detail::rff_values(ctx, r, points, out);
         });

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
@@ -24,7 +25,7 @@ class RkhsObjective final : public Objective {
 
   /// Draws, from Rng(seed, run, Objective) with run 0 when fixed: a_0..a_{m−1} = uniform(−1, 1)
   /// first, then s_0..s_{m−1} = below(N). Evaluated as K(D, S)·a in blocks of candidates of the
-  /// whole domain (a slice of a grid gets the same bits: values_in_blocks).
+  /// whole domain (a slice gets the same bits: values_in_blocks).
   /// O(N·m·d) time, O(m·min(N, block)) memory.
   Eigen::VectorXd values(const Context& ctx, const Domain& domain, std::uint64_t seed,
                          std::uint32_t run) const override {
@@ -32,14 +33,14 @@ class RkhsObjective final : public Objective {
     Rng rng(seed, fixed_ ? 0u : run, stream_of(StreamId::Objective));
     Eigen::VectorXd a(support_);
     for (int i = 0; i < support_; ++i) a(i) = rng.uniform(-1.0, 1.0);
-    Eigen::MatrixXd centres(domain.dim(), support_);
-    for (int i = 0; i < support_; ++i) {
-      const auto s = static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(n)));
-      centres.col(i) = domain.points_of(s, s + 1);
-    }
+    std::vector<long long> support(static_cast<std::size_t>(support_));
+    for (long long& s : support)
+      s = static_cast<long long>(rng.below(static_cast<std::uint64_t>(n)));
+    // A slice of a non-grid domain fetches the support points from their owners (a collective).
+    const Eigen::MatrixXd centres = detail::points_at(ctx.communicator(), domain, support);
     const Eigen::Index block = std::max<Eigen::Index>(1, kBlockDoubles / support_);
     return detail::values_in_blocks(
-        domain, block,
+        ctx, domain, block,
         [&](const Eigen::Ref<const Eigen::MatrixXd>& points, Eigen::Ref<Eigen::VectorXd> out) {
           const Eigen::MatrixXd k = kernel_matrix(ctx, kernel_, points, centres);
           out.noalias() = k * a;

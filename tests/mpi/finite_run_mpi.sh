@@ -7,9 +7,11 @@
 #       summary.json records the ranks, slice sizes and bytes per round; the same for
 #       finite_mpi_slices.json (rkhs, random ties) and finite_mpi_slices_rff.json (random Fourier
 #       features, lowest ties), whose grid and f every rank builds for its slice only (summary.json
-#       says "per slice"; the first two keep them whole: PO-GP-UCB projects every candidate)
-#   finite_run_mpi.sh refuse GPBANDIT MPIRUN OUTDIR — a Nyström policy, and more ranks than
-#       candidates: exit 2, one message naming the policy / the ranks, nothing written
+#       says "per slice"; the first two keep them whole: PO-GP-UCB projects every candidate), and
+#       finite_mpi_slices_csv.json (a CSV domain rank 0 reads and scatters; rkhs f per slice)
+#   finite_run_mpi.sh refuse GPBANDIT MPIRUN OUTDIR — a Nyström policy, more ranks than
+#       candidates (a grid, and a scattered CSV domain), and a CSV domain with a ragged row: exit 2,
+#       one message naming the policy / the ranks / file:line, nothing written
 #   finite_run_mpi.sh hang|exit GPBANDIT MPIRUN OUTDIR — rank 2 of 3 hangs / dies at its 40th
 #       collective: the job ends within the --mpi-timeout (3 s) plus grace with one message
 #       naming rank 2, rc ≠ 0, no runs.csv
@@ -39,7 +41,8 @@ expect_refusal() {
 }
 case $mode in
   identical)
-    for name in finite_mpi finite_mpi_lowest finite_mpi_slices finite_mpi_slices_rff; do
+    for name in finite_mpi finite_mpi_lowest finite_mpi_slices finite_mpi_slices_rff \
+      finite_mpi_slices_csv; do
       cfg="$here/$name.json"
       "$cli" "${run[@]}" "$cfg" --out "$out/$name-np1" >/dev/null ||
         { echo "one-process run of $name failed"; exit 1; }
@@ -52,7 +55,8 @@ case $mode in
 import json, sys
 s = json.load(open(sys.argv[1])); k = int(sys.argv[2]); m = s["mpi"]
 if "slices" in sys.argv[3]:
-    assert "points and f (per slice)" in m["sharded"], m["sharded"]
+    assert "points and f (per slice" in m["sharded"], m["sharded"]
+    assert ("scattered" in m["sharded"]) == ("csv" in sys.argv[3]), m["sharded"]
 else:
     assert "whole on every rank: policy po_gp_ucb" in m["sharded"], m["sharded"]
 assert m["ranks"] == k, m
@@ -68,7 +72,8 @@ PY
     echo "identical runs.csv for 1 process and $np ranks (random and lowest ties)";;
   refuse)
     cfg="$out/nystrom.json"
-    python3 - "$here/finite_mpi.json" "$cfg" "$out/tiny.json" <<'PY'
+    python3 - "$here/finite_mpi.json" "$cfg" "$out/tiny.json" "$here/finite_mpi_slices_csv.json" \
+      "$out" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["policies"].append({"type": "ata_gp_ucb", "label": "ATA"})
@@ -77,9 +82,18 @@ c = json.load(open(sys.argv[1]))
 c["domain"]["counts"] = [3, 1]
 c["policies"] = c["policies"][:1]  # GP-UCB (PO-GP-UCB refuses a rank-deficient 3-point domain)
 json.dump(c, open(sys.argv[3], "w"))
+out = sys.argv[5]
+for name, rows in (("tiny_csv", "0.1,0.2\n0.3,0.4\n0.5,0.6\n"),
+                   ("ragged_csv", "0.1,0.2\n0.3,0.4\n0.5\n0.7,0.8\n")):
+    open(out + "/" + name + ".csv", "w").write("x1,x2\n" + rows)
+    c = json.load(open(sys.argv[4]))
+    c["domain"]["path"] = name + ".csv"
+    json.dump(c, open(out + "/" + name + ".json", "w"))
 PY
     expect_refusal 2 "$cfg" nys "policies\[6\] ('ATA', ata_gp_ucb) cannot be sharded"
     expect_refusal 4 "$out/tiny.json" tiny "4 MPI ranks for N = 3 candidates"
+    expect_refusal 4 "$out/tiny_csv.json" tiny_csv "4 MPI ranks for N = 3 candidates"
+    expect_refusal 3 "$out/ragged_csv.json" ragged_csv "ragged_csv.csv:4"
     echo "refused with exit 2 and one message each";;
   hang|exit)
     read -r -a extra <<<"$(fault_extra "$mode")"
