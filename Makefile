@@ -13,7 +13,7 @@ DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nloh
                 libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy python3-matplotlib \
                 python3-dev python3-pytest pybind11-dev doxygen graphviz \
                 libsvm-dev \
-                openmpi-bin libopenmpi-dev \
+                openmpi-bin libopenmpi-dev python3-mpi4py \
                 liblbfgspp-dev \
                 clang libclang-rt-dev
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpbandit needs, only those missing, then makes sure the python3 first
-# on PATH (the one the Python module is built for) can import numpy, pytest, pybind11 and
-# scikit-build-core.
+# on PATH (the one the Python module is built for) can import numpy, pytest, pybind11,
+# scikit-build-core and mpi4py.
 # Idempotent and silent when everything is present. Used by `make demo` / `make test`.
 # Usage: tools/install_deps.sh PACKAGE...
 set -euo pipefail
@@ -27,9 +27,18 @@ python_deps() {
   for mod in numpy pytest pybind11 scikit_build_core; do
     python3 -c "import $mod" >/dev/null 2>&1 || want+=("${mod//_/-}")
   done
-  [ ${#want[@]} -eq 0 ] && return 0
-  echo "gpbandit: installing for $exe from PyPI: ${want[*]}" >&2
-  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q "${want[@]}" >&2
+  export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+  if [ ${#want[@]} -gt 0 ]; then
+    echo "gpbandit: installing for $exe from PyPI: ${want[*]}" >&2
+    python3 -m pip install -q "${want[@]}" >&2
+  fi
+  # mpi4py for the sharded posterior's Python test, compiled against the system Open MPI (the
+  # one gpbandit links; a binary wheel may carry another MPI).
+  if command -v mpicc >/dev/null 2>&1 && ! python3 -c "import mpi4py" >/dev/null 2>&1; then
+    echo "gpbandit: building mpi4py for $exe against the system Open MPI (PyPI source)" >&2
+    python3 -m pip install -q --no-binary mpi4py mpi4py >&2 ||
+      echo "gpbandit: warning: mpi4py could not be built; PythonMpiShardedNp* will be skipped" >&2
+  fi
 }
 
 if [ ${#missing[@]} -eq 0 ]; then

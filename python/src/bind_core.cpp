@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bindings.hpp"
+#include "gpbandit/communicator.hpp"
 #include "gpbandit/context.hpp"
 #include "gpbandit/domain.hpp"
 #include "gpbandit/error.hpp"
@@ -16,9 +17,21 @@
 namespace gpb::python {
 namespace {
 
+/// The communicator of an mpi4py communicator (anything with py2f(): its Fortran handle), so that
+/// the module needs no mpi4py to build or import.
+Communicator communicator_arg(const py::object& comm, double timeout_s) {
+  if (!py::hasattr(comm, "py2f")) {
+    throw InvalidArgument("comm: expected an mpi4py communicator (e.g. MPI.COMM_WORLD), got " +
+                          std::string(py::str(py::type::of(comm).attr("__name__"))));
+  }
+  return Communicator::from_fortran(comm.attr("py2f")().cast<std::int64_t>(), timeout_s);
+}
+
 Context* make_context(const std::string& backend, std::size_t budget, int threads,
-                      const std::string& precision, int device) {
+                      const std::string& precision, int device, const py::object& comm,
+                      double comm_timeout) {
   ContextOptions o;
+  if (!comm.is_none()) o.communicator = communicator_arg(comm, comm_timeout);
   o.backend = parse_backend(backend);
   o.memory_budget_bytes = budget;
   o.threads = threads;
@@ -37,15 +50,27 @@ void bind_context(py::module_& m) {
       .def(
           py::init(&make_context), py::arg("backend") = "auto",
           py::arg("memory_budget_bytes") = std::size_t{0}, py::arg("threads") = 0,
-          py::arg("precision") = "double", py::arg("device") = 0,
+          py::arg("precision") = "double", py::arg("device") = 0, py::arg("comm") = py::none(),
+          py::arg("comm_timeout") = Communicator::kDefaultTimeout,
           "backend 'cuda' raises NoCudaBuildError in a CPU build and CudaError (saying what is "
           "missing) without a driver or GPU; threads = 0 uses every core; precision 'mixed' "
           "stores the CUDA posterior in float with double accumulation; memory_budget_bytes = 0 is "
-          "automatic: 4 GiB on the CPU, 75% of the free device memory on CUDA")
+          "automatic: 4 GiB on the CPU, 75% of the free device memory on CUDA. comm: an mpi4py "
+          "communicator (under mpirun): every FinitePosterior on this context is sharded over its "
+          "ranks (rank q holds candidates [N·q/K, N·(q+1)/K)); every rank must then call the "
+          "posterior's methods in the same order with the same arguments, and gets the same "
+          "results as one process. A collective waits at most comm_timeout seconds, then raises "
+          "naming the rank that stopped responding")
       .def_property_readonly(
           "backend", [](const Context& c) { return backend_name(c.backend()); },
           "The backend in use: 'cpu' or 'cuda' (auto resolved)")
       .def_property_readonly("threads", &Context::threads, "CPU threads of the engine ops")
+      .def_property_readonly(
+          "rank", [](const Context& c) { return c.communicator().rank(); },
+          "This process's rank among the ranks the posteriors are sharded over (0 without comm)")
+      .def_property_readonly(
+          "ranks", [](const Context& c) { return c.communicator().size(); },
+          "Number of ranks the posteriors are sharded over (1 without comm)")
       .def_property_readonly("memory_budget_bytes", &Context::memory_budget_bytes,
                              "Bytes the posterior may hold before switching to recompute mode")
       .def("describe", &Context::describe, "One line: backend, device or threads")
