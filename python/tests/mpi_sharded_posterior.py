@@ -1,8 +1,8 @@
 """A FinitePosterior sharded over mpi4py's COMM_WORLD (run under `mpirun -np K`, by ctest's
 PythonMpiShardedNp2/3): every rank drives a sharded posterior (Context(comm=MPI.COMM_WORLD)) and a
 one-rank posterior over the same domain through the same GP-UCB loop (random ties, GP-BUCB
-pending rows); the choices, scores, means and variances must be identical, bit for bit. N = 437
-is not a multiple of 2 or 3. Exits 77 (ctest: skipped) when mpi4py is not installed for this
+pending rows, exclusion masks); the choices, scores, means and variances must be identical, bit
+for bit. N = 437 is not a multiple of 2 or 3. Exits 77 (ctest: skipped) when mpi4py is not installed for this
 Python."""
 import sys
 
@@ -33,7 +33,12 @@ def main():
     noise = np.random.default_rng(3).normal(scale=0.1, size=(40, 2))
     for t in range(40):
         width = np.array([2.0, 0.5])
-        picks = [p.ucb_argmax(width, seed=11 + t) for p in posts]
+        mask = None
+        if t % 3 == 2:  # an exclusion mask over the whole domain (R×N): no candidate twice
+            mask = np.zeros((2, domain.size), dtype=np.uint8)
+            for r in range(2):
+                mask[r, posts[1].history(r)] = 1
+        picks = [p.ucb_argmax(width, excluded=mask, seed=11 + t) for p in posts]
         np.testing.assert_array_equal(picks[0][0], picks[1][0], err_msg=f"round {t}: choices")
         np.testing.assert_array_equal(picks[0][1], picks[1][1], err_msg=f"round {t}: scores")
         index = picks[0][0].astype(np.int32)
