@@ -52,7 +52,8 @@ def losses(name):
 def pooled(name):
     """Like losses(), over the split runs results/NAME-s<seed>/ (one run per seed)."""
     base = os.path.join(ou.EXAMPLES, "dp-gibo", "results")
-    parts = sorted(d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d))
+    parts = sorted((d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d)),
+                   key=lambda d: int(d.rsplit("-s", 1)[1]))
     runs, snr = {}, []
     for d in parts:
         for m in DG.load(d)["methods"]:
@@ -84,6 +85,13 @@ def row(sid, fig, configs, sections):
     if sid == "E-DP5":
         big, _ = pooled("E-DP5-svr-d103")
         ours.append("d = 103 (paper size): " + (big if big else "not run yet"))
+        start, _ = pooled("E-DP5-svr-d103-informative")
+        if start:
+            ours.append("d = 103 from an informative θ⁽⁰⁾: " + start.split(": ", 1)[1])
+        path = os.path.join(ou.EXAMPLES, "dp-gibo", "verdicts", "E-DP5.md")
+        if os.path.exists(path):  # the verdict over both sizes (the section's first is the substitute's)
+            with open(path) as f:
+                verdict = first_sentence(f.read(), "gpbandit:")
     if len(missing) == len(configs) and sid in LEGACY:
         cell, _ = losses(LEGACY[sid])
         ours.append(f"earlier reduced run (`{LEGACY[sid]}`) {cell}")
