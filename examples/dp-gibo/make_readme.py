@@ -206,19 +206,25 @@ def pooled(name):
                    key=lambda d: int(d.rsplit("-s", 1)[1]))
     if not parts:
         return f"(no run of `{name}` yet.)"
-    runs = {}
+    runs, starts = {}, {}  # label -> final losses; label -> losses at θ⁽⁰⁾ (iterative methods)
     seconds = 0.0
     for d in parts:
         s = load(d)
         for m in s["methods"]:
             runs.setdefault(m["label"], []).extend(m["final_loss_per_run"])
+            curve = m.get("curve", {})
+            if curve.get("evaluations", [None])[0] == 0:  # a curve from θ⁽⁰⁾, not best-so-far
+                starts.setdefault(m["label"], []).append(curve["loss_mean"][0])
             seconds += m["seconds"]
-    rows = ["| method | final loss (mean ± sd over seeds) | runs |", "|---|---|---|"]
+    rows = ["| method | loss at θ⁽⁰⁾ (mean over seeds) | final loss (mean ± sd over seeds) | runs |",
+            "|---|---|---|---|"]
     for label, xs in runs.items():
         mean = sum(xs) / len(xs)
         sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
         spread = fmt(sd, 2) if len(xs) > 1 else "– (one run)"
-        rows.append(f"| {label} | {fmt(mean)} ± {spread} | {len(xs)} |")
+        st = starts.get(label)
+        start = fmt(sum(st) / len(st)) if st else "– (best of its draws)"
+        rows.append(f"| {label} | {start} | {fmt(mean)} ± {spread} | {len(xs)} |")
     seeds = ", ".join(d.rsplit("-s", 1)[1] for d in parts)
     text = "\n".join(rows) + (f"\n\nSeeds {seeds} (one run each, `--runs 1 --seed S`; each seed draws "
                              f"its own data); {seconds / 3600:.1f} CPU-hours in all.")
