@@ -255,6 +255,40 @@ def paired_against_first(runs):
     return "\n".join(head + lines)
 
 
+def paths(name):
+    """The path of coordinate 1 (θ₁, the log-lengthscale of feature 1) of every iterative method over
+    results/NAME-s<seed>/: per iteration t the mean θ₁ over the seeds, the mean |θ₁(t) − θ₁(t−1)|,
+    and in how many seeds the step at t reverses the sign of the step before (an oscillation)."""
+    base = os.path.join(HERE, "results")
+    parts = sorted((d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d)),
+                   key=lambda d: int(d.rsplit("-s", 1)[1]))
+    series = {}  # label -> [θ₁ path per seed]
+    for d in parts:
+        for m in load(d)["methods"]:
+            curve = m.get("curve", {})
+            if "theta1_mean" in curve and curve.get("evaluations", [None])[0] == 0:
+                series.setdefault(m["label"], []).append(curve["theta1_mean"])
+    if not series:
+        return f"(no θ₁ path of `{name}` yet.)"
+    head, rule = ["t"], ["---"]
+    for label in series:
+        head += [f"{label}: mean θ₁", "mean step size", "reversals"]
+        rule += ["---"] * 3
+    rows = ["| " + " | ".join(head) + " |", "|" + "|".join(rule) + "|"]
+    for t in range(min(len(p) for ps in series.values() for p in ps)):
+        cells = [str(t)]
+        for ps in series.values():
+            cells.append(fmt(sum(p[t] for p in ps) / len(ps), 3))
+            if t == 0:
+                cells += ["–", "–"]
+                continue
+            cells.append(fmt(sum(abs(p[t] - p[t - 1]) for p in ps) / len(ps), 3))
+            rev = sum(1 for p in ps if t >= 2 and (p[t] - p[t - 1]) * (p[t - 1] - p[t - 2]) < 0)
+            cells.append(f"{rev}/{len(ps)}" if t >= 2 else "–")
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def sigma_pairs(prefix):
     """Paired σ comparison over the split runs results/PREFIX-<σ>-s<seed>/: per arm (the label
     without its "sigma=" part), the mean final loss at each σ over the seeds every σ has, and per
@@ -312,6 +346,7 @@ def main(argv):
     out = re.sub(r"\{\{plot:([A-Za-z0-9_.-]+)\}\}", lambda m: plot(m.group(1)), out)
     out = re.sub(r"\{\{fig3:([A-Za-z0-9_.-]+)\}\}", lambda m: fig3(m.group(1)), out)
     out = re.sub(r"\{\{pooled:([A-Za-z0-9_.-]+)\}\}", lambda m: pooled(m.group(1)), out)
+    out = re.sub(r"\{\{paths:([A-Za-z0-9_.-]+)\}\}", lambda m: paths(m.group(1)), out)
     out = re.sub(r"\{\{sigma_pairs:([A-Za-z0-9_.-]+)\}\}", lambda m: sigma_pairs(m.group(1)), out)
     out = out.replace("{{snr}}", snr())
     out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
