@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "detail/context_backend.hpp"
+#include "detail/core_claims.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
@@ -67,13 +69,6 @@ Context::Context(const ContextOptions& options) : options_(options) {
   GPB_EXPECTS(options.device >= 0, "context.device must be >= 0, got " << options.device);
   GPB_EXPECTS(options.min_parallel_work >= 0,
               "context.min_parallel_work must be >= 0, got " << options.min_parallel_work);
-  threads_ = options.threads > 0                         ? options.threads
-             : std::getenv("OMP_NUM_THREADS") != nullptr ? omp_get_max_threads()
-                                                         : idle_cores();
-  if (threads_ < 1) threads_ = 1;
-  // Eigen's GEMM parallelises on its own (OpenMP, omp_get_max_threads() unless told): without
-  // this, a "threads": 1 run still multiplies matrices on every core.
-  Eigen::setNbThreads(threads_);
   backend_ = resolve_backend(options.backend);
   if (backend_ == Backend::Cuda) cuda_ = detail::make_cuda_resources(options_);
   options_.backend = backend_;
@@ -81,6 +76,16 @@ Context::Context(const ContextOptions& options) : options_(options) {
                 ? options.memory_budget_bytes
                 : automatic_memory_budget(
                       backend_, backend_ == Backend::Cuda ? detail::cuda_free_bytes(*cuda_) : 0);
+  // Last, so that nothing after the claim can throw (the destructor releases it).
+  const bool automatic = options.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr;
+  const int requested = options.threads > 0 ? options.threads
+                        : automatic         ? 0
+                                            : std::max(1, omp_get_max_threads());
+  threads_ = detail::claim_threads(this, requested, automatic ? idle_cores() : 1,
+                                   std::max(1, omp_get_num_procs()));
+  // Eigen's GEMM parallelises on its own (OpenMP, omp_get_max_threads() unless told): without
+  // this, a "threads": 1 run still multiplies matrices on every core.
+  Eigen::setNbThreads(threads_);
 }
 
 std::size_t Context::automatic_memory_budget(Backend backend, std::size_t device_free_bytes) {
@@ -91,9 +96,30 @@ std::size_t Context::automatic_memory_budget(Backend backend, std::size_t device
   return std::max<std::size_t>(1, static_cast<std::size_t>(b));
 }
 
-Context::~Context() = default;
-Context::Context(Context&&) noexcept = default;
-Context& Context::operator=(Context&&) noexcept = default;
+Context::~Context() {
+  detail::release_threads(this);
+}
+
+Context::Context(Context&& other) noexcept
+    : options_(std::move(other.options_)),
+      backend_(other.backend_),
+      threads_(other.threads_),
+      budget_(other.budget_),
+      cuda_(std::move(other.cuda_)) {
+  detail::move_claim(&other, this);
+}
+
+Context& Context::operator=(Context&& other) noexcept {
+  if (this == &other) return *this;
+  detail::release_threads(this);
+  options_ = std::move(other.options_);
+  backend_ = other.backend_;
+  threads_ = other.threads_;
+  budget_ = other.budget_;
+  cuda_ = std::move(other.cuda_);
+  detail::move_claim(&other, this);
+  return *this;
+}
 
 std::string Context::describe() const {
   if (backend_ == Backend::Cuda && cuda_) return "cuda: " + detail::describe_cuda_resources(*cuda_);

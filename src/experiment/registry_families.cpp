@@ -30,7 +30,8 @@ std::vector<ParamDoc> common_params(const std::string& family) {
        "runs advanced together (a checkpoint after each group); 0 = as many as fit the memory "
        "budget and about 2 minutes of work"},
       {"threads", "integer", "0",
-       "CPU threads, 0 = the idle cores (cores minus the load average)"}};
+       "CPU threads, 0 = the idle cores (minus the load average and the threads of other gpbandit "
+       "runs)"}};
   if (family != "fed-pne") {
     p.push_back({"backend", "string", finite ? "\"auto\"" : "\"cpu\"", "auto | cpu | cuda"});
   }
