@@ -96,6 +96,14 @@ std::size_t Context::automatic_memory_budget(Backend backend, std::size_t device
   return std::max<std::size_t>(1, static_cast<std::size_t>(b));
 }
 
+void Context::refresh_threads() {
+  const int t = detail::refresh_claim(this, std::max(1, omp_get_num_procs()));
+  if (t > 0 && t != threads_) {
+    threads_ = t;
+    Eigen::setNbThreads(t);
+  }
+}
+
 Context::~Context() {
   detail::release_threads(this);
 }

@@ -24,6 +24,8 @@ namespace {
 struct Claim {
   std::string dir;
   int threads = 1;
+  int ceiling = 0;  // automatic claims: the count first resolved to; 0 = an explicit count
+  long pid = 0;     // the process that made it (a forked child inherits its parent's map)
 };
 
 // Both live for the whole process (never destroyed): a static Context's destructor may run after
@@ -126,10 +128,11 @@ int others_in(const std::string& dir) {
 // a rename, so a reader sees the old or the new file, never half of one. Caller holds the mutex.
 void write_own(const std::string& dir) {
   int most = 0;
+  const long self = static_cast<long>(::getpid());
   for (const auto& [owner, claim] : own_claims()) {
-    if (claim.dir == dir) most = std::max(most, claim.threads);
+    if (claim.dir == dir && claim.pid == self) most = std::max(most, claim.threads);
   }
-  const std::string path = dir + "/" + std::to_string(::getpid());
+  const std::string path = dir + "/" + std::to_string(self);
   if (most == 0) {
     ::unlink(path.c_str());
     return;
@@ -166,11 +169,30 @@ int claim_threads(const void* owner, int requested, int idle, int cores) noexcep
     if (!lock.held()) return fallback;
     const int threads =
         requested > 0 ? requested : std::max(1, std::min(idle, cores - others_in(dir)));
-    own_claims()[owner] = Claim{dir, threads};
+    own_claims()[owner] = Claim{dir, threads, requested > 0 ? 0 : threads, ::getpid()};
     write_own(dir);
     return threads;
   } catch (...) {  // out of memory or a failing mutex: run unclaimed rather than not at all
     return fallback;
+  }
+}
+
+int refresh_claim(const void* owner, int cores) noexcept {
+  try {
+    const std::lock_guard<std::mutex> guard(claims_mutex());
+    const auto it = own_claims().find(owner);
+    if (it == own_claims().end() || it->second.ceiling == 0 ||
+        it->second.pid != static_cast<long>(::getpid())) {
+      return 0;
+    }
+    Claim& claim = it->second;
+    const DirLock lock(claim.dir);
+    if (!lock.held()) return 0;
+    claim.threads = std::max(1, std::min(claim.ceiling, cores - others_in(claim.dir)));
+    write_own(claim.dir);
+    return claim.threads;
+  } catch (...) {  // keep the count it has
+    return 0;
   }
 }
 

@@ -100,6 +100,36 @@ TEST_F(CoreClaims, AutomaticThreadsAreWhatOthersLeave) {
   EXPECT_EQ(claim_in_file(::getpid()), -1);
 }
 
+// The child is forked after this process claimed: it must not claim this process's Contexts again.
+TEST_F(CoreClaims, AnAutomaticClaimFollowsTheOthersUpToItsFirstCount) {
+  using gpb::detail::refresh_claim;
+  int automatic = 0, fixed = 0, unknown = 0;
+  EXPECT_EQ(claim_threads(&automatic, 0, 6, 8), 6);  // alone: 6 idle of 8 cores
+  EXPECT_EQ(claim_threads(&fixed, 2, 6, 8), 2);
+  {
+    Child child(3, 5);
+    EXPECT_EQ(refresh_claim(&automatic, 8), 3);  // 8 − 5
+    EXPECT_EQ(claim_in_file(::getpid()), 3);
+    child.tell('b');
+    EXPECT_EQ(refresh_claim(&automatic, 8), 5);  // 8 − 3
+    EXPECT_EQ(refresh_claim(&fixed, 8), 0);      // an explicit count never changes
+    EXPECT_EQ(refresh_claim(&unknown, 8), 0);
+  }
+  EXPECT_EQ(refresh_claim(&automatic, 8), 6);  // not above its first count
+  release_threads(&automatic);
+  release_threads(&fixed);
+}
+
+TEST_F(CoreClaims, RefreshKeepsAnExplicitCount) {
+  gpb::ContextOptions o;
+  o.backend = gpb::Backend::Cpu;
+  o.threads = 2;
+  gpb::Context ctx(o);
+  const Child child(omp_get_num_procs(), 1);
+  ctx.refresh_threads();
+  EXPECT_EQ(ctx.threads(), 2);
+}
+
 TEST_F(CoreClaims, ReleaseLowersAProcesssClaimAndEndedProcessesAreDropped) {
   long pid = 0;
   {

@@ -90,16 +90,20 @@ json sharded_config() {
   })");
 }
 
-gpb::ExperimentConfig parse(const json& j, gpb::DomainShard s) {
+// Parsed as rank `rank` of `ranks` (1 rank: the whole domain).
+gpb::ExperimentConfig parse(const json& j, int rank = 0, int ranks = 1) {
+  gpb::DomainShard s;
+  s.rank = rank;
+  s.ranks = ranks;
   return gpb::parse_experiment_config(j.dump(), "cfg.json", ".", s);
 }
 
 TEST(DomainShard, ConfigBuildsTheRanksSliceOfAGrid) {
   const json j = sharded_config();
-  const gpb::ExperimentConfig one = parse(j, {});
+  const gpb::ExperimentConfig one = parse(j);
   EXPECT_FALSE(one.domain.is_slice());
   for (int q = 0; q < 3; ++q) {
-    const gpb::ExperimentConfig c = parse(j, {q, 3});
+    const gpb::ExperimentConfig c = parse(j, q, 3);
     EXPECT_EQ(c.domain.size(), 70);
     EXPECT_EQ(c.domain.slice_begin(), 70 * q / 3);
     EXPECT_EQ(c.domain.slice_end(), 70 * (q + 1) / 3);
@@ -107,30 +111,30 @@ TEST(DomainShard, ConfigBuildsTheRanksSliceOfAGrid) {
     EXPECT_TRUE(c.domain.points() ==
                 one.domain.points().middleCols(c.domain.slice_begin(), c.domain.points().cols()));
   }
-  EXPECT_FALSE(parse(j, {0, 71}).domain.is_slice());  // more ranks than N: check_ranks refuses
+  EXPECT_FALSE(parse(j, 0, 71).domain.is_slice());  // more ranks than N: check_ranks refuses
 }
 
 TEST(DomainShard, ConfigKeepsTheWholeDomainAndSaysWhy) {
   json po = sharded_config();
   po["policies"].push_back({{"type", "po_gp_ucb"}, {"label", "PO"}, {"curator", false}});
-  gpb::ExperimentConfig c = parse(po, {1, 2});
+  gpb::ExperimentConfig c = parse(po, 1, 2);
   EXPECT_FALSE(c.domain.is_slice());
   EXPECT_NE(c.whole_domain_reason.find("po_gp_ucb projects every candidate"), std::string::npos)
       << c.whole_domain_reason;
   json exact = sharded_config();
   exact["objective"] = {{"type", "gp_sample"}};
-  c = parse(exact, {1, 2});
+  c = parse(exact, 1, 2);
   EXPECT_FALSE(c.domain.is_slice());
   EXPECT_NE(c.whole_domain_reason.find("objective 'gp_sample'"), std::string::npos);
   json kron = sharded_config();
   kron["objective"] = {{"type", "gp_sample"}, {"features", 50}, {"kronecker", true}};
-  EXPECT_THROW(parse(kron, {1, 2}), gpb::InvalidArgument);  // invalid either way: features > 0
+  EXPECT_THROW(parse(kron, 1, 2), gpb::InvalidArgument);  // invalid either way: features > 0
   json idx = sharded_config();
   idx["domain"] = {{"type", "indices"}, {"n", 9}};
-  c = parse(idx, {0, 2});
+  c = parse(idx, 0, 2);
   EXPECT_FALSE(c.domain.is_slice());
   EXPECT_NE(c.whole_domain_reason.find("not a grid"), std::string::npos);
-  EXPECT_TRUE(parse(idx, {}).whole_domain_reason.empty());  // one rank: nothing to say
+  EXPECT_TRUE(parse(idx).whole_domain_reason.empty());  // one rank: nothing to say
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ inline constexpr double kDefaultMinParallelWork = 1 << 18;
 int threads_for_work(int threads, double min_work, double work);
 
 /// Cores not busy now: the cores OpenMP may use minus the 1-minute load average (rounded), at
-/// least 1; all of them when the load average cannot be read.
+/// least 1; all of them when the load average cannot be read. (A Context with threads = 0 also
+/// leaves the cores other gpbandit processes have claimed: ContextOptions::threads.)
 int idle_cores();
 
 /// Parses "cpu" | "cuda" | "auto". @throws InvalidArgument naming the bad value.
@@ -50,6 +51,9 @@ struct ContextOptions {
   /// products (Eigen::setNbThreads, which is process-wide: the Context constructed last sets it).
   /// 0 = OMP_NUM_THREADS when set, else the cores idle when the Context is made (idle_cores()):
   /// on a busy machine a second thread costs more than it gives (bench/RESULTS.md, "Threads").
+  /// Every Context records its count in a per-user claims directory (/tmp/gpbandit-cores-<uid>,
+  /// or GPBANDIT_CORE_CLAIMS_DIR; "" = off) until it is destroyed, and with 0 it takes no more
+  /// than the cores the other live processes' claims leave (at least 1; refresh_threads()).
   int threads = 0;
   /// Estimated scalar operations a parallel loop must give each thread before a second thread is
   /// started; smaller loops run on the calling thread alone (waking a team costs more than it
@@ -116,6 +120,11 @@ class Context {
   int threads_for(double work) const {
     return threads_for_work(threads_, options_.min_parallel_work, work);
   }
+  /// With threads = 0 (and no OMP_NUM_THREADS): takes the cores the other processes' claims leave
+  /// now, at most as many as it resolved to when made, and sets Eigen's count to it; else nothing.
+  /// `gpbandit run` calls it before each unit of work, so a run started alone gives cores back to
+  /// runs started after it, and takes them again when they end. Results do not depend on it.
+  void refresh_threads();
   /// A short description, e.g. "cpu (2 threads)" or "cuda: NVIDIA H100 (device 0)".
   std::string describe() const;
 

@@ -11,7 +11,8 @@ namespace gpb::detail {
 
 /// The claims directory: GPBANDIT_CORE_CLAIMS_DIR when set ("" turns claims off), else
 /// /tmp/gpbandit-cores-<uid>. It holds one file per process, named by its pid, with its start time
-/// and its claim (the largest thread count of its live Contexts), and a ".lock" file.
+/// and its claim (the largest thread count of the live Contexts it made: a forked child does not
+/// claim its parent's), and a ".lock" file.
 std::string core_claims_dir();
 
 /// Threads of the other live processes' claims in `dir` (files of processes that have ended are
@@ -23,6 +24,10 @@ int claimed_by_others(const std::string& dir);
 /// this process's file happen under the directory's lock, so two processes starting at once see
 /// each other. Any failure to use the directory leaves claims off for this call (never throws).
 int claim_threads(const void* owner, int requested, int idle, int cores) noexcept;
+
+/// For an `owner` whose claim was automatic (requested 0): max(1, min(what it first resolved to,
+/// cores − claimed_by_others)), recorded as its claim; 0 for any other owner (nothing changes).
+int refresh_claim(const void* owner, int cores) noexcept;
 
 /// Drops `owner`'s claim (the process's file then holds its other Contexts' largest claim, or is
 /// removed).

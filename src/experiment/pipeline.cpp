@@ -290,6 +290,7 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
       env.tick = [&, label, first, count](int step, int steps, long long work) {
         progress.step(label, first + 1, first + count, f.step_word(), step, steps, work);
       };
+      ctx.refresh_threads();  // other runs may have started or ended since the last unit
       const auto tu = Clock::now();
       detail::UnitOutput out = f.step(env, group.get(), p, runs, earlier);
       UnitRecord u;
