@@ -51,7 +51,7 @@ struct ContextOptions {
   /// products (Eigen::setNbThreads, which is process-wide: the Context constructed last sets it).
   /// 0 = OMP_NUM_THREADS when set, else the cores idle when the Context is made (idle_cores()):
   /// on a busy machine a second thread costs more than it gives (bench/RESULTS.md, "Threads").
-  /// Every Context records its count in a per-user claims directory (/tmp/gpbandit-cores-<uid>,
+  /// Every Context records its count in a per-user claims directory (/tmp/gpbandit-cores-UID,
   /// or GPBANDIT_CORE_CLAIMS_DIR; "" = off) until it is destroyed, and with 0 it takes no more
   /// than the cores the other live processes' claims leave (at least 1; refresh_threads()).
   int threads = 0;
