@@ -16,7 +16,6 @@
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <utility>
 
 namespace gpb::detail {
 namespace {
@@ -140,7 +139,7 @@ void write_own(const std::string& dir) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << start_time(::getpid()) << ' ' << most << '\n';
+    out << start_time(self) << ' ' << most << '\n';
     if (!out) return;
   }
   ::rename(tmp.c_str(), path.c_str());

@@ -199,11 +199,21 @@ def fig3(name):
     return "\n".join(rows) + note + f"\n\n![{name}](plots/{name}.png)"
 
 
+def seed_dirs(name):
+    """The folders results/NAME-s<seed>/ (one run each at its own seed), by seed."""
+    base = os.path.join(HERE, "results")
+    return sorted((d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d)),
+                  key=lambda d: int(d.rsplit("-s", 1)[1]))
+
+
+def from_theta0(curve):
+    """True for an iterative method's curve (its first row is θ⁽⁰⁾), not a search's best-so-far."""
+    return curve.get("evaluations", [None])[0] == 0
+
+
 def pooled(name):
     """One table over results/NAME-s<seed>/ (each a single run at its own seed, data redrawn)."""
-    base = os.path.join(HERE, "results")
-    parts = sorted((d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d)),
-                   key=lambda d: int(d.rsplit("-s", 1)[1]))
+    parts = seed_dirs(name)
     if not parts:
         return f"(no run of `{name}` yet.)"
     runs, starts = {}, {}  # label -> final losses; label -> losses at θ⁽⁰⁾ (iterative methods)
@@ -213,7 +223,7 @@ def pooled(name):
         for m in s["methods"]:
             runs.setdefault(m["label"], []).extend(m["final_loss_per_run"])
             curve = m.get("curve", {})
-            if curve.get("evaluations", [None])[0] == 0:  # a curve from θ⁽⁰⁾, not best-so-far
+            if from_theta0(curve):
                 starts.setdefault(m["label"], []).append(curve["loss_mean"][0])
             seconds += m["seconds"]
     rows = ["| method | loss at θ⁽⁰⁾ (mean over seeds) | final loss (mean ± sd over seeds) | runs |",
@@ -259,14 +269,12 @@ def paths(name):
     """The path of coordinate 1 (θ₁, the log-lengthscale of feature 1) of every iterative method over
     results/NAME-s<seed>/: per iteration t the mean θ₁ over the seeds, the mean |θ₁(t) − θ₁(t−1)|,
     and in how many seeds the step at t reverses the sign of the step before (an oscillation)."""
-    base = os.path.join(HERE, "results")
-    parts = sorted((d for d in os.listdir(base) if re.fullmatch(re.escape(name) + r"-s\d+", d)),
-                   key=lambda d: int(d.rsplit("-s", 1)[1]))
+    parts = seed_dirs(name)
     series = {}  # label -> [θ₁ path per seed]
     for d in parts:
         for m in load(d)["methods"]:
             curve = m.get("curve", {})
-            if "theta1_mean" in curve and curve.get("evaluations", [None])[0] == 0:
+            if "theta1_mean" in curve and from_theta0(curve):
                 series.setdefault(m["label"], []).append(curve["theta1_mean"])
     if not series:
         return f"(no θ₁ path of `{name}` yet.)"
