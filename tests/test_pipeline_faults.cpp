@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -73,21 +74,25 @@ std::string write_config(const TempDir& dir, const json& j, const std::string& n
   return dir.file(name);
 }
 
-/// A started `gpbandit run cfg --out out --no-plot [extra...]`, stderr into `err`.
+/// A started `gpbandit run cfg --out out --no-plot [extra...]`, stderr into `err`, with the
+/// environment variables `env` ("NAME=value") added.
 pid_t spawn(const std::string& cfg, const std::string& out, const std::string& err,
-            std::vector<std::string> extra = {}) {
+            std::vector<std::string> extra = {}, std::vector<std::string> env = {}) {
   std::vector<std::string> args = {GPB_CLI_PATH, "run", cfg, "--out", out, "--no-plot"};
   args.insert(args.end(), extra.begin(), extra.end());
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  std::vector<char*> argv, envp;  // built before fork: the child only calls exec
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(null, 1);
     ::dup2(e, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(GPB_CLI_PATH, argv.data());
+    ::execve(GPB_CLI_PATH, argv.data(), envp.data());
     ::_exit(127);
   }
   return pid;
@@ -150,61 +155,114 @@ json without_times(json j) {
   return j;
 }
 
-/// SIGINT (once SIGTERM) after the first checkpoint, then --resume: the outputs equal an
-/// uninterrupted run's (`files` byte for byte, summary.json but for its timings).
-/// Tries growing delays until a signal lands mid-run; returns how many did.
-int interrupt_then_resume(const json& config, const std::vector<std::string>& files) {
+/// Starts `cfg` paused (SIGSTOP) right after its `units`-th saved unit (0: once its signal handler
+/// is installed, before it writes anything), sends `sig` and lets it go on: the same moment on a
+/// fast or a slow machine. Returns the exit code; stderr is in `err`.
+int signal_at(const std::string& cfg, const std::string& out, const std::string& err, int units,
+              int sig) {
+  const pid_t pid =
+      spawn(cfg, out, err, {"--quiet"}, {"GPB_TEST_PAUSE_AFTER_UNITS=" + std::to_string(units)});
+  int status = 0;
+  while (::waitpid(pid, &status, WUNTRACED) < 0 && errno == EINTR) {
+  }
+  if (!WIFSTOPPED(status)) {  // ended before the pause: report how
+    ADD_FAILURE() << "not paused after " << units << " units: " << read_file(err);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  ::kill(pid, sig);
+  ::kill(pid, SIGCONT);
+  return wait_code(pid);
+}
+
+/// The outputs of `out` equal those of `ref` (`files` byte for byte, summary.json but for its
+/// timings), and no checkpoint is left.
+void expect_same_outputs(const std::string& out, const std::string& ref,
+                         const std::vector<std::string>& files, const std::string& what) {
+  for (const std::string& f : files) {
+    EXPECT_EQ(read_file(out + "/" + f), read_file(ref + "/" + f)) << f << " " << what;
+  }
+  const json got = without_times(json::parse(read_file(out + "/summary.json")));
+  const json want = without_times(json::parse(read_file(ref + "/summary.json")));
+  EXPECT_EQ(got.dump(1), want.dump(1)) << "summary.json " << what;
+  EXPECT_FALSE(fs::exists(out + "/.checkpoint")) << what;
+}
+
+/// SIGINT after the first saved unit, SIGTERM after the second, then --resume: the outputs equal
+/// an uninterrupted run's; a rerun without --resume is refused in between. A SIGINT before
+/// anything is written says so and leaves no checkpoint.
+void interrupt_then_resume(const json& config, const std::vector<std::string>& files) {
   TempDir dir;
   const std::string cfg = write_config(dir, config, "c.json");
-  EXPECT_EQ(run_to_end(cfg, dir.file("ref"), dir.file("ref.err"), {"--quiet"}), 0)
+  const std::string ref = dir.file("ref");
+  ASSERT_EQ(run_to_end(cfg, ref, dir.file("ref.err"), {"--quiet"}), 0)
       << read_file(dir.file("ref.err"));
-  int interrupted = 0;
-  for (int delay_ms : {0, 5, 40}) {
-    const std::string out = dir.file("out" + std::to_string(delay_ms));
-    const std::string err = dir.file("err" + std::to_string(delay_ms));
-    const pid_t pid = spawn(cfg, out, err, {"--quiet"});
-    if (!wait_for(out + "/.checkpoint/state.json", 120)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    const bool term = delay_ms == 5;  // one SIGTERM (exit 143), the others SIGINT (exit 130)
-    ::kill(pid, term ? SIGTERM : SIGINT);
-    const int code = wait_code(pid);
+  for (const auto& [units, sig] : {std::pair{1, SIGINT}, std::pair{2, SIGTERM}}) {
+    const std::string out = dir.file("out" + std::to_string(units));
+    const std::string err = dir.file("err" + std::to_string(units));
+    const bool term = sig == SIGTERM;
+    EXPECT_EQ(signal_at(cfg, out, err, units, sig), term ? 143 : 130) << read_file(err);
     const std::string text = read_file(err);
-    if (code == (term ? 143 : 130)) {
-      ++interrupted;
-      EXPECT_TRUE(contains(text, term ? "terminated (SIGTERM)" : "interrupted (SIGINT)")) << text;
-      EXPECT_TRUE(contains(text, "Saved in " + out + "/.checkpoint")) << text;
-      EXPECT_TRUE(contains(text, "--out " + out + " --resume")) << text;
-      // Without --resume the checkpoint is neither used nor deleted.
-      const int again = run_to_end(cfg, out, err, {"--quiet"});
-      const std::string refusal = read_file(err);
-      EXPECT_EQ(again, 2) << refusal;
-      EXPECT_TRUE(contains(refusal, "--resume") && contains(refusal, "--force")) << refusal;
-      EXPECT_TRUE(fs::exists(out + "/.checkpoint/state.json"));
-    } else {
-      EXPECT_EQ(code, 0) << text;
-    }
+    EXPECT_TRUE(contains(text, term ? "terminated (SIGTERM)" : "interrupted (SIGINT)")) << text;
+    EXPECT_TRUE(contains(text, "Saved in " + out + "/.checkpoint")) << text;
+    EXPECT_TRUE(contains(text, "--out " + out + " --resume")) << text;
+    // Without --resume the checkpoint is neither used nor deleted.
+    EXPECT_EQ(run_to_end(cfg, out, err, {"--quiet"}), 2) << read_file(err);
+    const std::string refusal = read_file(err);
+    EXPECT_TRUE(contains(refusal, "--resume") && contains(refusal, "--force")) << refusal;
+    EXPECT_TRUE(fs::exists(out + "/.checkpoint/state.json"));
     EXPECT_EQ(run_to_end(cfg, out, err, {"--quiet", "--resume"}), 0) << read_file(err);
-    for (const std::string& f : files) {
-      EXPECT_EQ(read_file(out + "/" + f), read_file(dir.file("ref/" + f))) << f << " " << delay_ms;
-    }
-    const json got = without_times(json::parse(read_file(out + "/summary.json")));
-    const json want = without_times(json::parse(read_file(dir.file("ref/summary.json"))));
-    EXPECT_EQ(got.dump(1), want.dump(1)) << "summary.json " << delay_ms;
-    EXPECT_FALSE(fs::exists(out + "/.checkpoint"));
+    expect_same_outputs(out, ref, files, "after unit " + std::to_string(units));
   }
-  return interrupted;
+  const std::string out = dir.file("out0"), err = dir.file("err0");
+  EXPECT_EQ(signal_at(cfg, out, err, 0, SIGINT), 130) << read_file(err);
+  EXPECT_TRUE(contains(read_file(err), "Nothing was written to " + out)) << read_file(err);
+  EXPECT_FALSE(fs::exists(out + "/.checkpoint"));
+  EXPECT_EQ(run_to_end(cfg, out, err, {"--quiet"}), 0) << read_file(err);
+  expect_same_outputs(out, ref, files, "before the lock");
 }
 
 TEST(Pipeline, SigintThenResumeIsByteIdenticalFinite) {
-  EXPECT_GE(interrupt_then_resume(finite_config(6, 150), {"runs.csv"}), 1);
+  interrupt_then_resume(finite_config(6, 150), {"runs.csv"});
 }
 
 TEST(Pipeline, SigintThenResumeIsByteIdenticalDpGibo) {
-  EXPECT_GE(interrupt_then_resume(dpgibo_config(6), {"runs.csv"}), 1);
+  interrupt_then_resume(dpgibo_config(6), {"runs.csv"});
 }
 
 TEST(Pipeline, SigintThenResumeIsByteIdenticalFedPne) {
-  EXPECT_GE(interrupt_then_resume(fedpne_config(6), {"runs.csv", "phases.csv"}), 1);
+  interrupt_then_resume(fedpne_config(6), {"runs.csv", "phases.csv"});
+}
+
+// A signal sent the moment the checkpoint appears lands wherever the run is, up to its last
+// write: it is always handled (exit 130 with the message, or the run had already ended with 0),
+// and what it leaves resumes to the uninterrupted outputs.
+TEST(Pipeline, SignalRightAfterTheCheckpointAppearsIsHandled) {
+  TempDir dir;
+  const std::string cfg = write_config(dir, finite_config(3, 40), "c.json");
+  const std::string ref = dir.file("ref");
+  ASSERT_EQ(run_to_end(cfg, ref, dir.file("ref.err"), {"--quiet"}), 0);
+  int handled = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const std::string out = dir.file("out" + std::to_string(trial));
+    const std::string err = dir.file("err" + std::to_string(trial));
+    const pid_t pid = spawn(cfg, out, err, {"--quiet"});
+    ASSERT_TRUE(wait_for(out + "/.checkpoint/state.json", 120)) << read_file(err);
+    ::kill(pid, SIGINT);
+    const int code = wait_code(pid);
+    const std::string text = read_file(err);
+    ASSERT_TRUE(code == 0 || code == 130) << code << " " << text;
+    if (code == 130) {
+      ++handled;
+      EXPECT_TRUE(contains(text, "interrupted (SIGINT). Saved in " + out) ||
+                  contains(text, "interrupted (SIGINT). The run had finished"))
+          << text;
+    }
+    if (fs::exists(out + "/.checkpoint")) {
+      EXPECT_EQ(run_to_end(cfg, out, err, {"--quiet", "--resume"}), 0) << read_file(err);
+    }
+    expect_same_outputs(out, ref, {"runs.csv"}, "trial " + std::to_string(trial));
+  }
+  std::cout << "[pipeline] " << handled << " of 5 signals landed before the run ended\n";
 }
 
 TEST(Pipeline, ResumeAndForceSayWhatTheyDo) {

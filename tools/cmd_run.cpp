@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "experiment/interrupt.hpp"
 #include "gpbandit/communicator.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment.hpp"
@@ -107,14 +108,21 @@ RunOptions run_options(const CLI::App& cmd, const RunArgs& args, const Experimen
   return opt;
 }
 
-int run_loaded(const CLI::App& cmd, const RunArgs& args, const Experiment& e) {
+/// What a SIGINT/SIGTERM says before the run starts (the config and its data are being read).
+constexpr const char* kNotStarted = "The run had not started: nothing was written.\n";
+
+/// Runs `e`; `guard` (the command's signal message) then says the results are complete.
+int run_loaded(const CLI::App& cmd, const RunArgs& args, const Experiment& e,
+               detail::InterruptMessage& guard) {
   const ExperimentResult res = run_experiment(e, run_options(cmd, args, e));
+  guard.set("The run had finished: its results are complete in " + res.out_dir + ".\n");
   std::cout << res.report << std::flush;
   return 0;
 }
 
 int run_here(const CLI::App& cmd, const RunArgs& args) {
-  return run_loaded(cmd, args, load_experiment(args.config));
+  detail::InterruptMessage guard(true, kNotStarted);  // from the first moment to the last
+  return run_loaded(cmd, args, load_experiment(args.config), guard);
 }
 
 /// Under mpirun: every rank validates the config, and whether it can run on this many ranks,
@@ -124,6 +132,7 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
   const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
   const char* env_size = std::getenv("OMPI_COMM_WORLD_SIZE");  // else run_experiment checks
   const bool env_root = env_rank == nullptr || std::string(env_rank) == "0";
+  detail::InterruptMessage guard(env_root, kNotStarted);
   // A grid domain is built as this rank's slice only, a CSV domain read by rank 0 and scattered
   // (DomainShard; MPI starts then, not before); elsewhere whole.
   DomainShard shard;
@@ -144,7 +153,7 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
   }
   int code = 0;
   try {
-    code = run_loaded(cmd, args, *e);
+    code = run_loaded(cmd, args, *e, guard);
   } catch (const std::exception& e) {
     const xarmed::mpi::World w = xarmed::mpi::init();
     const auto* lost = dynamic_cast<const RankFailure*>(&e);

@@ -177,6 +177,9 @@ int next_group(const Family& f, const Invocation& inv, const Checkpoint* cp, con
 
 /// The message of a SIGINT / SIGTERM: what is saved and how to resume.
 std::string interrupt_text(const Family& f, const Checkpoint& cp, int runs, const RunOptions& o) {
+  if (cp.units().empty()) {
+    return "No run had finished: nothing was saved. Start again with the same command.\n";
+  }
   std::vector<int> done(f.labels().size(), 0);
   for (const UnitRecord& u : cp.units()) done[static_cast<std::size_t>(u.policy)] += u.count;
   std::ostringstream os;
@@ -206,6 +209,12 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
                                 ? Communicator::world(f.shards() ? options.mpi_timeout_s : 86400.0)
                                 : Communicator();
   const bool writer = comm.rank() == 0;
+  // Before anything is written to the output folder (lock, checkpoint): a signal from here on
+  // says what the folder holds and exits 130/143, never the default action's silent death.
+  detail::InterruptMessage interrupt(
+      options.handle_signals && writer,
+      "Nothing was written to " + inv.out_dir + " yet. Start again with the same command.\n");
+  if (writer) detail::test_stop_hook(0);
   f.check_ranks(comm.size());  // the same verdict on every rank, before any collective
   Context ctx = make_context(s, inv, f.shards() ? comm : Communicator());
 
@@ -231,7 +240,9 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     detail::remove_stale_temporaries(inv.out_dir);
     cp = std::make_unique<Checkpoint>(inv.out_dir, inv.hash,
                                       1 + static_cast<int>(f.extra_csv().size()));
+    const detail::InterruptHold hold;  // a signal sees the checkpoint and its message together
     finished = detail::open_checkpoint(*cp, options, inv.out_dir, inv.hash, paths);
+    interrupt.set(interrupt_text(f, *cp, inv.runs, options));
   }
   std::vector<long long> flag{finished ? 1 : 0};
   broadcast(comm, flag);
@@ -242,7 +253,6 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   }
 
   const MemoryPlan mem = plan_memory(f, inv, ctx);
-  detail::InterruptMessage interrupt(options.handle_signals && writer);
   long long total_steps = 0;
   for (std::size_t p = 0; p < f.labels().size(); ++p) {
     total_steps += f.steps_per_run(static_cast<int>(p)) * inv.runs;
@@ -261,7 +271,6 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   env.mpi = options.mpi;
   std::vector<UnitRecord> earlier = writer ? cp->units() : std::vector<UnitRecord>{};
   const double elapsed_before = writer ? cp->elapsed_seconds() : 0.0;
-  if (writer) interrupt.set(interrupt_text(f, *cp, inv.runs, options));
   std::vector<int> group_sizes;
   int saved = 0;  // units saved by this invocation
   double seconds_per_run = 0;
@@ -304,8 +313,11 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
       if (writer) {
         std::vector<std::string> files{std::move(out.rows)};
         for (auto& e : out.extra_rows) files.push_back(std::move(e));
-        cp->save(u, files, elapsed_before + seconds_since(t0));
-        interrupt.set(interrupt_text(f, *cp, inv.runs, options));
+        {
+          const detail::InterruptHold hold;
+          cp->save(u, files, elapsed_before + seconds_since(t0));
+          interrupt.set(interrupt_text(f, *cp, inv.runs, options));
+        }
         detail::test_stop_hook(++saved);
       }
       earlier.push_back(std::move(u));
@@ -324,6 +336,8 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   info.memory = mem.summary;
   info.memory["groups"] = group_sizes;
   detail::finish_outputs(f, env, *cp, paths, info, options, res);
+  const detail::InterruptHold hold;
+  interrupt.set("The run had finished: its results are complete in " + inv.out_dir + ".\n");
   cp->clear();
   return res;
 }

@@ -1,6 +1,8 @@
 // The pipeline's file handling: paths, --resume / --force, the final outputs.
 #include "experiment/pipeline_io.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -86,8 +88,12 @@ std::optional<std::string> open_checkpoint(Checkpoint& cp, const RunOptions& opt
 }
 
 void test_stop_hook(int saved) {
-  const char* s = std::getenv("GPB_TEST_STOP_AFTER_GROUPS");
-  if (s != nullptr && *s != '\0' && saved == std::atoi(s)) std::exit(75);
+  const auto at = [saved](const char* name) {
+    const char* s = std::getenv(name);
+    return s != nullptr && *s != '\0' && saved == std::atoi(s);
+  };
+  if (at("GPB_TEST_STOP_AFTER_GROUPS") && saved > 0) std::exit(75);
+  if (at("GPB_TEST_PAUSE_AFTER_UNITS")) ::raise(SIGSTOP);
 }
 
 namespace {

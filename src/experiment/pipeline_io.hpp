@@ -36,7 +36,10 @@ std::optional<std::string> open_checkpoint(Checkpoint& cp, const RunOptions& opt
                                            const std::string& out_dir, const std::string& hash,
                                            const OutputPaths& paths);
 
-/// Test hook: exit(75) after `saved` units when GPB_TEST_STOP_AFTER_GROUPS says so.
+/// Test hooks, after `saved` units of this invocation (0: once the signal handler is installed,
+/// before anything is written): exit(75) when GPB_TEST_STOP_AFTER_GROUPS equals `saved`; stop
+/// the process (SIGSTOP) when GPB_TEST_PAUSE_AFTER_UNITS does, so that a test can send a signal at
+/// exactly that point on a fast or a slow machine.
 void test_stop_hook(int saved);
 
 /// What finish_outputs needs of the invocation.
