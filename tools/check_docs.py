@@ -47,6 +47,7 @@ TEST_SOURCES = ("python/tests", "tests", "cmake", "examples/cpp-consumer/CMakeLi
                 "python/CMakeLists.txt")
 NO_OUTPUT_FENCES = ("sh", "cmake", "text")
 SESSION_TIMEOUT_S = 600
+SKIPPED = "skipped"
 
 FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
 MARKER = re.compile(r"^<!-- (file: (?P<file>\S+)|session(?:: (?P<dir>\S+))?|(?P<no>no-output)) -->$")
@@ -213,6 +214,10 @@ def run_session(block, cli, build, scratch, update, errors):
     if not steps:
         errors.append(f"{block.where()}: a session must start with a \"$ \" command line")
         return None
+    if "build/python" in block.text and not os.path.isdir(os.path.join(build, "python", "gpbandit")):
+        print(f"check_docs: {block.where()}: session skipped: this build has no Python module "
+              "(GPB_BUILD_PYTHON=OFF)")
+        return SKIPPED
     work = session_dir(block, build, scratch)
     bindir = os.path.join(scratch, "bin")
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
@@ -340,7 +345,7 @@ def main(argv):
     if n > README_MAX_LINES:
         errors.append(f"README.md has {n} lines, more than {README_MAX_LINES}: move detail into docs/")
 
-    ran = 0
+    ran = skipped = 0
     if cli is not None:
         with tempfile.TemporaryDirectory(prefix="check-docs-") as scratch:
             os.mkdir(os.path.join(scratch, "bin"))
@@ -350,8 +355,11 @@ def main(argv):
                 key = (b.marker.group("dir"), b.text)
                 if key not in replayed:
                     replayed[key] = run_session(b, cli, build, scratch, update, errors)
-                    ran += replayed[key] is not None
+                    ran += replayed[key] not in (None, SKIPPED)
                 got = replayed[key]
+                if got is SKIPPED:
+                    skipped += 1
+                    continue
                 if update and got is not None and got != b.lines:
                     updates.setdefault(b.path, []).append((b, got))
     for path, replacements in (updates or {}).items():
@@ -363,7 +371,8 @@ def main(argv):
         print(f"check_docs: {e}", file=sys.stderr)
     summary = (f"{len(blocks)} code blocks in {len(files)} files: {kinds['file']} file copies, "
                f"{kinds['generated']} generated, {kinds['session']} sessions ("
-               + (f"{ran} replayed" if cli else "not run: no --cli/--build")
+               + (f"{ran} replayed" + (f", {skipped} skipped" if skipped else "") if cli
+                  else "not run: no --cli/--build")
                + f"), {kinds['no-output']} no-output; {links} relative links")
     print(("check_docs: FAIL: " if errors else "check_docs: ok: ") + summary)
     return 1 if errors else 0
