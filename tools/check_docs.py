@@ -23,14 +23,16 @@ Each block must be one of four kinds, said by an HTML comment on the line just a
 
 Any other block fails, so a block that shows output or runnable code cannot skip the check
 silently. Also checked: relative links resolve (to a file, and to a heading for README.md#anchor
-links into .md files), docs/mainpage.md links every other page of docs/, and README.md stays at
-most README_MAX_LINES lines.
+links into .md files), repository paths in inline code (`src/...`, `tests/test_*.cpp`) exist,
+docs/mainpage.md links every other page of docs/, and README.md stays at most README_MAX_LINES
+lines.
 
 Usage: tools/check_docs.py [--cli PATH/gpbandit --build BUILD_DIR] [--update]
   Without --cli and --build the sessions are counted, not run. --update copies the files into
   their blocks and, with --cli, rewrites each session's output from what its commands print now
   (review the diff before committing).
 """
+import glob
 import os
 import re
 import shutil
@@ -271,6 +273,25 @@ def check_links(path, errors):
     return count
 
 
+REPO_DIRS = ("src", "include", "kernels", "tools", "tests", "examples", "bench", "python", "cmake",
+             "docs")
+
+
+def check_paths(path, errors):
+    """Repository paths named in inline code (`src/...`, `tests/test_*.cpp`) must exist."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.S | re.M)
+    count = 0
+    for span in re.findall(r"`([^`\n]+)`", text):
+        if not re.fullmatch(rf"(?:{'|'.join(REPO_DIRS)})/[\w./*+-]*", span) or "..." in span:
+            continue
+        count += 1
+        if not glob.glob(os.path.join(ROOT, span.rstrip("."))):
+            errors.append(f"{os.path.relpath(path, ROOT)}: `{span}` does not exist in the repository")
+    return count
+
+
 def check_mainpage(errors):
     docs = os.path.join(ROOT, "docs")
     with open(os.path.join(docs, "mainpage.md"), encoding="utf-8") as f:
@@ -306,11 +327,12 @@ def main(argv):
         print("check_docs: give both --cli and --build (or neither)", file=sys.stderr)
         return 2
 
-    errors, blocks, links = [], [], 0
+    errors, blocks, links, paths = [], [], 0, 0
     files = doc_files()
     for path in files:
         blocks += parse(path, errors)
         links += check_links(path, errors)
+        paths += check_paths(path, errors)
     sessions, kinds = [], {"file": 0, "session": 0, "generated": 0, "no-output": 0}
     for b in blocks:
         m = b.marker
@@ -373,7 +395,8 @@ def main(argv):
                f"{kinds['generated']} generated, {kinds['session']} sessions ("
                + (f"{ran} replayed" + (f", {skipped} skipped" if skipped else "") if cli
                   else "not run: no --cli/--build")
-               + f"), {kinds['no-output']} no-output; {links} relative links")
+               + f"), {kinds['no-output']} no-output; {links} relative links, {paths} repository "
+               "paths")
     print(("check_docs: FAIL: " if errors else "check_docs: ok: ") + summary)
     return 1 if errors else 0
 
