@@ -1,7 +1,7 @@
 # gpbandit — the two commands of the README:
 #   make demo   install missing Debian packages, build Release, run the default experiment
 #   make test   same set-up, then the whole test suite (GPU tests skip without a GPU)
-#   make docs   API documentation (Doxygen) into $(BUILD)/docs/html
+#   make docs   the docs site: docs/ and the API reference (Doxygen) into $(BUILD)/docs/html
 #   make gpu-kit-check   (root) the GPU kit built from .deps alone with the system copies hidden
 BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)

@@ -1,8 +1,8 @@
 # CTest `InstallConsumer`: installs the build tree to a temporary prefix, then builds and runs
-# examples/cpp-consumer against it twice — through find_package(gpbandit) and through pkg-config —
-# and checks the library's SONAME and that neither the library nor the CLI can load a library from
-# the current directory (RUNPATH, cmake/runpath_check.cmake). Fails on the first step that does not
-# work.
+# examples/cpp-consumer against it — its three programs through find_package(gpbandit), main.cpp
+# also through pkg-config — and checks the library's SONAME and that neither the library nor the
+# CLI can load a library from the current directory (RUNPATH, cmake/runpath_check.cmake). Fails on
+# the first step that does not work.
 # Usage: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX=... -DSOVERSION=...
 #        -P cmake/test_install.cmake
 foreach(v BUILD_DIR SOURCE_DIR WORK_DIR CXX SOVERSION)
@@ -54,6 +54,10 @@ step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/cpp-con
 step("build the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 step("run the consumer" ${WORK_DIR}/consumer/consumer)
 message(STATUS "find_package consumer: ${step_out}")
+foreach(example own_function sharded)  # the other programs docs/ shows verbatim
+  step("run the consumer's ${example}" ${WORK_DIR}/consumer/${example})
+  message(STATUS "find_package ${example}: ${step_out}")
+endforeach()
 
 # 2. pkg-config.
 file(GLOB pcdir ${prefix}/lib*/pkgconfig)

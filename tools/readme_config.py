@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Keeps README.md's generated config blocks up to date:
+"""Keeps the generated config blocks of docs/config.md up to date:
 
-- "Config format": the format comment at the top of src/experiment/config.cpp (the finite-domain
-  validator's own documentation, with the grammar of every section);
+- "The finite-domain format": the format comment at the top of src/experiment/config.cpp (the
+  finite-domain validator's own documentation, with the grammar of every section);
 - "Every key of every family": the output of `gpbandit list config`, printed from the registry,
   the one table of keys the config validator checks (all three families).
 
 Usage: tools/readme_config.py --write | --check  [--cli PATH/TO/gpbandit]
 (run from anywhere; paths are repo-relative). Without --cli only the first block is handled.
+(Named for README.md, where the blocks were until the docs moved to docs/.)
 """
 import os
 import subprocess
@@ -49,17 +50,17 @@ def main(argv):
     if argv not in (["--write"], ["--check"]) or ("--cli" in sys.argv and cli is None):
         print(__doc__, file=sys.stderr)
         return 2
-    path = os.path.join(ROOT, "README.md")
+    path = os.path.join(ROOT, "docs", "config.md")
     readme = open(path, encoding="utf-8").read()
     new = replace(readme, BEGIN, END, format_block(), path)
     if cli is not None:
         new = replace(new, KEYS_BEGIN, KEYS_END, keys_block(cli), path)
     if argv == ["--check"]:
         if new != readme:
-            print("README.md's generated config blocks are out of date: run "
+            print("docs/config.md's generated config blocks are out of date: run "
                   "tools/readme_config.py --write --cli build/gpbandit", file=sys.stderr)
             return 1
-        print("README.md's config blocks match src/experiment/config.cpp" +
+        print("docs/config.md's config blocks match src/experiment/config.cpp" +
               (" and `gpbandit list config`" if cli else ""))
         return 0
     open(path, "w", encoding="utf-8").write(new)

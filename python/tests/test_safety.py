@@ -213,7 +213,7 @@ def test_every_public_name_has_a_docstring_and_every_class_a_repr(ctx, tmp_path)
 # ---------------------------------------------------------------- copies, CUDA, RUNPATH
 
 def test_from_rows_copies_once_into_the_domain():
-    # README: the domain owns its points (the engine caches kernel rows computed from them), so
+    # docs/python.md: the domain owns its points (the engine caches kernel rows computed from them), so
     # from_rows copies; the copy is then exposed without further copies.
     rows = np.arange(12.0).reshape(6, 2)
     d = g.Domain.from_rows(rows)
