@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "cuda_bench_support.hpp"
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
 
 namespace {
 

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/posterior.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace {

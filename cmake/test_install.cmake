@@ -40,7 +40,7 @@ gpb_needed(${libs} lib_needed)
 gpb_needed(${prefix}/bin/gpbandit cli_needed)
 gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned NAMES ${lib_needed} ${cli_needed}
                         COMMAND ${prefix}/bin/gpbandit --version)
-foreach(f include/gpbandit/posterior.hpp include/gpbandit/build_config.hpp
+foreach(f include/gpbandit/engine/posterior.hpp include/gpbandit/build_config.hpp
           include/gpbandit/privacy/laplace.hpp bin/gpbandit share/gpbandit/plot_regret.py)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")

@@ -1,11 +1,11 @@
 /// @file kernel_matrix.cuh
-/// __global__ kernels for K(A, B) and k(x, x) (launched from src/cuda/kernel_matrix.cu).
+/// __global__ kernels for K(A, B) and k(x, x) (launched from src/engine/cuda/kernel_matrix.cu).
 /// Every element is detail::KernelFormula, the formula the CPU evaluates (cpu/kernel_eval.hpp).
 #pragma once
 
 #include <cstddef>
 
-#include "detail/kernel_formula.hpp"
+#include "engine/detail/kernel_formula.hpp"
 
 namespace gpb::cuda::kernels {
 

@@ -1,6 +1,6 @@
 /// @file philox.cuh
-/// __global__ kernels filling arrays with Philox draws (launched from src/cuda/philox.cu). Element
-/// i is a pure function of (seed, run, stream, start, i), exactly as gpb::Rng computes it.
+/// __global__ kernels filling arrays with Philox draws (launched from src/engine/cuda/philox.cu).
+/// Element i is a pure function of (seed, run, stream, start, i), exactly as gpb::Rng computes it.
 #pragma once
 
 #include <cstdint>

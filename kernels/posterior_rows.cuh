@@ -1,8 +1,8 @@
 /// @file posterior_rows.cuh
-/// __global__ kernels of the CUDA FinitePosterior (launched from src/cuda/posterior_kernels.cu).
-/// Each thread owns one candidate j of one run and performs, for that element, exactly the
-/// floating-point operations of the CPU (cpu/posterior_rows.hpp, detail/scalar_steps.hpp) in the
-/// same order: the row recurrence in increasing p, then σ² and μ.
+/// __global__ kernels of the CUDA FinitePosterior (launched from
+/// src/engine/cuda/posterior_kernels.cu). Each thread owns one candidate j of one run and performs,
+/// for that element, exactly the floating-point operations of the CPU (cpu/posterior_rows.hpp,
+/// detail/scalar_steps.hpp) in the same order: the row recurrence in increasing p, then σ² and μ.
 ///
 /// Layouts (all run-major): V is R × cap × n with V[(r·cap + p)·n + j] (VT = double, or float in
 /// mixed precision, where every value is rounded once on store and read back exactly); μ, σ² are
@@ -11,8 +11,8 @@
 
 #include <cstddef>
 
-#include "detail/kernel_formula.hpp"
-#include "detail/scalar_steps.hpp"
+#include "engine/detail/kernel_formula.hpp"
+#include "engine/detail/scalar_steps.hpp"
 
 namespace gpb::cuda::kernels {
 

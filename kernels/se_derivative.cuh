@@ -1,10 +1,10 @@
 /// @file se_derivative.cuh
 /// __global__ kernels for the SE kernel's derivative blocks (launched from
-/// src/cuda/se_derivative.cu). Each thread evaluates detail::se_grad / se_grad_grad, the formulas
-/// the CPU uses.
+/// src/engine/cuda/se_derivative.cu). Each thread evaluates detail::se_grad / se_grad_grad, the
+/// formulas the CPU uses.
 #pragma once
 
-#include "detail/se_derivative_formula.hpp"
+#include "engine/detail/se_derivative_formula.hpp"
 
 namespace gpb::cuda::kernels {
 

@@ -1,9 +1,9 @@
 /// @file ucb_argmax.cuh
-/// __global__ kernels of the fused UCB argmax over R runs (launched from src/cuda/ucb_argmax.cu).
-/// Same contract as the CPU (cpu/ops_cpu.cpp): score = detail::ucb_score(μ, σ², width), excluded
-/// candidates skipped, the lowest index among exact ties and the exact number of ties, NaN scores
-/// reported with the lowest NaN index. The merge below is commutative and associative, so the
-/// result does not depend on the order of the reduction.
+/// __global__ kernels of the fused UCB argmax over R runs (launched from
+/// src/engine/cuda/ucb_argmax.cu). Same contract as the CPU (cpu/ops_cpu.cpp): score =
+/// detail::ucb_score(μ, σ², width), excluded candidates skipped, the lowest index among exact ties
+/// and the exact number of ties, NaN scores reported with the lowest NaN index. The merge below is
+/// commutative and associative, so the result does not depend on the order of the reduction.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
@@ -12,8 +12,8 @@
 #include <climits>
 #include <cstdint>
 
-#include "detail/argmax_span.hpp"
-#include "detail/scalar_steps.hpp"
+#include "engine/detail/argmax_span.hpp"
+#include "engine/detail/scalar_steps.hpp"
 
 namespace gpb::cuda::kernels {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace {
 

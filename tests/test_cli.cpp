@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpbandit/build_config.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "test_support.hpp"
 
 namespace {

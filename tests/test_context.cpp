@@ -4,9 +4,9 @@
 #include <string>
 #include <utility>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace {
 

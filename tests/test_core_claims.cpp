@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "detail/core_claims.hpp"
-#include "gpbandit/context.hpp"
+#include "engine/detail/core_claims.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "test_support.hpp"
 
 namespace {

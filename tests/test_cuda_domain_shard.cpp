@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cuda_test_support.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "slice_check.hpp"
 

@@ -6,10 +6,10 @@
 
 #include "cuda_test_support.hpp"
 #include "gpbandit/build_config.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/features.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/features.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/rng.hpp"
 
 #if GPB_HAS_CUDA

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda_test_support.hpp"
-#include "gpbandit/kernel_derivative.hpp"
+#include "gpbandit/engine/kernel_derivative.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb {

@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "cuda_test_support.hpp"
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
+#include "gpbandit/engine/projection.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
-#include "gpbandit/projection.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace {

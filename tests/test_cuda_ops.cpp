@@ -9,16 +9,16 @@
 
 #include "cuda_test_support.hpp"
 #include "gpbandit/build_config.hpp"
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
+#include "gpbandit/engine/posterior.hpp"
+#include "gpbandit/engine/projection.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
-#include "gpbandit/posterior.hpp"
-#include "gpbandit/projection.hpp"
 #include "gpbandit/rng.hpp"
 #if GPB_HAS_CUDA
-#include "cuda/matrix_cache.hpp"
+#include "engine/cuda/matrix_cache.hpp"
 #endif
 
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "cuda_test_support.hpp"
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 
 namespace {
 

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "cuda_test_support.hpp"
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/kernel.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/policy/policy.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 #include "test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/error.hpp"
 #include "test_support.hpp"
 

@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "detail/domain_scatter.hpp"
-#include "gpbandit/communicator.hpp"
-#include "gpbandit/context.hpp"
+#include "dist/domain_scatter.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/rng.hpp"
 #include "objective/blocks.hpp"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "slice_check.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/error.hpp"
 #include "io/npy.hpp"
 #include "test_support.hpp"

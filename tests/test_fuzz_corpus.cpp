@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "io/csv.hpp"
 #include "test_support.hpp"
 

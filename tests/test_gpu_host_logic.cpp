@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "detail/argmax_span.hpp"
-#include "detail/column_chunks.hpp"
-#include "detail/mask_delta.hpp"
-#include "detail/solver_info.hpp"
+#include "engine/detail/argmax_span.hpp"
+#include "engine/detail/column_chunks.hpp"
+#include "engine/detail/mask_delta.hpp"
+#include "engine/detail/solver_info.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
 

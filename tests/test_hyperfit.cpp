@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "gpbandit/engine/hyperfit.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/hyperfit.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace {
 

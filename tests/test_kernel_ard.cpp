@@ -9,12 +9,12 @@
 #include <functional>
 #include <string>
 
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/kernel_derivative.hpp"
+#include "gpbandit/engine/ops.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/kernel_derivative.hpp"
-#include "gpbandit/ops.hpp"
-#include "gpbandit/posterior.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/rng.hpp"
 #include "objective/gp_prior.hpp"
 #include "test_support.hpp"

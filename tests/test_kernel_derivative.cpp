@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "gpbandit/engine/kernel_derivative.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel_derivative.hpp"
-#include "gpbandit/ops.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb {

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -6,14 +6,14 @@
 #include <random>
 #include <sstream>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
-#include "gpbandit/kernel.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/policy/policy.hpp"
-#include "gpbandit/posterior.hpp"
 #include "policy/ldp_presets.hpp"
 #include "policy/tgp_ucb.hpp"
 #include "test_support.hpp"

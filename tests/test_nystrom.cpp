@@ -12,12 +12,12 @@
 #include <cmath>
 #include <vector>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/features.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/features.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 #include "gpbandit/policy/policy.hpp"
 #include "test_support.hpp"
 

@@ -12,10 +12,10 @@
 #include <numeric>
 #include <vector>
 
+#include "gpbandit/engine/ops.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/objective/objective.hpp"
-#include "gpbandit/ops.hpp"
-#include "gpbandit/optimizer.hpp"
-#include "gpbandit/posterior.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 #include "optimizer/thompson.hpp"
 #include "test_support.hpp"
 

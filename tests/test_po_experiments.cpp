@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/projection.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
-#include "gpbandit/kernel.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/objective/po_data.hpp"
 #include "gpbandit/policy/po_gp_ucb.hpp"
 #include "gpbandit/privacy/po_curator.hpp"
-#include "gpbandit/projection.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <set>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/policy/policy.hpp"
 #include "test_support.hpp"

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/posterior.hpp"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <numeric>
 #include <vector>
 
-#include "cpu/block_order.hpp"
-#include "gpbandit/posterior.hpp"
+#include "engine/cpu/block_order.hpp"
+#include "gpbandit/engine/posterior.hpp"
 
 namespace {
 

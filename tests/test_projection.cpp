@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/projection.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/projection.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace {

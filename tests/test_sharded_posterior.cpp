@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "detail/communicator_impl.hpp"
+#include "comm/communicator_impl.hpp"
 #include "gpbandit/error.hpp"
 #include "shard_harness.hpp"
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/error.hpp"
 #include "test_support.hpp"
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::cli {
 namespace {

@@ -23,13 +23,13 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "experiment/atomic_file.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/command.hpp"
 #include "gpbandit/objective/objective.hpp"
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
+#include "io/atomic_file.hpp"
 #include "optimizer/config.hpp"
 #include "state_lock.hpp"
 

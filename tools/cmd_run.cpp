@@ -12,10 +12,10 @@
 
 #include "commands.hpp"
 #include "experiment/interrupt.hpp"
-#include "gpbandit/communicator.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
-#include "gpbandit/xarmed/mpi_runtime.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::cli {
 
@@ -155,11 +155,11 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
   try {
     code = run_loaded(cmd, args, *e, guard);
   } catch (const std::exception& e) {
-    const xarmed::mpi::World w = xarmed::mpi::init();
+    const mpi::World w = mpi::init();
     const auto* lost = dynamic_cast<const RankFailure*>(&e);
     if (lost != nullptr && !lost->reporter()) {  // the reporting rank prints it and aborts
       std::this_thread::sleep_for(std::chrono::seconds(2));
-      xarmed::mpi::abort_all(1);
+      mpi::abort_all(1);
     }
     std::string msg = e.what();
     for (char& ch : msg) {
@@ -168,9 +168,9 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
     std::cout.flush();
     std::cerr << "gpbandit: error: " << (w.rank == 0 ? "" : "rank " + std::to_string(w.rank) + ": ")
               << msg << std::endl;
-    xarmed::mpi::abort_all(dynamic_cast<const InvalidArgument*>(&e) ? 2 : 1);
+    mpi::abort_all(dynamic_cast<const InvalidArgument*>(&e) ? 2 : 1);
   }
-  xarmed::mpi::finalize();
+  mpi::finalize();
   return code;
 }
 

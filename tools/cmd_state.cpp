@@ -12,7 +12,7 @@
 #include "commands.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 #include "state_lock.hpp"
 
 namespace gpb::cli {

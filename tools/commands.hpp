@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::cli {
 

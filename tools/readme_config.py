@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Keeps the generated config blocks of docs/config.md up to date:
 
-- "The finite-domain format": the format comment at the top of src/experiment/config.cpp (the
+- "The finite-domain format": the format comment at the top of src/finite/config.cpp (the
   finite-domain validator's own documentation, with the grammar of every section);
 - "Every key of every family": the output of `gpbandit list config`, printed from the registry,
   the one table of keys the config validator checks (all three families).
@@ -22,7 +22,7 @@ KEYS_END = "<!-- config-keys:end -->"
 
 
 def format_block():
-    src = open(os.path.join(ROOT, "src", "experiment", "config.cpp"), encoding="utf-8").read()
+    src = open(os.path.join(ROOT, "src", "finite", "config.cpp"), encoding="utf-8").read()
     start = src.index("// Config format")
     end = src.index("// ---", start)
     lines = [l[3:] if l.startswith("// ") else l[2:] for l in src[start:end].splitlines()[1:]]
@@ -60,7 +60,7 @@ def main(argv):
             print("docs/config.md's generated config blocks are out of date: run "
                   "tools/readme_config.py --write --cli build/gpbandit", file=sys.stderr)
             return 1
-        print("docs/config.md's config blocks match src/experiment/config.cpp" +
+        print("docs/config.md's config blocks match src/finite/config.cpp" +
               (" and `gpbandit list config`" if cli else ""))
         return 0
     open(path, "w", encoding="utf-8").write(new)

@@ -2,10 +2,10 @@
 // headers only. Prints the version, the backend and the best candidate found; exits 0 when the
 // search lands within one grid step of the maximiser of f(x) = -(x - 0.3)^2.
 #include <gpbandit/build_config.hpp>
-#include <gpbandit/context.hpp>
-#include <gpbandit/domain.hpp>
-#include <gpbandit/kernel.hpp>
-#include <gpbandit/posterior.hpp>
+#include <gpbandit/engine/context.hpp>
+#include <gpbandit/engine/domain.hpp>
+#include <gpbandit/engine/kernel.hpp>
+#include <gpbandit/engine/posterior.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // square, expected improvement, ARD Matérn-5/2 kernel refitted every 5 evaluations (the function
 // of python/examples/own_function.py). Exits 0 when the best value found is within 0.05 of the
 // minimum (about -0.30 at (0.31, 0.60)).
-#include <gpbandit/optimizer.hpp>
+#include <gpbandit/optimizer/optimizer.hpp>
 
 #include <cmath>
 #include <cstdio>

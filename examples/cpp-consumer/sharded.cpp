@@ -3,18 +3,19 @@
 // process instead. Every rank builds only its slice of a 60×60 grid and keeps V, μ and σ² for its
 // candidates only; every rank makes the same calls in the same order and gets the one-rank
 // choices. Exits 0 when the sharded choices equal those of an unsharded posterior.
-#include <gpbandit/communicator.hpp>
-#include <gpbandit/context.hpp>
-#include <gpbandit/domain.hpp>
-#include <gpbandit/kernel.hpp>
-#include <gpbandit/posterior.hpp>
+#include <gpbandit/comm/communicator.hpp>
+#include <gpbandit/engine/context.hpp>
+#include <gpbandit/engine/domain.hpp>
+#include <gpbandit/engine/kernel.hpp>
+#include <gpbandit/engine/posterior.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <thread>
 #include <vector>
 
-// GP-UCB for 20 rounds on the ranks of `comm`; returns the chosen candidates (the same on every rank).
+// GP-UCB for 20 rounds on the ranks of `comm`; returns the chosen candidates (the same on every
+// rank).
 std::vector<int> gp_ucb(const gpb::Communicator& comm) {
   const std::vector<double> lo{0, 0}, hi{1, 1};
   const std::vector<int> counts{60, 60};  // N = 3600 candidates
@@ -50,7 +51,8 @@ int main() {
   for (std::thread& t : threads) t.join();
   bool same = true;
   for (int q = 0; q < k; ++q) same = same && chosen[q] == whole;
-  std::printf("%s: rank 0 holds candidates [0, %lld) of 3600; the same 20 choices as one rank: %s\n",
-              ranks[0].describe().c_str(), ranks[0].slice(3600).second, same ? "yes" : "no");
+  std::printf(
+      "%s: rank 0 holds candidates [0, %lld) of 3600; the same 20 choices as one rank: %s\n",
+      ranks[0].describe().c_str(), ranks[0].slice(3600).second, same ? "yes" : "no");
   return same ? 0 : 1;
 }

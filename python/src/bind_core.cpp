@@ -7,12 +7,12 @@
 #include <utility>
 
 #include "bindings.hpp"
-#include "gpbandit/communicator.hpp"
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace gpb::python {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::python {
 

@@ -13,7 +13,7 @@
 
 #include "bindings.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 
 namespace gpb::python {
 namespace {

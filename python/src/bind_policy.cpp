@@ -11,7 +11,7 @@
 
 #include "bindings.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/policy/policy.hpp"
 
 namespace gpb::python {

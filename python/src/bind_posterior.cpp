@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::python {

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/config_checker.hpp"
-#include "gpbandit/context.hpp"
 #include "gpbandit/dpgibo/algorithms.hpp"
 #include "gpbandit/dpgibo/task.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::dpgibo::detail {
 

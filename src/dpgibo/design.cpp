@@ -8,8 +8,8 @@
 #include "gpbandit/dpgibo/algorithms.hpp"
 #include "gpbandit/dpgibo/gradient_gp.hpp"
 #include "gpbandit/dpgibo/poly_gradient_gp.hpp"
+#include "gpbandit/engine/kernel.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
 
 namespace gpb::dpgibo {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <memory>
 
+#include "gpbandit/engine/kernel_derivative.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel_derivative.hpp"
 
 namespace gpb::dpgibo {
 

@@ -4,9 +4,9 @@
 #include <limits>
 
 #include "gpbandit/dpgibo/algorithms.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace gpb::dpgibo {
 

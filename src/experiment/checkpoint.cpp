@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "experiment/atomic_file.hpp"
 #include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::detail {
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "experiment/registry_internal.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::detail {

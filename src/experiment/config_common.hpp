@@ -10,7 +10,7 @@
 
 #include "experiment/config_checker.hpp"
 #include "experiment/family.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::detail {
 

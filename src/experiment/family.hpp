@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "experiment/plot.hpp"
-#include "gpbandit/communicator.hpp"
-#include "gpbandit/context.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::detail {
 

@@ -18,8 +18,7 @@
 #include <optional>
 #include <sstream>
 
-#include "detail/communicator_impl.hpp"
-#include "experiment/atomic_file.hpp"
+#include "comm/communicator_impl.hpp"
 #include "experiment/checkpoint.hpp"
 #include "experiment/family.hpp"
 #include "experiment/interrupt.hpp"
@@ -28,7 +27,8 @@
 #include "experiment/plot.hpp"
 #include "experiment/progress.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb {
 namespace {

@@ -9,10 +9,10 @@
 #include <memory>
 #include <sstream>
 
-#include "experiment/atomic_file.hpp"
 #include "experiment/plot.hpp"
 #include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::detail {
 namespace fs = std::filesystem;

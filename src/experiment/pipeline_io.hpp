@@ -11,7 +11,7 @@
 
 #include "experiment/checkpoint.hpp"
 #include "experiment/family.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::detail {
 

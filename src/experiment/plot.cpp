@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "experiment/atomic_file.hpp"
 #include "gpbandit/build_config.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::detail {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::detail {
 

@@ -7,12 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 namespace gpb::detail {
 
 /// Marker in ParamDoc::default_value for a parameter that must be given.
 inline constexpr const char* kRequired = "(required)";
+
+/// `a` followed by `b`: a family's keys built from shared lists.
+inline std::vector<ParamDoc> with(std::vector<ParamDoc> a, const std::vector<ParamDoc>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 
 /// The entry of `kind` named `name`, or nullptr.
 const RegistryEntry* find_registry_entry(const std::string& kind, const std::string& name);
@@ -20,6 +26,9 @@ const RegistryEntry* find_registry_entry(const std::string& kind, const std::str
 std::vector<std::string> registry_names(const std::string& kind);
 /// The config keys every family shares ("finite", "dp-gibo", "fed-pne"), with its defaults.
 std::vector<ParamDoc> common_params(const std::string& family);
+/// Appends the finite-domain family's entries (finite/registry.cpp): its top-level keys,
+/// policies, objectives, kernels, noise models and domains.
+void add_finite_entries(std::vector<RegistryEntry>& r);
 /// Appends the DP-GIBO family's entries: its top-level keys, tasks and methods.
 void add_dpgibo_entries(std::vector<RegistryEntry>& r);
 /// Appends the X-armed family's entries: its top-level keys, objective and methods.

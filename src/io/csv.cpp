@@ -1,4 +1,4 @@
-// Numeric CSV reader: read_csv_matrix (declared in gpbandit/objective/objective.hpp).
+// Numeric CSV reader: read_csv_matrix (declared in gpbandit/io/csv.hpp).
 //
 // Format accepted:
 //  - comma-separated fields, optional spaces/tabs around each field;
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "gpbandit/error.hpp"
-#include "gpbandit/objective/objective.hpp"
+#include "gpbandit/io/csv.hpp"
 #include "io/csv.hpp"
 
 namespace gpb {

@@ -1,5 +1,6 @@
 /// @file csv.hpp
-/// Internal entry point of the numeric CSV reader (the public one is gpb::read_csv_matrix).
+/// Internal entry point of the numeric CSV reader (the public one is gpb::read_csv_matrix,
+/// gpbandit/io/csv.hpp).
 #pragma once
 
 #include <Eigen/Core>

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "experiment/atomic_file.hpp"
 #include "gpbandit/error.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::detail {
 namespace {

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "detail/domain_scatter.hpp"
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "dist/domain_scatter.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
 
 namespace gpb::detail {
 

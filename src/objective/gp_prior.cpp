@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
 #include "objective/sampling.hpp"
 
 namespace gpb::detail {

@@ -6,8 +6,8 @@
 
 #include <Eigen/Core>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/kernel.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/kernel.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::detail {

@@ -6,9 +6,9 @@
 #include <mutex>
 #include <utility>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
-#include "gpbandit/ops.hpp"
 #include "objective/blocks.hpp"
 #include "objective/gp_prior.hpp"
 #include "objective/sampling.hpp"

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
-#include "gpbandit/ops.hpp"
 #include "objective/blocks.hpp"
 
 namespace gpb {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::detail {

@@ -1,15 +1,16 @@
-// The optimizer config format (parse_optimizer_config; format in include/gpbandit/optimizer.hpp),
-// its inverse (options_to_json, used for saved states) and DomainSpec.
+// The optimizer config format (parse_optimizer_config; format in
+// include/gpbandit/optimizer/optimizer.hpp), its inverse (options_to_json, used for saved states)
+// and DomainSpec.
 #include "optimizer/config.hpp"
 
 #include <climits>
 #include <filesystem>
 #include <set>
 
-#include "experiment/atomic_file.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
 #include "gpbandit/error.hpp"
+#include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 
 namespace gpb {

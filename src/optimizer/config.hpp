@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "gpbandit/optimizer.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 
 namespace gpb::detail {
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "gpbandit/ops.hpp"
+#include "gpbandit/engine/ops.hpp"
 #include "optimizer/state.hpp"
 
 namespace gpb {

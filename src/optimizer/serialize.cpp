@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "experiment/atomic_file.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
 #include "gpbandit/error.hpp"
+#include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "optimizer/config.hpp"
 #include "optimizer/state.hpp"

@@ -21,8 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpbandit/optimizer.hpp"
-#include "gpbandit/posterior.hpp"
+#include "gpbandit/engine/posterior.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
 #include "gpbandit/rng.hpp"
 #include "optimizer/thompson.hpp"
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
 #include "objective/gp_prior.hpp"
 
 namespace gpb::detail {

@@ -5,9 +5,9 @@
 
 #include <Eigen/Core>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/posterior.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::detail {

@@ -4,8 +4,8 @@
 // rows of G = Ṽ^{−1/2}Φ at the current level b_t (D5; option per_sample uses b_τ).
 #include <cmath>
 
+#include "gpbandit/engine/features.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/features.hpp"
 #include "policy/ldp_presets.hpp"
 
 namespace gpb {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/ops.hpp"
 
 namespace gpb::detail {
 

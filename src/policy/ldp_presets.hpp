@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpbandit/features.hpp"
+#include "gpbandit/engine/features.hpp"
 #include "gpbandit/policy/policy.hpp"
 #include "gpbandit/rng.hpp"
 

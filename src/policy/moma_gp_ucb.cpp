@@ -5,8 +5,8 @@
 // others is smallest. The T − N_ep·k leftover rounds replay the final UCB choice (spec D9).
 #include <cmath>
 
+#include "gpbandit/engine/features.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/features.hpp"
 #include "policy/ldp_presets.hpp"
 
 namespace gpb {

@@ -9,9 +9,9 @@
 #include <iostream>
 #include <vector>
 
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/projection.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/projection.hpp"
 #include "gpbandit/rng.hpp"
 #include "policy/ucb_common.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/policy/policy.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 #include "policy/ldp_presets.hpp"
 

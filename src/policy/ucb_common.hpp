@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/policy/policy.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::detail {

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "gpbandit/engine/projection.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/projection.hpp"
 
 namespace gpb::privacy {
 

@@ -6,13 +6,13 @@
 #include <limits>
 #include <memory>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
 #include "gpbandit/policy/policy.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 #include "gpbandit/xarmed/mpi_runtime.hpp"
 #include "gpbandit/xarmed/partition.hpp"

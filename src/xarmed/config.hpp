@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "experiment/config_checker.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/xarmed/baselines.hpp"
 #include "gpbandit/xarmed/fed_pne.hpp"
 #include "gpbandit/xarmed/objective.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "gpbandit/experiment.hpp"
+#include "gpbandit/experiment/experiment.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 1 << 16) return 0;  // configs are small; keep executions fast

@@ -26,11 +26,11 @@
 
 #include <Eigen/Core>
 
-#include "gpbandit/communicator.hpp"
-#include "gpbandit/context.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/policy/policy.hpp"
-#include "gpbandit/posterior.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace {

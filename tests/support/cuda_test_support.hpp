@@ -10,7 +10,7 @@
 #include <cmath>
 #include <memory>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
 
 namespace gpb::test {
 

@@ -18,12 +18,12 @@
 #include <thread>
 #include <vector>
 
-#include "gpbandit/communicator.hpp"
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
-#include "gpbandit/posterior.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
+#include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/rng.hpp"
 
 namespace gpb::test {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/objective/objective.hpp"
 
 namespace gpb::test {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/policy/policy.hpp"
 
 namespace gpb::test {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
 #include "gpbandit/dpgibo/gradient_surrogate.hpp"
 #include "gpbandit/dpgibo/task.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/privacy/noise_source.hpp"
 #include "gpbandit/rng.hpp"
 

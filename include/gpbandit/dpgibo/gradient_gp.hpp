@@ -8,10 +8,10 @@
 
 #include <Eigen/Core>
 
-#include "gpbandit/context.hpp"
 #include "gpbandit/dpgibo/gradient_surrogate.hpp"
-#include "gpbandit/kernel.hpp"
-#include "gpbandit/ops.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
 
 namespace gpb::dpgibo {
 

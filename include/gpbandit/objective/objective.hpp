@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/kernel.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/io/csv.hpp"
 #include "gpbandit/policy/policy.hpp"
 #include "gpbandit/rng.hpp"
 
@@ -113,17 +114,5 @@ std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, bool cor
 /// @throws InvalidArgument as above (for either matrix) or if the column counts differ.
 std::unique_ptr<Objective> make_dataset_objective(Eigen::MatrixXd data, Eigen::MatrixXd kernel_data,
                                                   bool correlation, const std::string& label);
-
-/// Reads a numeric CSV (optional header, comma separated) into a rows×cols matrix.
-/// @throws IoError if unreadable; InvalidArgument naming file:line for ragged rows, non-numbers,
-/// NaN or Inf, or an empty file.
-Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header = nullptr,
-                                int skip_columns = 0);
-
-/// CSV text of the rows×cols matrix `rows`: a header line (`header`, or x0,...,x{cols−1} when
-/// empty), then one line per row with 17 significant digits, so that read_csv_matrix reads the
-/// very same doubles back. @throws InvalidArgument if header is given with the wrong length.
-std::string csv_text(const Eigen::Ref<const Eigen::MatrixXd>& rows,
-                     const std::vector<std::string>& header = {});
 
 }  // namespace gpb

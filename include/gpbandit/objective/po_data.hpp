@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "gpbandit/hyperfit.hpp"
+#include "gpbandit/engine/hyperfit.hpp"
 #include "gpbandit/objective/objective.hpp"
 
 namespace gpb {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gpbandit/context.hpp"
-#include "gpbandit/domain.hpp"
-#include "gpbandit/kernel.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
 
 namespace gpb {
 

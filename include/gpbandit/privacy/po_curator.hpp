@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <string>
 
-#include "gpbandit/context.hpp"
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/privacy/noise_source.hpp"
 
 namespace gpb::privacy {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpbandit/communicator.hpp"
-#include "gpbandit/domain.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/engine/domain.hpp"
 
 #include "gpbandit/xarmed/objective.hpp"
 

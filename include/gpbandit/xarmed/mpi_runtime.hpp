@@ -11,25 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/xarmed/baselines.hpp"
 #include "gpbandit/xarmed/fed_pne.hpp"
 
 namespace gpb::xarmed::mpi {
 
-/// Whether this build has the MPI runtime.
-bool available();
-
-/// MPI_COMM_WORLD rank and size after init().
-struct World {
-  int rank = 0;  ///< this process's rank (0 = the server)
-  int size = 1;  ///< number of ranks
-};
-/// Initialises MPI once (later calls return the same world). @throws Error without MPI.
-World init();
-/// MPI_Finalize (no-op if not initialised).
-void finalize();
-/// Prints nothing; MPI_Abort(MPI_COMM_WORLD, code) — kills every rank (never returns).
-[[noreturn]] void abort_all(int code);
+// The process runtime (init, finalize, abort_all) is the communicator layer's.
+using gpb::mpi::abort_all;
+using gpb::mpi::finalize;
+using gpb::mpi::init;
+using gpb::mpi::World;
 
 /// Rank 0's transport: one packed request message per client rank per step, replies polled until
 /// `timeout_s`. measured_bytes() counts the payload bytes actually sent and received.

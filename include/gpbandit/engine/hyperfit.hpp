@@ -1,0 +1,71 @@
+/// @file hyperfit.hpp
+/// Maximum-likelihood fit of GP hyperparameters (specs/po-gp-ucb.md §3): length-scale(s), signal
+/// variance σ_y² and noise variance σ_n² of a zero-mean GP with a stationary kernel (SE, Matérn
+/// 3/2, Matérn 5/2; ARD or isotropic), by L-BFGS-B (LBFGSpp) on the log scale with analytic
+/// gradients and several starts.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+
+#include "gpbandit/engine/kernel_type.hpp"
+
+namespace gpb {
+
+/// Hyperparameters of k(x,x′) = σ_y² κ(ρ), ρ² = Σ_j (x_j − x′_j)²/l_j², plus noise σ_n².
+struct GpHyperparameters {
+  Eigen::VectorXd lengthscales;  ///< l_j, length d (ARD) or 1 (isotropic: one l for all j)
+  double signal_variance = 1.0;  ///< σ_y²
+  double noise_variance = 1e-2;  ///< σ_n²
+};
+
+/// Settings of fit_gp_hyperparameters. Bounds apply in the fit's standardised input units (each
+/// column divided by its standard deviation for ARD, all columns by the root-mean-square column
+/// standard deviation for the isotropic fit so that one length-scale still fits every axis) and
+/// assume y has roughly unit variance (the §2 pipeline standardises it). Defaults are spec §3's.
+struct HyperFitOptions {
+  KernelType kernel = KernelType::SE;  ///< SE, Matern32 or Matern52
+  bool ard = true;                     ///< one length-scale per input column (else one in all)
+  int max_rows = 2000;                 ///< rows used: min(n, max_rows), drawn without replacement
+  int random_starts = 5;  ///< log-uniform random starts besides (l = 1, σ_y² = 1, σ_n² = 1e−2)
+  double lengthscale_lower = 1e-2;   ///< box bound on each length-scale (standardised inputs)
+  double lengthscale_upper = 1e2;    ///< box bound on each length-scale (standardised inputs)
+  double signal_lower = 1e-2;        ///< box bound on σ_y²
+  double signal_upper = 1e2;         ///< box bound on σ_y²
+  double noise_lower = 1e-8;         ///< box bound on σ_n²
+  double noise_upper = 1.0;          ///< box bound on σ_n²
+  int max_iterations = 500;          ///< L-BFGS iterations per start
+  double relative_tolerance = 1e-8;  ///< stop when the objective changes by less (relative)
+  std::uint64_t seed = 0;            ///< keys the row subsample and the random starts (Philox)
+};
+
+/// The fit's result, in the caller's input units.
+struct HyperFit {
+  GpHyperparameters theta;    ///< the best fit over all starts (length-scales in input units)
+  double log_likelihood = 0;  ///< log p(y | X_used, θ) on the rows used (standardised inputs)
+  int rows_used = 0;          ///< m
+  int starts_converged = 0;   ///< starts that ended without an optimiser error
+  int evaluations = 0;        ///< likelihood evaluations over all starts
+};
+
+/// log p(y | X, θ) = −½ yᵀK_θ⁻¹y − ½ ln|K_θ| − (m/2) ln 2π with K_θ = K + σ_n²I, by Cholesky
+/// (jitter 1e−10·mean diag, ×10 up to 3 times). X is m×d (one row per point), y has length m.
+/// If `grad` is not null it receives ∂/∂ψ for ψ = (ln l_1..ln l_q, ln σ_y², ln σ_n²), q = 1 or
+/// d: ½ tr((ααᵀ − K_θ⁻¹) ∂K_θ/∂ψ_j), α = K_θ⁻¹y. O(m³ + m²·d).
+/// @throws InvalidArgument for mismatched shapes, a kernel other than SE/Matérn 3/2/Matérn 5/2,
+/// or non-positive parameters; NumericalError if K_θ stays indefinite after the jitter.
+double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                         const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
+
+/// Maximum-likelihood hyperparameters: L-BFGS-B over ψ within the option's box, from the default
+/// start and `random_starts` log-uniform ones; the best likelihood seen is kept (a start that
+/// fails mid-way still contributes the best point it evaluated). O(starts·iterations·(m³ + m²d)).
+/// @throws InvalidArgument naming the field (X/y shapes or non-finite values, fewer than 2 rows,
+/// a constant input column, bad bounds or counts); NumericalError if every start failed.
+HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                const Eigen::Ref<const Eigen::VectorXd>& y,
+                                const HyperFitOptions& options = {});
+
+}  // namespace gpb

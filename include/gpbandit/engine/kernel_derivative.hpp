@@ -1,0 +1,36 @@
+/// @file kernel_derivative.hpp
+/// Engine ops for derivatives of the SE kernel (DESIGN §2, specs/dp-gibo.md §2): the cross blocks
+/// a gradient-observing GP needs. CPU implementation in src/engine/cpu/kernel_derivative.cpp, CUDA
+/// twin in src/engine/cuda/se_derivative.cu + kernels/se_derivative.cuh; parity test
+/// tests/test_cuda_kernel_derivative.cpp.
+///
+/// For k(x, z) = v·exp(−‖x − z‖²/(2ℓ²)):
+///   ∂k/∂x_a       = −(x_a − z_a)/ℓ² · k(x, z)
+///   ∂²k/∂x_a∂z_b  = k(x, z)·[δ_ab/ℓ² − (x_a − z_a)(x_b − z_b)/ℓ⁴]
+/// and ∂²k/∂x_a∂z_b at x = z is v/ℓ²·δ_ab (the prior covariance of ∇f).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/kernel.hpp"
+
+namespace gpb {
+
+/// First derivative block: X is d×n, Z is d×m (columns are points, host memory, column-major).
+/// Returns the (d·n)×m matrix G with G(a + d·i, j) = ∂k(x_i, z_j)/∂x_{i,a}. For n = 1 this is
+/// J(θ, Z) = ∇_θ k(θ, Z) of specs/dp-gibo.md §2 (d×m). O(n·m·d).
+/// @throws InvalidArgument if k is not an isotropic SE kernel or X and Z differ in dimension.
+Eigen::MatrixXd se_kernel_grad(const Context& ctx, const Kernel& k,
+                               const Eigen::Ref<const Eigen::MatrixXd>& X,
+                               const Eigen::Ref<const Eigen::MatrixXd>& Z);
+
+/// Mixed second derivative block: returns the (d·n)×(d·m) matrix H with
+/// H(a + d·i, b + d·j) = ∂²k(x_i, z_j)/∂x_{i,a}∂z_{j,b} (the covariance of ∂f(x_i)/∂x_a and
+/// ∂f(z_j)/∂z_b). O(n·m·d²).
+/// @throws InvalidArgument if k is not an isotropic SE kernel or X and Z differ in dimension.
+Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& Z);
+
+}  // namespace gpb

@@ -1,0 +1,189 @@
+/// @file posterior.hpp
+/// Exact GP posterior over a finite domain for R runs in lockstep, updated incrementally.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/ops.hpp"
+
+namespace gpb {
+
+/// How FinitePosterior stores its state.
+enum class PosteriorMode {
+  Auto,  ///< Incremental when R·N·capacity·8 bytes fits the Context's budget, else Recompute
+  Incremental,  ///< keep V = L⁻¹K(X_t, D) (t×N per run); O(N·t) per observation
+  Recompute,  ///< keep only L and α; rebuild V chunk by chunk when μ, σ² are needed; O(N·t²)
+};
+
+/// Construction options of FinitePosterior.
+struct PosteriorOptions {
+  /// Gaussian noise variance λ > 0 of the surrogate model (also the ridge of K_t + λI).
+  double noise_variance = 1e-2;
+  /// Expected number of rows per run (observations + pending); sizes V and decides Auto mode.
+  int capacity = 256;
+  /// Storage strategy (see PosteriorMode).
+  PosteriorMode mode = PosteriorMode::Auto;
+  /// Candidates per chunk in recompute mode.
+  int chunk = 2048;
+  /// CPU incremental mode: defer the row updates of blocks of candidates that cannot win the next
+  /// UCB argmax (see FinitePosterior, "Lazy blocks"). Results are bit-identical either way; false
+  /// applies every new row to every candidate at once (the O(N·t) per observation of the paper).
+  bool lazy = true;
+};
+
+/// Host copy of the small factor state of one run of a FinitePosterior (see factor()).
+struct PosteriorFactor {
+  /// t×t lower triangular L with K_t + λI = L Lᵀ (up to the pivot floor, see FinitePosterior);
+  /// the upper triangle is zero. Rows are in the order they were added (pending rows last).
+  Eigen::MatrixXd L;
+  /// α = L⁻¹y (length t); 0 for a pending row.
+  Eigen::VectorXd alpha;
+  /// 1 for an observed or resolved row, 0 for a pending one (length t).
+  std::vector<unsigned char> resolved;
+  /// Candidate index a_q of each row (length t).
+  std::vector<int> history;
+};
+
+/// Exact GP posterior (prior GP(0, k), Gaussian likelihood N(0, λ)) over the N candidates of a
+/// Domain, for R independent runs advanced in lockstep.
+///
+/// State per run: V (t×N, row q = v_q), the factor L of K_t + λI (t×t; L[q,p] = v_p[a_q],
+/// L[q,q] = √(λ + σ²_{q−1}[a_q])), α = L⁻¹y, μ and σ² over the domain. An observation at
+/// candidate a appends v = (k(x_a, D) − Σ_p L[t,p] v_p)/L[t,t], then μ += α_t v, σ² −= v².
+/// A pending (hallucinated) point appends v and updates σ² only; resolving it later adds its
+/// α v to μ. Repeated observations of one candidate are allowed (λ > 0). Pivot floor (jitter
+/// escalation): L[q,q] = √max(λ + σ²_{q−1}[a_q], 10^{-10}·k(x_{a_q}, x_{a_q})), so that λ → 0
+/// with repeated or fully explained candidates cannot overflow μ, σ² to ±inf or NaN; the floor
+/// binds only when λ + σ² is below 10^{-10} of the prior variance (never for λ ≥ 10^{-10}·k(x,x);
+/// tests/test_numerics_adversarial.cpp). Never forms an N×N
+/// matrix. Recompute mode performs the same floating-point operations in the same order, so both
+/// modes give bit-identical μ, σ² and choices.
+///
+/// Lazy blocks (CPU incremental mode, PosteriorOptions::lazy): the candidates are put in a
+/// spatial order (recursive median splits; not for a precomputed kernel) and cut into blocks of
+/// 512, each of which remembers how many rows it has applied. observe() only appends the factor
+/// row (and first brings the block of the observed candidate up to date) once the domain has at
+/// least 32 blocks or N·t ≥ 4·10⁶; below that it applies the row everywhere, as the eager update.
+/// ucb_argmax() bounds the UCB score a stale block can reach: with A² = Σ α_q² over the rows it
+/// has not applied, |μ_t − μ_s| ≤ A·σ_s and σ_t ≤ σ_s by Cauchy–Schwarz on Σ α_q v_q
+/// (Σ v_q² ≤ σ_s²), so μ_t + w·σ_t ≤ μ_s + (max(w, 0) + A)·σ_s (inflated by 10⁻⁹ relative and
+/// σ_s² by 10⁻⁹·k(x,x) for rounding); blocks are brought up to date in decreasing order of that
+/// bound until the best exact score beats every remaining bound. Bringing a block up to date runs
+/// the same per-element steps in the same order as the eager update, so μ, σ², V, the choice and
+/// its tie count are bit-identical to lazy = false (ties are counted and drawn in candidate
+/// order); mean(), variance(), add_pending() and the growth of V bring every block up to date
+/// first. The saving is the rows of blocks far below the maximum (not computed until they could
+/// matter) and the cache reuse of a block's rows when it catches up several at once.
+///
+/// Sharding (Context with a Communicator of K > 1 ranks, e.g. under mpirun): rank q holds the
+/// candidates [⌊N·q/K⌋, ⌊N·(q+1)/K⌋) (slice()); V, μ, σ², the kernel diagonal and the lazy-block
+/// state exist only for that slice, while the factor state (L, α, pivot variances, history and
+/// the candidates' coordinates, O(R·t²)) is replicated. The domain given may be the whole domain
+/// or exactly this rank's Domain slice. Every method below that changes or reads the posterior is
+/// collective: all ranks call it in the same order with the same arguments. observe() and
+/// add_pending() send each run's column at its candidate from the owner to every rank (t + 1 + d
+/// doubles per run, one bitwise-OR MPI_Allreduce for all runs); ucb_argmax() is a local argmax
+/// per run then one MPI_Allreduce of (score, lowest index, tie count) over all runs at once; the
+/// tie rank is drawn from the run's stream exactly as on one rank, and only when it is not the
+/// lowest tie do the ranks exchange their tie counts and the owner's k-th tie (two more small
+/// collectives). mean() and variance() gather the N values to every rank (collective, O(N)).
+/// Indices (observe, add_pending, history, choices) and the exclusion mask (R×N) are global, so
+/// μ, σ², choices and tie counts equal the one-rank posterior's bit for bit for any K ≤ N.
+/// K > N throws InvalidArgument. memory_budget_bytes applies per rank (to its slice).
+///
+/// Backends: the Context chooses the implementation. On the CPU everything is host memory. On
+/// CUDA, V (R × capacity × N, run dimension first; float when the Context's precision is Mixed),
+/// μ and σ² live on the device and the small factor state (L, α, history) on the host; one fused
+/// kernel per observation appends the row for every run, ucb_argmax reduces on the device, and
+/// mean()/variance() copy one run to host memory on demand. Recompute mode is also chosen when
+/// cudaMalloc of V fails (never an abort). CUDA follows the CPU's per-element operation order;
+/// results agree up to the last-ulp accuracy of exp() in the two math libraries.
+class FinitePosterior {
+ public:
+  /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1, the
+  /// Context's communicator has more ranks than candidates, or `domain` is a slice other than
+  /// this rank's.
+  FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
+                  const PosteriorOptions& options = {});
+  /// Releases host and device buffers.
+  ~FinitePosterior();
+  /// Moves the state; the moved-from object may only be destroyed or assigned.
+  FinitePosterior(FinitePosterior&&) noexcept;
+  /// Move assignment (see the move constructor).
+  FinitePosterior& operator=(FinitePosterior&&) noexcept;
+
+  /// R, the number of runs advanced in lockstep.
+  int runs() const;
+  /// N, the number of candidates.
+  int size() const;
+  /// Rows per run so far (observed + pending); the same for every run.
+  int rows() const;
+  /// Pending (hallucinated, not yet resolved) rows per run.
+  int pending() const;
+  /// Whether the posterior runs in recompute-and-stream mode.
+  bool recompute_mode() const;
+  /// λ, the Gaussian noise variance of the model.
+  double noise_variance() const;
+  /// This rank's candidates [begin, end) (the whole [0, N) when not sharded).
+  std::pair<int, int> slice() const;
+
+  /// Observes y[r] at candidate index[r] for every run r (arrays of length R). Only allowed
+  /// when no row is pending. O(N·t) per run (incremental), O(t²) (recompute).
+  /// @throws InvalidArgument on a bad index or a non-finite y.
+  void observe(const int* index, const double* y);
+  /// Hallucinates candidate index[r] for every run: σ² update only.
+  void add_pending(const int* index);
+  /// Resolves every pending row with its reward: y is R×P run-major (y[r·P + i] for the
+  /// i-th pending row of run r), in the order the rows were added.
+  void resolve_pending(const double* y);
+
+  /// Posterior mean over the domain for run r (length N; valid until the next update).
+  /// Sharded: gathered from every rank (collective).
+  const double* mean(int run) const;
+  /// Posterior variance over the domain for run r (length N; clamped at 0). Sharded: gathered
+  /// from every rank (collective).
+  const double* variance(int run) const;
+  /// UCB argmax for every run: width[r] multiplies σ; excluded (R×N run-major over the whole
+  /// domain, may be null; a sharded rank reads only its slice); tiebreak[r] (may be null).
+  /// Returns R choices (the same on every rank).
+  std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
+                                    std::vector<Rng>* tiebreak) const;
+  /// The same with the exclusions as lists: excluded[r] holds the global indices of the
+  /// candidates run r may not choose (any order, repeats allowed; R lists). Nothing N-sized is
+  /// needed: a sharded rank marks the listed candidates of its slice in a mask of the slice, so
+  /// GP-BUCB's distinct batches cost R·q indices instead of an R×N mask per rank. Same choices
+  /// as the equivalent mask. @throws InvalidArgument on a wrong list count or an index out of
+  /// [0, N).
+  std::vector<UcbChoice> ucb_argmax(const double* width,
+                                    const std::vector<std::vector<int>>& excluded,
+                                    std::vector<Rng>* tiebreak) const;
+  /// γ̂ = ½ Σ_q ln(L[q,q]²/λ) = ½ ln|I + λ⁻¹K_t| over every row of run r (pending included).
+  double info_gain(int run) const;
+  /// Candidate indices of run r's rows, in order.
+  const std::vector<int>& history(int run) const;
+  /// Copy of run r's factor state (L, α, resolved flags, history; host memory, O(t²)). With the
+  /// kernel and the points of the history it gives the posterior at any point x, not only at the
+  /// candidates: μ(x) = (L⁻ᵀα)ᵀ k(X_t, x), σ²(x) = k(x, x) − ‖L⁻¹ k(X_t, x)‖², and the leading
+  /// rows alone give the posterior of those rows (the factor of a prefix is the prefix of the
+  /// factor). @throws InvalidArgument if run is out of range.
+  PosteriorFactor factor(int run) const;
+
+  /// Bytes V would take in incremental mode for R runs, N candidates and `capacity` rows.
+  static double incremental_bytes(int runs, int n, int capacity);
+
+  /// Backend state (CPU or CUDA); opaque to users.
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpb

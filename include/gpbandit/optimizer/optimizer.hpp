@@ -1,0 +1,318 @@
+/// @file optimizer.hpp
+/// Ask/tell Bayesian optimisation of a user's own function over a finite candidate set: the
+/// engine's policies (GP-UCB, Thompson sampling, expected improvement; batches by hallucination)
+/// behind one stateful object that suggests points, takes back any evaluated points, predicts
+/// anywhere, fits its hyperparameters and saves its whole state.
+///
+/// Quick start:
+/// @code
+///   gpb::OptimizerOptions o;
+///   o.domain = gpb::DomainSpec::sobol({0, 0}, {1, 1}, 4096);
+///   o.kernel = gpb::Kernel::ard(gpb::KernelType::Matern52, Eigen::Vector2d(0.2, 0.2));
+///   gpb::Optimizer opt(o);
+///   for (int i = 0; i < 50; ++i) {
+///     const gpb::AskResult a = opt.ask();             // one candidate (q = 1)
+///     opt.tell(a.indices, {f(a.points.row(0))});      // its reward (maximised by default)
+///   }
+///   opt.save("state.json");                           // resume later with Optimizer::load
+/// @endcode
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
+#include "gpbandit/engine/hyperfit.hpp"
+#include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/policy/policy.hpp"
+
+namespace gpb {
+
+/// How an Optimizer's candidate set is given. Saved with the state, so that loading rebuilds the
+/// very same candidates (grids and Sobol sets from their parameters, point sets verbatim).
+struct DomainSpec {
+  /// The kinds of candidate sets.
+  enum class Kind {
+    Grid,    ///< Cartesian grid (Domain::grid)
+    Sobol,   ///< `count` points of a scrambled Sobol sequence in a box (Domain::sobol)
+    Points,  ///< explicit points: a matrix, or a .csv / .npy file read once
+  };
+  /// Which kind.
+  Kind kind = Kind::Grid;
+  ///@{
+  /// Box corners (Grid, Sobol), one value per dimension.
+  std::vector<double> lower, upper;
+  ///@}
+  std::vector<int> counts;  ///< Grid: points per axis
+  int count = 0;            ///< Sobol: number of candidates N
+  std::uint64_t seed = 0;   ///< Sobol: scrambling seed
+  Eigen::MatrixXd points;   ///< Points: N×d, one candidate per row
+  std::string source;       ///< Points: the file they came from ("" for a matrix); informational
+
+  /// A grid over [lower, upper] with counts[i] points on axis i (see Domain::grid).
+  static DomainSpec grid(std::vector<double> lower, std::vector<double> upper,
+                         std::vector<int> counts);
+  /// `count` points of a scrambled Sobol sequence in the box [lower, upper] (see Domain::sobol).
+  static DomainSpec sobol(std::vector<double> lower, std::vector<double> upper, int count,
+                          std::uint64_t seed = 0);
+  /// Explicit candidates, one per row of the N×d matrix `rows`.
+  static DomainSpec from_rows(Eigen::MatrixXd rows);
+  /// Candidates read from a .csv (optional header) or .npy file (2-d float64/float32/integer
+  /// array, or 1-d for d = 1). @throws InvalidArgument naming file:line or the bad header;
+  /// IoError if unreadable.
+  static DomainSpec from_file(const std::string& path);
+  /// The candidate set. @throws InvalidArgument for bad parameters (naming the field).
+  Domain build() const;
+  /// Dimension d of the candidates.
+  int dim() const;
+};
+
+/// The acquisition rule of an Optimizer.
+enum class AcquisitionKind {
+  Ucb,       ///< GP-UCB: argmax μ + √β_t σ (BetaSchedule: Srinivas, IGP-UCB or constant)
+  Thompson,  ///< Thompson sampling: argmax of one posterior sample over the candidates
+  ExpectedImprovement,  ///< argmax E[max(f − f⁺ − ξ, 0)], f⁺ = best posterior mean observed
+  Random,               ///< uniform over the candidates (a baseline)
+};
+/// "ucb" | "ts" | "ei" | "random". @throws InvalidArgument naming the bad value.
+AcquisitionKind parse_acquisition_kind(const std::string& name);
+/// The config name of an acquisition kind (inverse of parse_acquisition_kind).
+const char* acquisition_kind_name(AcquisitionKind kind);
+
+/// Settings of the acquisition rule.
+///
+/// Batches (ask(q) with q > 1) are chosen greedily: after each choice the point is added to the
+/// posterior as a pending (hallucinated) observation, which shrinks σ² there and leaves μ alone
+/// (GP-BUCB, Desautels et al. 2014); UCB, EI and TS then choose the next point on that posterior.
+///
+/// Thompson sampling draws f ~ GP posterior at the candidates (and at points told off the
+/// candidate set) by pathwise conditioning: f = μ + f₀ − K(D, X_t) (K_t + λI)⁻¹ (f₀(X_t) + ε),
+/// with f₀ a prior draw and ε ~ N(0, λI). When the posterior's point set has at most
+/// `exact_max` points, f₀ is exact (a Cholesky factor of K(D, D), N² doubles, factored once per
+/// hyperparameter setting in O(N³): 4096 points take 128 MiB); beyond that f₀ uses `features`
+/// random Fourier features (stationary kernels only), the conditioning step staying exact.
+struct AcquisitionOptions {
+  /// The rule.
+  AcquisitionKind kind = AcquisitionKind::Ucb;
+  /// UCB: the width schedule √β_t (t = rows of the posterior + 1, |D| = candidates).
+  BetaSchedule beta;
+  /// EI: the improvement threshold ξ ≥ 0 over the incumbent, in the units of y.
+  double xi = 0.0;
+  /// TS: the largest posterior point set sampled exactly (≥ 1).
+  int exact_max = 4096;
+  /// TS: random Fourier features beyond exact_max (≥ 1).
+  int features = 1024;
+};
+
+/// Marginal-likelihood fitting of the kernel hyperparameters (fit_hyperparameters()).
+struct FitOptions {
+  /// Refit automatically after every `every` new observations (0: only when asked).
+  int every = 0;
+  /// Automatic refits start once this many observations exist (≥ 2).
+  int min_observations = 5;
+  /// One lengthscale per axis (ARD) or one for all.
+  bool ard = true;
+  /// Random L-BFGS-B starts besides the default one.
+  int restarts = 5;
+  /// Observations used by a fit (a seeded subsample beyond that).
+  int max_rows = 2000;
+  /// Standardise y (mean 0, variance 1 over the observations) at each fit; the model then works
+  /// in those units, and predictions are mapped back.
+  bool normalize = true;
+};
+
+/// Everything that defines an Optimizer (all of it is saved with the state).
+struct OptimizerOptions {
+  /// The candidate set.
+  DomainSpec domain;
+  /// The kernel (SE/Matérn, isotropic or ARD; linear, polynomial or precomputed also work, but
+  /// cannot be fitted). Replaced by fitted values when hyperparameters are fitted.
+  Kernel kernel = Kernel::matern(KernelType::Matern52, 1.0);
+  /// Gaussian noise variance λ > 0 of the surrogate model (in the model's units of y).
+  double noise_variance = 1e-2;
+  /// The acquisition rule.
+  AcquisitionOptions acquisition;
+  /// Minimise y instead of maximising it.
+  bool minimize = false;
+  /// The first `initial_points` candidates asked for are drawn uniformly at random.
+  int initial_points = 0;
+  /// ask() never returns a candidate that was asked for and not yet told (also within a batch).
+  bool distinct = true;
+  /// Break exact argmax ties uniformly at random (else the lowest index).
+  bool random_ties = true;
+  /// Master seed: tie-breaks, Thompson draws, random picks, fits (counter-based Philox streams).
+  std::uint64_t seed = 0;
+  /// Hyperparameter fitting.
+  FitOptions fit;
+  /// Backend, CPU threads and memory budget of the engine (only `backend` is saved).
+  ContextOptions context;
+  /// Posterior rows reserved up front (the posterior grows past it as needed).
+  int capacity = 256;
+};
+
+/// Candidates chosen by ask().
+struct AskResult {
+  Eigen::MatrixXd points;    ///< q×d, one chosen candidate per row
+  std::vector<int> indices;  ///< q candidate indices into the domain
+};
+
+/// Posterior predictions at m points, in the units of y.
+struct Prediction {
+  Eigen::VectorXd mean;      ///< m posterior means
+  Eigen::VectorXd variance;  ///< m posterior variances of f (noise excluded), ≥ 0
+};
+
+/// The best observation so far (by y: largest, or smallest when minimising).
+struct BestObservation {
+  Eigen::VectorXd point;  ///< its point (d)
+  double value = 0;       ///< its y, as told
+  int index = -1;         ///< its candidate index, −1 for a point off the candidate set
+  int observation = -1;   ///< its position among the observations (tell order)
+};
+
+/// Ask/tell Bayesian optimisation over a finite candidate set, with one FinitePosterior inside.
+///
+/// - ask(q) returns q candidates; tell() takes any evaluated points back — asked or not, on the
+///   candidate set or off it, in any order and batch size. Asked points not yet told are
+///   hallucinated (GP-BUCB) while later points are chosen.
+/// - Rewards are maximised (OptimizerOptions::minimize flips the sign internally).
+/// - predict() gives the posterior mean and variance anywhere; fit_hyperparameters() fits the
+///   kernel (ARD lengthscales, signal and noise variance) by marginal likelihood.
+/// - dumps()/loads() and save()/load() keep the whole state as JSON (or .npz); loading replays the
+///   posterior operations in their original order, so the loaded posterior, and every later
+///   choice, is bit-identical to the uninterrupted run's (on the same backend).
+///
+/// Costs (N candidates, t observations): a tell of asked or candidate points is incremental, O(N·t)
+/// per point. A tell of a point off the candidate set, a tell that answers only part of a pending
+/// batch while another ask follows, and every change of hyperparameters rebuild the posterior by
+/// replay, O(N·t²). UCB, EI: O(N) per choice on top; TS: O(N·t·d) plus the prior draw (O(N²)
+/// exact, O(N·M·d) with M features).
+///
+/// Not thread-safe: one Optimizer per thread (const methods may update internal caches).
+class Optimizer {
+ public:
+  /// Builds the candidate set, the Context and an empty posterior.
+  /// @throws InvalidArgument naming the bad option; NoCudaBuildError / CudaError for a CUDA
+  /// request that cannot be served.
+  explicit Optimizer(OptimizerOptions options);
+  /// Releases the posterior and the Context.
+  ~Optimizer();
+  /// Moves the whole state; the moved-from object may only be destroyed or assigned.
+  Optimizer(Optimizer&&) noexcept;
+  /// Move assignment (see the move constructor).
+  Optimizer& operator=(Optimizer&&) noexcept;
+
+  /// Chooses q ≥ 1 candidates (q ≤ N, and with `distinct` q ≤ the candidates not outstanding).
+  /// The chosen candidates become outstanding until told.
+  /// @throws InvalidArgument for a bad q or when every candidate is excluded.
+  AskResult ask(int q = 1);
+
+  /// Tells y[i] observed at candidate indices[i] (any candidates, asked or not).
+  /// @throws InvalidArgument for sizes that differ, an index outside [0, N) or a non-finite y
+  /// (naming the position); nothing is recorded then.
+  void tell(const std::vector<int>& indices, const std::vector<double>& y);
+  /// Tells y[i] observed at the point in row i of the m×d matrix `points`. A point equal (bit for
+  /// bit) to a candidate counts as that candidate; any other point is added to the model as an
+  /// observation off the candidate set (it is never asked for).
+  /// @throws InvalidArgument for a wrong dimension, non-finite values, sizes that differ, or a
+  /// point off the candidate set with a precomputed kernel; nothing is recorded then.
+  void tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std::vector<double>& y);
+
+  /// Posterior mean and variance of f at the m×d `points` (any points), given the observations
+  /// (pending asks do not count). O(m·t² + m·t·d). @throws InvalidArgument for a wrong dimension.
+  Prediction predict(const Eigen::Ref<const Eigen::MatrixXd>& points) const;
+  /// The same at every candidate (length N): O(N) when nothing is pending, else O(N·t²).
+  Prediction predict_candidates() const;
+
+  /// Fits the kernel's lengthscales (ARD per FitOptions::ard), its variance and λ by maximum
+  /// marginal likelihood (fit_gp_hyperparameters: L-BFGS-B with restarts) on the observations,
+  /// standardising y first (FitOptions::normalize); then rebuilds the posterior.
+  /// @throws InvalidArgument with fewer than 2 observations, for a kernel other than SE,
+  /// Matérn 3/2 or 5/2, or when an input column is constant on the observations.
+  HyperFit fit_hyperparameters();
+
+  /// The options, with the current (possibly fitted) kernel and noise variance.
+  const OptimizerOptions& options() const;
+  /// The candidate set (N × d).
+  const Domain& domain() const;
+  /// The Context the engine runs on.
+  const Context& context() const;
+  /// Observations told so far.
+  int num_observations() const;
+  /// The observed points, one per row (num_observations() × d), in tell order.
+  Eigen::MatrixXd observed_points() const;
+  /// The observed y, as told, in tell order.
+  std::vector<double> observed_values() const;
+  /// The candidate index of each observation (−1 for a point off the candidate set).
+  std::vector<int> observed_indices() const;
+  /// Candidates asked for and not yet told, in ask order.
+  std::vector<int> pending() const;
+  /// The best observation so far. @throws InvalidArgument when there is none.
+  BestObservation best() const;
+  /// Hyperparameter fits done so far (explicit and automatic).
+  int fits() const;
+  /// Why the last automatic refit failed ("" when it did not).
+  const std::string& last_fit_error() const;
+  /// y = offset + scale·g, the map from the model's units g to those of y (after the sign flip of
+  /// minimisation); offset 0, scale 1 until a fit standardises y.
+  double y_offset() const;
+  /// See y_offset().
+  double y_scale() const;
+
+  /// The whole state as JSON text: options, kernel, hyperparameters, every observation, pending
+  /// asks, random-stream positions and the posterior's operation log (see loads()).
+  std::string dumps() const;
+  /// An Optimizer from dumps() text, on `context` if given (else the saved backend). Replays the
+  /// posterior operations, so its posterior and later choices equal the original's bit for bit
+  /// on the same backend. @throws InvalidArgument naming the bad field of the state.
+  static Optimizer loads(const std::string& state_json,
+                         const std::optional<ContextOptions>& context = std::nullopt);
+  /// Writes the state atomically (temporary file, fsync, rename): JSON, or .npz when `path` ends
+  /// in ".npz" (uncompressed arrays that numpy.load reads: the observations, the candidates and
+  /// the JSON state as bytes). @throws IoError if the file cannot be written.
+  void save(const std::string& path) const;
+  /// Reads a state written by save() (JSON or .npz, by content). @throws IoError if unreadable;
+  /// InvalidArgument for a malformed state (naming the file and the field).
+  static Optimizer load(const std::string& path,
+                        const std::optional<ContextOptions>& context = std::nullopt);
+
+  /// Internal state (opaque to users).
+  struct State;
+
+ private:
+  explicit Optimizer(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+/// Parses an optimizer config (JSON text; // and /* */ comments allowed, unknown keys are errors):
+/// @code
+///   {"domain": {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
+///            | {"type": "sobol", "lower": [..], "upper": [..], "count": 4096, "seed": 0}
+///            | {"type": "csv" | "npy", "path": "candidates.csv"}
+///            | {"type": "points", "points": [[0.1, 0.2], ...]},
+///    "kernel": {"type": "matern52", "lengthscale": 0.2 | [0.2, 0.3], "variance": 1},
+///    "noise_variance": 0.01,
+///    "acquisition": {"type": "ucb", "beta": {"type": "srinivas", "delta": 0.1, "scale": 1}}
+///                 | {"type": "ts", "exact_max": 4096, "features": 1024}
+///                 | {"type": "ei", "xi": 0} | {"type": "random"},
+///    "goal": "maximize" | "minimize", "initial_points": 0, "distinct": true,
+///    "tie_break": "random" | "lowest", "seed": 0, "capacity": 256,
+///    "fit": {"every": 0, "min_observations": 5, "ard": true, "restarts": 5, "max_rows": 2000,
+///            "normalize": true},
+///    "backend": "auto" | "cpu" | "cuda", "threads": 0,
+///    "memory_budget_mb": 4096 (default: automatic, ContextOptions::memory_budget_bytes = 0)}
+/// @endcode
+/// Relative paths resolve against `base_dir`. Every problem throws InvalidArgument
+/// "<source>: <field>: <what>".
+OptimizerOptions parse_optimizer_config(const std::string& json_text, const std::string& source,
+                                        const std::string& base_dir);
+/// The same from a file (relative paths resolve against its folder). @throws IoError if unreadable.
+OptimizerOptions load_optimizer_config(const std::string& path);
+
+}  // namespace gpb

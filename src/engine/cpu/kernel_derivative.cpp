@@ -1,0 +1,74 @@
+// SE kernel derivative blocks on the CPU, and the public entry points that dispatch on the backend.
+#include "gpbandit/engine/kernel_derivative.hpp"
+
+#include "engine/detail/se_derivative_formula.hpp"
+#include "gpbandit/build_config.hpp"
+#include "gpbandit/error.hpp"
+#if GPB_HAS_CUDA
+#include "engine/cuda/se_derivative_cuda.hpp"
+#endif
+
+namespace gpb {
+
+namespace {
+void check_inputs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                  const Eigen::Ref<const Eigen::MatrixXd>& Z, const char* op) {
+  GPB_EXPECTS(k.type() == KernelType::SE,
+              op << ": only the SE kernel has derivative blocks, got " << k.describe());
+  GPB_EXPECTS(!k.is_ard(), op << ": the derivative blocks take an isotropic SE kernel (one "
+                                 "lengthscale), got the ARD kernel "
+                              << k.describe());
+  GPB_EXPECTS(X.rows() == Z.rows(),
+              op << ": X has dimension " << X.rows() << " but Z has dimension " << Z.rows());
+  GPB_EXPECTS(X.rows() >= 1, op << ": points must have dimension >= 1");
+}
+}  // namespace
+
+Eigen::MatrixXd se_kernel_grad(const Context& ctx, const Kernel& k,
+                               const Eigen::Ref<const Eigen::MatrixXd>& X,
+                               const Eigen::Ref<const Eigen::MatrixXd>& Z) {
+  check_inputs(k, X, Z, "se_kernel_grad");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) return cuda::se_kernel_grad(ctx, k, X, Z);
+#endif
+  const int d = static_cast<int>(X.rows());
+  const Eigen::Index n = X.cols(), m = Z.cols();
+  const Eigen::MatrixXd Xc = X, Zc = Z;  // dense copies (column stride d)
+  const double inv_l2 = 1.0 / (k.lengthscale() * k.lengthscale());
+  Eigen::MatrixXd G(d * n, m);
+  const int nt = ctx.threads_for(static_cast<double>(n) * static_cast<double>(m) * (3.0 * d + 8));
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (Eigen::Index j = 0; j < m; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      detail::se_grad(Xc.col(i).data(), Zc.col(j).data(), d, inv_l2, k.variance(),
+                      G.data() + j * G.rows() + i * d, 1);
+    }
+  }
+  return G;
+}
+
+Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& Z) {
+  check_inputs(k, X, Z, "se_kernel_grad_grad");
+#if GPB_HAS_CUDA
+  if (ctx.backend() == Backend::Cuda) return cuda::se_kernel_grad_grad(ctx, k, X, Z);
+#endif
+  const int d = static_cast<int>(X.rows());
+  const Eigen::Index n = X.cols(), m = Z.cols();
+  const Eigen::MatrixXd Xc = X, Zc = Z;
+  const double inv_l2 = 1.0 / (k.lengthscale() * k.lengthscale());
+  Eigen::MatrixXd H(d * n, d * m);
+  const int nt =
+      ctx.threads_for(static_cast<double>(n) * static_cast<double>(m) * (2.0 * d * d + 8));
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (Eigen::Index j = 0; j < m; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      detail::se_grad_grad(Xc.col(i).data(), Zc.col(j).data(), d, inv_l2, k.variance(),
+                           H.data() + (j * d) * H.rows() + i * d, H.rows());
+    }
+  }
+  return H;
+}
+
+}  // namespace gpb

@@ -1,0 +1,149 @@
+// The CPU FinitePosterior backend: exact GP posterior over a finite domain (or this rank's slice
+// of it) for R runs, incremental (V kept) or recompute-and-stream (only L and α kept). See
+// include/gpbandit/engine/posterior.hpp; the facade in src/engine/posterior.cpp validates arguments
+// and picks this backend on Backend::Cpu. The state and its updates are in cpu/posterior_state.hpp,
+// the UCB argmax over the slice in cpu/posterior_argmax.cpp.
+#include <memory>
+
+#include "engine/cpu/posterior_argmax.hpp"
+#include "engine/cpu/posterior_state.hpp"
+#include "engine/detail/posterior_backend.hpp"
+#include "gpbandit/error.hpp"
+
+namespace gpb {
+
+namespace {
+
+class CpuPosterior final : public detail::PosteriorBackend {
+ public:
+  CpuPosterior(const Context& ctx, const Kernel& kernel, const Domain& domain, int runs,
+               const PosteriorOptions& options)
+      : s_(ctx, kernel, domain, runs, options) {
+    detail::CpuState& s = s_;
+    const double bytes =
+        FinitePosterior::incremental_bytes(runs, s.n, options.capacity) * (s.mixed ? 0.5 : 1.0);
+    s.recompute = options.mode == PosteriorMode::Recompute ||
+                  (options.mode == PosteriorMode::Auto &&
+                   bytes > static_cast<double>(ctx.memory_budget_bytes()));
+    if (!s.recompute && options.lazy && s.kernel.type() != KernelType::Precomputed &&
+        s.blocks > 2) {
+      s.reorder();
+    }
+    s.kdiag = detail::kernel_diag_cpu(s.kernel, s.points, s.threads);
+    const std::size_t total = static_cast<std::size_t>(runs) * static_cast<std::size_t>(s.n);
+    s.mu.assign(total, 0.0);
+    s.sigma2.resize(total);
+    for (int r = 0; r < runs; ++r) std::copy(s.kdiag.data(), s.kdiag.data() + s.n, s.s2_of(r));
+    if (!s.recompute) {
+      s.cap = options.capacity;
+      s.allocate_v(static_cast<std::size_t>(s.cap) * total);
+      s.lazy = options.lazy;
+      s.block_rows.assign(static_cast<std::size_t>(runs) * s.blocks, 0);
+    }
+  }
+
+  int runs() const override { return s_.num_runs(); }
+  int size() const override { return s_.shard.total; }
+  int rows() const override { return s_.rows; }
+  int pending() const override { return s_.pending; }
+  bool recompute_mode() const override { return s_.recompute; }
+  double noise_variance() const override { return s_.lambda; }
+
+  void observe(const int* index, const double* y) override { s_.append(index, y); }
+
+  void add_pending(const int* index) override {
+    s_.append(index, nullptr);
+    ++s_.pending;
+  }
+
+  void resolve_pending(const double* y) override {
+    detail::CpuState& s = s_;
+    const int pend = s.pending;
+    const int begin = s.rows - pend;
+    for (int r = 0; r < s.num_runs(); ++r) {
+      detail::RunRows& run = s.runs[static_cast<std::size_t>(r)];
+      for (int i = 0; i < pend; ++i) {
+        detail::CpuState::resolve_row(run, begin + i, y[static_cast<std::size_t>(r) * pend + i]);
+      }
+    }
+    if (s.recompute) {
+      s.stale = true;
+    } else {
+      s.add_rows_to_mean(begin, s.rows);
+    }
+    s.pending = 0;
+  }
+
+  const double* mean(int run) const override {
+    bring_up_to_date();
+    return over_domain(s_.to_candidate_order(s_.mu, s_.mu_ext, run));
+  }
+  const double* variance(int run) const override {
+    bring_up_to_date();
+    return over_domain(s_.to_candidate_order(s_.sigma2, s_.s2_ext, run));
+  }
+
+  std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
+                                    std::vector<Rng>* tiebreak) const override {
+    const detail::CpuState& s = s_;
+    s.refresh();
+    const int R = s.num_runs();
+    std::vector<detail::UcbRecord> local(static_cast<std::size_t>(R));
+    std::vector<std::vector<int>> ties(static_cast<std::size_t>(R));
+    for (int r = 0; r < R; ++r) {
+      local[static_cast<std::size_t>(r)] = detail::local_ucb_record(
+          s, r, width[r], mask_of(excluded, r), ties[static_cast<std::size_t>(r)]);
+    }
+    const detail::KthTie kth = [&](int r, double score, int k) {
+      return detail::local_kth_tie(s, r, width[r], mask_of(excluded, r), score, k,
+                                   local[static_cast<std::size_t>(r)],
+                                   ties[static_cast<std::size_t>(r)]);
+    };
+    return detail::reduce_ucb_choices(s.shard, local, width, tiebreak, kth);  // kth reads local
+  }
+
+  double info_gain(int run) const override {
+    const detail::RunRows& rr = s_.runs[static_cast<std::size_t>(run)];
+    double g = 0;
+    for (const double v : rr.pivot_var) g += 0.5 * std::log1p(v / s_.lambda);
+    return g;
+  }
+
+  const std::vector<int>& history(int run) const override {
+    return s_.history_ext[static_cast<std::size_t>(run)];
+  }
+
+  const detail::RunRows& run_rows(int run) const override {
+    return s_.runs[static_cast<std::size_t>(run)];
+  }
+
+ private:
+  /// Run r's row of the R × n mask of the candidates held (null stays null).
+  const std::uint8_t* mask_of(const std::uint8_t* excluded, int r) const {
+    return excluded == nullptr ? nullptr : excluded + static_cast<std::size_t>(r) * s_.n;
+  }
+  void bring_up_to_date() const {
+    s_.refresh();
+    if (s_.lazy) s_.catch_up_all(s_.rows);
+  }
+  /// The slice's values in candidate order, gathered over every rank when sharded.
+  const double* over_domain(const double* slice) const {
+    if (!s_.shard.sharded()) return slice;
+    detail::gather_slices(s_.shard, slice, s_.gathered);
+    return s_.gathered.data();
+  }
+
+  detail::CpuState s_;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<PosteriorBackend> make_cpu_posterior(const Context& ctx, const Kernel& kernel,
+                                                     const Domain& domain, int runs,
+                                                     const PosteriorOptions& options) {
+  return std::make_unique<CpuPosterior>(ctx, kernel, domain, runs, options);
+}
+}  // namespace detail
+
+}  // namespace gpb

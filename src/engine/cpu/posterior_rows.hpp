@@ -1,0 +1,183 @@
+/// @file posterior_rows.hpp
+/// The per-element arithmetic of FinitePosterior, shared by its incremental and recompute modes.
+/// Both modes call exactly these functions in the same order for every candidate, and the build
+/// uses -ffp-contract=off, so the two modes agree bit for bit.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/cpu/kernel_eval.hpp"
+#include "engine/detail/scalar_steps.hpp"
+
+namespace gpb::detail {
+
+/// Per-run state common to both modes. Row q holds L[q, 0..q] (q+1 entries).
+struct RunRows {
+  std::vector<std::vector<double>> L;
+  std::vector<double> pivot_var;        ///< σ²_{q−1}[a_q] (clamped) of each row
+  std::vector<double> alpha;            ///< α_q, valid once the row is resolved
+  std::vector<unsigned char> resolved;  ///< 1 for observed or resolved rows, 0 while pending
+  std::vector<int> history;             ///< a_q (the backend's own position of the candidate)
+  std::vector<double> xs;               ///< x_{a_q}: d coordinates per row, row after row
+
+  /// The d coordinates of row q's candidate x_{a_q}.
+  const double* x(int q, int d) const { return xs.data() + static_cast<long>(q) * d; }
+};
+
+/// v_q[j] for one column j and every row q < t of `run`, by the row recurrence restricted to
+/// that column (O(t²) arithmetic, t kernel evaluations). `points` is d×N column-major; the rows'
+/// candidates are read from run.xs.
+inline void column_of_rows(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                           int t, int j, double* col) {
+  const double* xj = points + static_cast<long>(j) * d;
+  for (int p = 0; p < t; ++p) {
+    const double* lp = run.L[static_cast<std::size_t>(p)].data();
+    double acc = eval(run.x(p, d), xj, d);
+    for (int r = 0; r < p; ++r) acc = row_step(acc, lp[r], col[r]);
+    col[p] = acc / lp[p];
+  }
+}
+
+/// μ_{q−1}[a_q] = Σ over resolved rows p < q of α_p·L[q,p], accumulated in row order from 0.
+inline double mean_at_row(const RunRows& run, int q) {
+  const double* lq = run.L[static_cast<std::size_t>(q)].data();
+  double m = 0.0;
+  for (int p = 0; p < q; ++p) {
+    if (run.resolved[static_cast<std::size_t>(p)] != 0) {
+      m = mean_step(m, run.alpha[static_cast<std::size_t>(p)], lq[p]);
+    }
+  }
+  return m;
+}
+
+/// Computes rows v_begin..v_{end−1} over the candidates [j0, j0+len): rows[q] points at v_q[j0]
+/// (read for q < begin, written for begin ≤ q < end). `acc` has room for len doubles; on return it
+/// holds the last row v_{end−1} in double, as stored when VT is double and unrounded when VT is
+/// float (Precision::Mixed: V stored in float, every sum accumulated in double).
+/// Loops over rows p inside the block of j, so it vectorises over j and streams each row once.
+template <class VT>
+inline void rows_over_block(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                            int begin, int end, int j0, int len, VT* const* rows, double* acc) {
+  for (int q = begin; q < end; ++q) {
+    const double* lq = run.L[static_cast<std::size_t>(q)].data();
+    const double* xa = run.x(q, d);
+    for (int i = 0; i < len; ++i) acc[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
+    // Rows p are taken four at a time to halve the traffic on acc; each element still sees the
+    // steps in increasing p, exactly as in column_of_rows.
+    int p = 0;
+    for (; p + 4 <= q; p += 4) {
+      const double l0 = lq[p], l1 = lq[p + 1], l2 = lq[p + 2], l3 = lq[p + 3];
+      const VT* v0 = rows[p];
+      const VT* v1 = rows[p + 1];
+      const VT* v2 = rows[p + 2];
+      const VT* v3 = rows[p + 3];
+      for (int i = 0; i < len; ++i) {
+        acc[i] = row_step(row_step(row_step(row_step(acc[i], l0, double(v0[i])), l1, double(v1[i])),
+                                   l2, double(v2[i])),
+                          l3, double(v3[i]));
+      }
+    }
+    for (; p < q; ++p) {
+      const double l = lq[p];
+      const VT* vp = rows[p];
+      for (int i = 0; i < len; ++i) acc[i] = row_step(acc[i], l, double(vp[i]));
+    }
+    const double lqq = lq[q];
+    VT* wq = rows[q];
+    for (int i = 0; i < len; ++i) {
+      acc[i] /= lqq;
+      wq[i] = static_cast<VT>(acc[i]);
+    }
+  }
+}
+
+/// Rows v_{q0}..v_{q0+3} over the candidates [j0, j0+len) at once, for a block catching up
+/// several rows: every v_p (p < q0) is loaded once for the four rows instead of once per row, which
+/// makes the catch-up bound by arithmetic rather than by reading V. rows[q] points at v_q[j0] as in
+/// rows_over_block; `acc` has room for 4·len doubles and on return holds row q0+k (divided,
+/// unrounded) at acc + k·len. Each element sees exactly the steps of rows_over_block in the same
+/// order (p ascending, then the division; later rows read earlier ones as stored), so the results
+/// are bit-identical to calling it row by row.
+template <class VT>
+inline void four_rows_over_block(const KernelEval& eval, const double* points, int d,
+                                 const RunRows& run, int q0, int j0, int len, VT* const* rows,
+                                 double* acc) {
+  const double* lq[4];
+  for (int k = 0; k < 4; ++k) {
+    lq[k] = run.L[static_cast<std::size_t>(q0 + k)].data();
+    const double* xa = run.x(q0 + k, d);
+    double* a = acc + static_cast<long>(k) * len;
+    for (int i = 0; i < len; ++i) a[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
+  }
+  double* __restrict a0 = acc;
+  double* __restrict a1 = acc + len;
+  double* __restrict a2 = acc + 2L * len;
+  double* __restrict a3 = acc + 3L * len;
+  for (int p = 0; p < q0; ++p) {  // the rows before the group, shared by the four accumulators
+    const VT* __restrict vp = rows[p];
+    const double l0 = lq[0][p], l1 = lq[1][p], l2 = lq[2][p], l3 = lq[3][p];
+    for (int i = 0; i < len; ++i) {
+      const double x = double(vp[i]);
+      a0[i] = row_step(a0[i], l0, x);
+      a1[i] = row_step(a1[i], l1, x);
+      a2[i] = row_step(a2[i], l2, x);
+      a3[i] = row_step(a3[i], l3, x);
+    }
+  }
+  for (int k = 0; k < 4; ++k) {  // the triangle inside the group, row by row
+    double* __restrict a = acc + static_cast<long>(k) * len;
+    for (int pp = q0; pp < q0 + k; ++pp) {
+      const double l = lq[k][pp];
+      const VT* __restrict vp = rows[pp];
+      for (int i = 0; i < len; ++i) a[i] = row_step(a[i], l, double(vp[i]));
+    }
+    const double lqq = lq[k][q0 + k];
+    VT* __restrict wq = rows[q0 + k];
+    for (int i = 0; i < len; ++i) {
+      a[i] /= lqq;
+      wq[i] = static_cast<VT>(a[i]);
+    }
+  }
+}
+
+/// Rows computed together by catch_up_rows when a block catches up several.
+constexpr int kCatchUpGroup = 4;
+
+/// Brings rows [done, upto) of the candidates [j0, j0+len) up to date: computes each v_q (rows as
+/// in rows_over_block; `acc` has room for kCatchUpGroup·len doubles) and applies σ² ← var_step
+/// and, for resolved rows, μ ← mean_step with the unrounded v_q, in row order per element — the
+/// same steps in the same order as applying the rows one at a time.
+template <class VT>
+inline void catch_up_rows_t(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                            int done, int upto, int j0, int len, VT* const* rows, double* acc,
+                            double* s2, double* m) {
+  int q = done;
+  while (q < upto) {  // groups of rows share each read of the earlier rows
+    const int group = upto - q >= kCatchUpGroup ? kCatchUpGroup : 1;
+    if (group == kCatchUpGroup) {
+      four_rows_over_block(eval, points, d, run, q, j0, len, rows, acc);
+    } else {
+      rows_over_block(eval, points, d, run, q, q + 1, j0, len, rows, acc);
+    }
+    for (int k = 0; k < group; ++k, ++q) {
+      const double* v = acc + static_cast<long>(k) * len;
+      for (int i = 0; i < len; ++i) s2[i] = var_step(s2[i], v[i]);
+      if (run.resolved[static_cast<std::size_t>(q)] == 0) continue;
+      const double alpha = run.alpha[static_cast<std::size_t>(q)];
+      for (int i = 0; i < len; ++i) m[i] = mean_step(m[i], alpha, v[i]);
+    }
+  }
+}
+
+/// catch_up_rows_t compiled for AVX2 and for the baseline, chosen at run time (the same IEEE
+/// operations either way: no contraction into FMA, so the results do not depend on the clone).
+void catch_up_rows(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                   int done, int upto, int j0, int len, double* const* rows, double* acc,
+                   double* s2, double* m);
+/// The same with V stored in float (Precision::Mixed).
+void catch_up_rows(const KernelEval& eval, const double* points, int d, const RunRows& run,
+                   int done, int upto, int j0, int len, float* const* rows, double* acc, double* s2,
+                   double* m);
+
+}  // namespace gpb::detail

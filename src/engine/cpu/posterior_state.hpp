@@ -1,0 +1,405 @@
+/// @file posterior_state.hpp
+/// The state of the CPU FinitePosterior over one rank's slice of the domain (internal; shared by
+/// src/engine/cpu/posterior.cpp and src/engine/cpu/posterior_argmax.cpp). See
+/// include/gpbandit/posterior.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "engine/cpu/block_order.hpp"
+#include "engine/cpu/ops_cpu.hpp"
+#include "engine/cpu/posterior_rows.hpp"
+#include "engine/detail/shard.hpp"
+#include "gpbandit/engine/posterior.hpp"
+
+namespace gpb::detail {
+
+/// Candidates per block of the incremental row update and of the lazy blocks.
+constexpr int kBlock = 512;
+
+/// The CPU posterior's state over this rank's slice of the domain (the whole domain on one rank).
+struct CpuState {
+  CpuState(const Context& ctx, const Kernel& k, const Domain& domain, int r,
+           const PosteriorOptions& options)
+      : shard(make_shard(ctx.communicator(), domain)),
+        kernel(k),
+        eval(kernel),
+        points(shard_points(shard, domain)),
+        d(domain.dim()),
+        n(shard.local_size()),
+        runs(static_cast<std::size_t>(r)),
+        lambda(options.noise_variance),
+        chunk(options.chunk),
+        threads(Threads::of(ctx)),
+        mixed(ctx.options().precision == Precision::Mixed),
+        blocks((n + kBlock - 1) / kBlock),
+        alpha2(runs.size(), std::vector<double>(1, 0.0)),
+        history_ext(runs.size()) {}
+
+  Shard shard;  // this rank's candidates [shard.begin, shard.end) of N
+  Kernel kernel;
+  KernelEval eval;         // reads kernel's shared matrix, which never moves
+  Eigen::MatrixXd points;  // d × n, the slice
+  int d = 0;
+  int n = 0;  // candidates held (N on one rank)
+  std::vector<RunRows> runs;
+  double lambda = 0;
+  int chunk = 0;
+  Threads threads;
+  bool mixed = false;  // V stored in float (Precision::Mixed), sums in double
+  bool recompute = false;
+  Eigen::VectorXd kdiag;
+  int rows = 0;
+  int pending = 0;
+  int cap = 0;                     // rows V has room for (incremental)
+  std::unique_ptr<double[]> v;     // R×cap×N, run-major (run, row, candidate); incremental only
+  std::unique_ptr<float[]> vf;     // the same in float when mixed (v is then empty)
+  mutable std::vector<double> mu;  // R×N
+  mutable std::vector<double> sigma2;       // R×N
+  mutable bool stale = false;               // recompute mode: μ, σ² out of date
+  bool lazy = false;                        // incremental mode with lazy blocks
+  int blocks = 0;                           // ⌈N / kBlock⌉
+  mutable std::vector<int> block_rows;      // R×blocks: rows applied to each block's V, μ, σ²
+  std::vector<std::vector<double>> alpha2;  // per run: Σ_{q<i} α_q² for i = 0..rows
+  // Lazy mode with a spatial order (block_order.hpp): internal position i holds the slice's
+  // candidate order[i] (slice-relative: global index shard.begin + order[i]); position[a] is where
+  // slice candidate a sits. Empty: identity. Everything inside CpuState (points, kdiag, μ, σ², V,
+  // RunRows::history) is in internal positions; the facade sees global candidate indices.
+  std::vector<int> order, position;
+  std::vector<std::vector<int>> history_ext;   // per run: candidate indices, in row order
+  mutable std::vector<double> mu_ext, s2_ext;  // per run: μ, σ² in candidate order (on request)
+  mutable std::vector<double> gathered;  // one run's μ or σ² over all N (sharded, on request)
+  mutable std::vector<std::uint8_t> excluded_int;  // one run's mask in internal positions
+
+  int internal(int a) const { return order.empty() ? a : position[static_cast<std::size_t>(a)]; }
+  int external(int i) const { return order.empty() ? i : order[static_cast<std::size_t>(i)]; }
+  /// Internal position of held candidate a (global index).
+  int local(int a) const { return internal(a - shard.begin); }
+  /// Global candidate index of internal position i.
+  int global(int i) const { return shard.begin + external(i); }
+  /// Puts the candidates in spatial block order (constructor only, before kdiag is computed).
+  void reorder() {
+    order = spatial_block_order(points, kBlock);
+    position.resize(order.size());
+    Eigen::MatrixXd moved(points.rows(), points.cols());
+    for (int i = 0; i < n; ++i) {
+      position[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = i;
+      moved.col(i) = points.col(order[static_cast<std::size_t>(i)]);
+    }
+    points.swap(moved);
+  }
+  /// Run r's array `in` (internal positions) in candidate order, in `out` (R×N).
+  const double* to_candidate_order(const std::vector<double>& in, std::vector<double>& out,
+                                   int r) const {
+    const std::size_t base = static_cast<std::size_t>(r) * n;
+    if (order.empty()) return in.data() + base;
+    out.resize(in.size());
+    for (int i = 0; i < n; ++i) out[base + order[static_cast<std::size_t>(i)]] = in[base + i];
+    return out.data() + base;
+  }
+
+  int num_runs() const { return static_cast<int>(runs.size()); }
+  /// Threads worth starting for about `flops` operations (small updates run serially: waking a
+  /// team costs more than it saves, especially on a loaded machine).
+  int threads_for(double flops) const { return threads.for_work(flops); }
+  template <class VT>
+  VT* vbase() const {
+    if constexpr (std::is_same_v<VT, float>) {
+      return vf.get();
+    } else {
+      return v.get();
+    }
+  }
+  template <class VT>
+  VT* vrow(int r, int q) const {
+    return vbase<VT>() + (static_cast<std::size_t>(r) * cap + q) * static_cast<std::size_t>(n);
+  }
+  /// v_q[a] of run r as a double, whatever the storage.
+  double v_at(int r, int q, int a) const {
+    return mixed ? static_cast<double>(vrow<float>(r, q)[a]) : vrow<double>(r, q)[a];
+  }
+  void allocate_v(std::size_t count) {
+    if (mixed) {
+      vf.reset(new float[count]);
+    } else {
+      v.reset(new double[count]);
+    }
+  }
+  double* mu_of(int r) const { return mu.data() + static_cast<std::size_t>(r) * n; }
+  double* s2_of(int r) const { return sigma2.data() + static_cast<std::size_t>(r) * n; }
+
+  template <class VT>
+  void grow_storage(std::unique_ptr<VT[]>& buf, int new_cap) {
+    std::unique_ptr<VT[]> grown(
+        new VT[static_cast<std::size_t>(num_runs()) * new_cap * static_cast<std::size_t>(n)]);
+    for (int r = 0; r < num_runs(); ++r) {
+      const VT* src = buf.get() + static_cast<std::size_t>(r) * cap * n;
+      std::copy(src, src + static_cast<std::size_t>(rows) * n,
+                grown.get() + static_cast<std::size_t>(r) * new_cap * n);
+    }
+    buf.swap(grown);
+  }
+  void grow() {
+    const int new_cap = std::max(2 * cap, 1);
+    if (mixed) {
+      grow_storage(vf, new_cap);
+    } else {
+      grow_storage(v, new_cap);
+    }
+    cap = new_cap;
+  }
+
+  /// Run r's column at its held candidate (internal position i) for the next row t = rows, as
+  /// every rank needs it: out[0..t−1] = L[t, p] = v_p[a], out[t] = σ²_{t−1}[a], out[t+1..t+d] =
+  /// x_a. Incremental mode reads the stored values; recompute mode runs the row recurrence
+  /// restricted to column i (the same values).
+  void owned_column(int r, int i, double* out) const {
+    const RunRows& run = runs[static_cast<std::size_t>(r)];
+    const int t = rows;
+    if (recompute) {
+      column_of_rows(eval, points.data(), d, run, t, i, out);
+      double s = kdiag[i];
+      for (int p = 0; p < t; ++p) s = var_step(s, out[p]);
+      out[t] = s;
+    } else {
+      for (int p = 0; p < t; ++p) out[p] = v_at(r, p, i);
+      out[t] = s2_of(r)[i];
+    }
+    const double* x = points.data() + static_cast<long>(i) * d;
+    std::copy(x, x + d, out + t + 1);
+  }
+
+  /// Appends row t = rows for run r from its column `col` (owned_column's layout, shared by the
+  /// owner): L[t, 0..t], the pivot variance, x_a and, when observed, α_t. `i` is the candidate's
+  /// internal position, or −1 when another rank holds it.
+  void append_factor_row(int r, int i, const double* col, const double* y) {
+    RunRows& run = runs[static_cast<std::size_t>(r)];
+    const int t = rows;
+    const double* x = col + t + 1;
+    std::vector<double> row(col, col + t + 1);
+    row[static_cast<std::size_t>(t)] = pivot(lambda, col[t], eval(x, x, d));  // eval: kdiag[a]
+    run.history.push_back(i);
+    run.xs.insert(run.xs.end(), x, x + d);
+    run.L.push_back(std::move(row));
+    run.pivot_var.push_back(col[t]);
+    run.alpha.push_back(0.0);
+    run.resolved.push_back(0);
+    if (y != nullptr) resolve_row(run, t, y[r]);
+  }
+
+  static void resolve_row(RunRows& run, int q, double y) {
+    const double m = mean_at_row(run, q);
+    run.alpha[static_cast<std::size_t>(q)] = (y - m) / run.L[static_cast<std::size_t>(q)][q];
+    run.resolved[static_cast<std::size_t>(q)] = 1;
+  }
+
+  int& rows_of_block(int r, int b) const {
+    return block_rows[static_cast<std::size_t>(r) * blocks + b];
+  }
+
+  /// Incremental mode: brings block b of run r up to `upto` rows: computes v_q over the block for
+  /// every row q it has not applied, in row order, and applies σ² and (resolved rows) μ with the
+  /// unrounded v_q, exactly as the eager update of each row would. `ptrs` has room for `upto`
+  /// pointers, `acc` for kCatchUpGroup·kBlock doubles.
+  template <class VT>
+  void catch_up_block(int r, int b, int upto, VT** ptrs, double* acc) const {
+    int& done = rows_of_block(r, b);
+    if (done >= upto) return;
+    const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
+    const RunRows& run = runs[static_cast<std::size_t>(r)];
+    for (int p = 0; p < upto; ++p) ptrs[p] = vrow<VT>(r, p) + j0;
+    catch_up_rows(eval, points.data(), d, run, done, upto, j0, len, ptrs, acc, s2_of(r) + j0,
+                  mu_of(r) + j0);
+    done = upto;
+  }
+
+  /// Brings the listed (run, block) tasks (run·blocks + block) up to `upto` rows, in parallel.
+  void catch_up(const std::vector<int>& tasks, int upto) const {
+    if (mixed) {
+      catch_up_t<float>(tasks, upto);
+    } else {
+      catch_up_t<double>(tasks, upto);
+    }
+  }
+  template <class VT>
+  void catch_up_t(const std::vector<int>& tasks, int upto) const {
+    double work = 0;
+    for (const int task : tasks) {
+      const int behind = upto - block_rows[static_cast<std::size_t>(task)];
+      work += static_cast<double>(kBlock) * behind * (upto + 8);
+    }
+    const int count = static_cast<int>(tasks.size());
+    const int nt = std::min(threads_for(work), std::max(count, 1));
+#pragma omp parallel num_threads(nt)
+    {
+      std::vector<VT*> ptrs(static_cast<std::size_t>(upto));
+      std::vector<double> acc(static_cast<std::size_t>(kCatchUpGroup) * kBlock);
+#pragma omp for schedule(dynamic)
+      for (int i = 0; i < count; ++i) {
+        const int task = tasks[static_cast<std::size_t>(i)];
+        catch_up_block<VT>(task / blocks, task % blocks, upto, ptrs.data(), acc.data());
+      }
+    }
+  }
+
+  /// Brings every block of every run up to `upto` rows (the eager update when upto = rows + 1).
+  void catch_up_all(int upto) const {
+    std::vector<int> tasks;
+    for (int task = 0; task < num_runs() * blocks; ++task) {
+      if (block_rows[static_cast<std::size_t>(task)] < upto) tasks.push_back(task);
+    }
+    if (!tasks.empty()) catch_up(tasks, upto);
+  }
+
+  /// Incremental mode: adds α_q v_q to μ for the rows [begin, end), in row order.
+  void add_rows_to_mean(int begin, int end) {
+    if (mixed) {
+      add_rows_to_mean_t<float>(begin, end);
+    } else {
+      add_rows_to_mean_t<double>(begin, end);
+    }
+  }
+  template <class VT>
+  void add_rows_to_mean_t(int begin, int end) {
+    const int blocks = (n + kBlock - 1) / kBlock;
+    const int tasks = num_runs() * blocks;
+    const int nt = threads_for(static_cast<double>(tasks) * kBlock * (end - begin));
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int task = 0; task < tasks; ++task) {
+      const int r = task / blocks, j0 = (task % blocks) * kBlock;
+      const int len = std::min(kBlock, n - j0);
+      const RunRows& run = runs[static_cast<std::size_t>(r)];
+      double* m = mu_of(r) + j0;
+      for (int q = begin; q < end; ++q) {
+        const double alpha = run.alpha[static_cast<std::size_t>(q)];
+        const VT* vq = vrow<VT>(r, q) + j0;
+        for (int i = 0; i < len; ++i) m[i] = mean_step(m[i], alpha, double(vq[i]));
+      }
+    }
+  }
+
+  /// Recompute mode: rebuilds μ and σ² over the domain chunk by chunk (no V kept).
+  void refresh() const {
+    if (!stale) return;
+    const int t = rows;
+    const int chunks = (n + chunk - 1) / chunk;
+    const int tasks = num_runs() * chunks;
+    const double flops = static_cast<double>(num_runs()) * n * (0.5 * t * t + 8.0 * t + 1.0);
+#pragma omp parallel num_threads(std::min(threads_for(flops), tasks))
+    {
+      std::vector<double> w(static_cast<std::size_t>(std::max(t, 1)) * chunk);
+      std::vector<double> acc(static_cast<std::size_t>(chunk));
+      std::vector<double*> ptrs(static_cast<std::size_t>(t));
+#pragma omp for schedule(dynamic)
+      for (int task = 0; task < tasks; ++task) {
+        const int r = task / chunks, j0 = (task % chunks) * chunk;
+        const int len = std::min(chunk, n - j0);
+        const RunRows& run = runs[static_cast<std::size_t>(r)];
+        for (int q = 0; q < t; ++q)
+          ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<std::size_t>(q) * len;
+        rows_over_block(eval, points.data(), d, run, 0, t, j0, len, ptrs.data(), acc.data());
+        double* s2 = s2_of(r) + j0;
+        double* m = mu_of(r) + j0;
+        for (int i = 0; i < len; ++i) {
+          s2[i] = kdiag[j0 + i];
+          m[i] = 0.0;
+        }
+        for (int q = 0; q < t; ++q) {
+          const double* vq = ptrs[static_cast<std::size_t>(q)];
+          for (int i = 0; i < len; ++i) s2[i] = var_step(s2[i], vq[i]);
+          if (run.resolved[static_cast<std::size_t>(q)] == 0) continue;
+          const double alpha = run.alpha[static_cast<std::size_t>(q)];
+          for (int i = 0; i < len; ++i) m[i] = mean_step(m[i], alpha, vq[i]);
+        }
+      }
+    }
+    stale = false;
+  }
+
+  /// Whether an observed row is left to the lazy catch-up: not for pending rows, nor while the
+  /// domain has few blocks and V is small (there the eager update streams V from cache and the
+  /// bounds and batches would cost more than they save; measured in bench/RESULTS.md).
+  bool defers(bool observed) const {
+    return lazy && observed &&
+           (blocks >= 32 || static_cast<double>(n) * static_cast<double>(rows) >= 4e6);
+  }
+
+  /// Appends one row per run (observed when y is non-null, pending otherwise): the owner of each
+  /// run's candidate provides its column (t + 1 + d doubles), every rank appends the same factor
+  /// row and applies it to its slice.
+  void append(const int* candidate, const double* y) {
+    const int R = num_runs(), t = rows, w = t + 1 + d;
+    std::vector<int> index(static_cast<std::size_t>(R), -1);  // internal position, −1: not held
+    for (int r = 0; r < R; ++r) {
+      if (shard.owns(candidate[r])) index[static_cast<std::size_t>(r)] = local(candidate[r]);
+      history_ext[static_cast<std::size_t>(r)].push_back(candidate[r]);
+    }
+    if (!recompute && rows == cap) {
+      catch_up_all(rows);  // grow() copies the rows of every block
+      grow();
+    }
+    if (!recompute && lazy) {  // the observed candidate's block must know v_p[a] and σ²[a]
+      std::vector<int> tasks;
+      for (int r = 0; r < R; ++r) {
+        if (index[r] >= 0) tasks.push_back(r * blocks + index[r] / kBlock);
+      }
+      catch_up(tasks, rows);
+    }
+    std::vector<double> cols(static_cast<std::size_t>(R) * w, 0.0);
+    const int nt = recompute ? threads_for(0.5 * rows * rows * R) : 1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int r = 0; r < R; ++r) {
+      if (index[r] >= 0) owned_column(r, index[r], cols.data() + static_cast<std::size_t>(r) * w);
+    }
+    share_owned(shard, cols.data(), R * w, y != nullptr ? "observe" : "add_pending");
+    for (int r = 0; r < R; ++r)
+      append_factor_row(r, index[r], cols.data() + static_cast<std::size_t>(r) * w, y);
+    for (int r = 0; r < R; ++r) {
+      const double a = runs[static_cast<std::size_t>(r)].alpha.back();
+      alpha2[static_cast<std::size_t>(r)].push_back(alpha2[static_cast<std::size_t>(r)].back() +
+                                                    a * a);
+    }
+    if (recompute) {
+      stale = true;
+    } else if (!defers(y != nullptr)) {  // pending rows reach every block at once
+      catch_up_all(rows + 1);
+    }
+    ++rows;
+  }
+
+  /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
+  /// excluded) reaches once brought up to `t` rows (see the header's "Lazy blocks"); NaN when a
+  /// stored value is NaN (the block is then brought up to date and the NaN reported). `lower`
+  /// receives a lower bound of the best such score (μ_t ≥ μ_s − A·σ_s; −∞ when all excluded).
+  double block_bound(int r, int b, int t, double width, const std::uint8_t* excluded,
+                     double& lower) const {
+    const std::vector<double>& a2 = alpha2[static_cast<std::size_t>(r)];
+    const int done = rows_of_block(r, b);
+    const double gap = a2[static_cast<std::size_t>(t)] - a2[static_cast<std::size_t>(done)];
+    const double c = std::max(width, 0.0) +
+                     std::sqrt(std::max(gap, 0.0) + 1e-10 * a2[static_cast<std::size_t>(t)]);
+    const int j0 = b * kBlock, end = std::min(n, j0 + kBlock);
+    const double* m = mu_of(r);
+    const double* s2 = s2_of(r);
+    const double c_low = c - std::max(width, 0.0) + std::max(-width, 0.0);
+    double ub = -std::numeric_limits<double>::infinity(), lb = ub;
+    for (int j = j0; j < end; ++j) {
+      if (excluded != nullptr && excluded[j] != 0) continue;
+      const double sd = std::sqrt(std::max(s2[j], 0.0) + 1e-9 * kdiag[j]);
+      const double u = m[j] + c * sd + 1e-9 * (std::abs(m[j]) + c * sd);
+      const double l = m[j] - c_low * sd - 1e-9 * (std::abs(m[j]) + c_low * sd);
+      if (std::isnan(u) || std::isnan(s2[j])) return std::numeric_limits<double>::quiet_NaN();
+      ub = std::max(ub, u);
+      lb = std::max(lb, l);
+    }
+    lower = lb;
+    return ub;
+  }
+};
+
+}  // namespace gpb::detail

@@ -1,0 +1,95 @@
+/// @file kernel_formula.hpp
+/// The one per-element formula of k(x, y), callable from host and device code (GPB_HD). The CPU
+/// (cpu/kernel_eval.hpp) and the CUDA kernels (kernels/*.cuh) both evaluate exactly this code, so
+/// they perform the same floating-point operations in the same order; with -ffp-contract=off on
+/// the host and -fmad=false on the device the only remaining difference is the last-ulp accuracy
+/// of exp() in the two math libraries (sqrt and division are correctly rounded on both).
+#pragma once
+
+#include <cmath>
+
+#include "gpbandit/engine/kernel_type.hpp"
+
+#include "gpbandit/detail/host_device.hpp"
+
+namespace gpb::detail {
+
+/// Kernel parameters flattened for the hot loop (trivially copyable: passed to CUDA kernels by
+/// value). `matrix` points at the column-major n×n precomputed matrix and `inv_lengthscales` at
+/// the d inverse lengthscales of an ARD kernel, in the memory space of the code that evaluates
+/// them (host for the CPU, device for CUDA).
+struct KernelFormula {
+  KernelType type = KernelType::SE;
+  double inv_lengthscale = 1.0;              ///< 1/l of an isotropic stationary kernel
+  const double* inv_lengthscales = nullptr;  ///< 1/l_i per axis (ARD), d entries; null: isotropic
+  double variance = 1.0;
+  double offset = 0.0;
+  int degree = 1;
+  const double* matrix = nullptr;  ///< column-major n×n data (precomputed only)
+  long n = 0;                      ///< matrix order (precomputed only)
+
+  /// k(x, y). For a precomputed kernel x[0], y[0] are indices already checked to be in range.
+  GPB_HD double operator()(const double* x, const double* y, int d) const {
+    switch (type) {
+      case KernelType::SE:
+      case KernelType::Matern12:
+      case KernelType::Matern32:
+      case KernelType::Matern52:
+        return stationary(x, y, d);
+      case KernelType::Linear:
+        return variance * (dot(x, y, d) + offset);
+      case KernelType::Polynomial: {
+        const double base = dot(x, y, d) + offset;
+        double p = base;
+        for (int i = 1; i < degree; ++i) p = p * base;
+        return variance * p;
+      }
+      case KernelType::Precomputed:
+        return matrix[static_cast<long>(y[0]) * n + static_cast<long>(x[0])];
+    }
+    return 0.0;
+  }
+
+ private:
+  GPB_HD static double dot(const double* x, const double* y, int d) {
+    double s = 0.0;
+    for (int i = 0; i < d; ++i) s = s + x[i] * y[i];
+    return s;
+  }
+
+  GPB_HD double stationary(const double* x, const double* y, int d) const {
+    double r2 = 0.0;
+    if (inv_lengthscales == nullptr) {
+      for (int i = 0; i < d; ++i) {
+        const double diff = (x[i] - y[i]) * inv_lengthscale;
+        r2 = r2 + diff * diff;
+      }
+    } else {  // ARD: the same operations with a per-axis scale
+      for (int i = 0; i < d; ++i) {
+        const double diff = (x[i] - y[i]) * inv_lengthscales[i];
+        r2 = r2 + diff * diff;
+      }
+    }
+    switch (type) {
+      case KernelType::SE:
+        return variance * std::exp(-0.5 * r2);
+      case KernelType::Matern12:
+        return variance * std::exp(-std::sqrt(r2));
+      // Matérn 3/2 and 5/2: at an overflowing scaled distance (tiny lengthscales) the polynomial
+      // factor is +inf and exp(−a) is 0; the limit of the product is 0, not inf·0 = NaN. (Any
+      // a > 1e150 gives exactly 0 anyway: exp(−a) underflows from a ≈ 745 on.)
+      case KernelType::Matern32: {
+        const double a = std::sqrt(3.0 * r2);
+        if (a > 1e150) return 0.0;
+        return variance * (1.0 + a) * std::exp(-a);
+      }
+      default: {  // Matern52
+        const double a = std::sqrt(5.0 * r2);
+        if (a > 1e150) return 0.0;
+        return variance * (1.0 + a + (5.0 / 3.0) * r2) * std::exp(-a);
+      }
+    }
+  }
+};
+
+}  // namespace gpb::detail

@@ -1,0 +1,54 @@
+/// @file posterior_backend.hpp
+/// The seam behind FinitePosterior: one implementation per backend (CPU in
+/// src/engine/cpu/posterior.cpp, CUDA in src/engine/cuda/posterior_cuda.cpp), chosen by the
+/// Context. The facade (src/engine/posterior.cpp) validates every argument first; backends receive
+/// checked inputs only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpbandit/engine/posterior.hpp"
+
+namespace gpb::detail {
+
+struct RunRows;  // cpu/posterior_rows.hpp: one run's factor rows, α, flags, history
+
+/// State and updates of FinitePosterior (see posterior.hpp for the contract of each member).
+class PosteriorBackend {
+ public:
+  virtual ~PosteriorBackend() = default;
+  virtual int runs() const = 0;
+  virtual int size() const = 0;
+  virtual int rows() const = 0;
+  virtual int pending() const = 0;
+  virtual bool recompute_mode() const = 0;
+  virtual double noise_variance() const = 0;
+  /// index, y: R entries each, already checked (indices in range, y finite, nothing pending).
+  virtual void observe(const int* index, const double* y) = 0;
+  virtual void add_pending(const int* index) = 0;
+  /// y: R×P run-major, finite; P = pending() ≥ 1.
+  virtual void resolve_pending(const double* y) = 0;
+  /// Host pointers valid until the next update.
+  virtual const double* mean(int run) const = 0;
+  virtual const double* variance(int run) const = 0;
+  /// excluded: R × (this rank's slice size) run-major over the candidates held, or null.
+  virtual std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
+                                            std::vector<Rng>* tiebreak) const = 0;
+  virtual double info_gain(int run) const = 0;
+  virtual const std::vector<int>& history(int run) const = 0;
+  /// Run r's factor state (RunRows::history may hold internal positions: use history()).
+  virtual const RunRows& run_rows(int run) const = 0;
+};
+
+/// The CPU posterior (Eigen/OpenMP). Arguments already validated by the facade.
+std::unique_ptr<PosteriorBackend> make_cpu_posterior(const Context& ctx, const Kernel& kernel,
+                                                     const Domain& domain, int runs,
+                                                     const PosteriorOptions& options);
+/// The CUDA posterior (V on the device). Only in CUDA builds (GPB_HAS_CUDA).
+std::unique_ptr<PosteriorBackend> make_cuda_posterior(const Context& ctx, const Kernel& kernel,
+                                                      const Domain& domain, int runs,
+                                                      const PosteriorOptions& options);
+
+}  // namespace gpb::detail

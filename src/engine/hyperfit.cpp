@@ -1,0 +1,271 @@
+// Maximum-likelihood GP hyperparameters by L-BFGS-B (specs/po-gp-ucb.md §3).
+#include "gpbandit/engine/hyperfit.hpp"
+
+#include <LBFGSB.h>
+#include <Eigen/Cholesky>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "gpbandit/error.hpp"
+#include "gpbandit/rng.hpp"
+
+namespace gpb {
+
+namespace {
+
+constexpr double kLn2Pi = 1.8378770664093454835606594728112;
+/// Philox stream of the fit (spec §3 `mle_subsample`); starts use the next draws of the same one.
+constexpr std::uint32_t kMleStream = 11;
+
+/// κ(ρ) and g(ρ) = −ρ·κ′(ρ) (so ∂k/∂ln l_j = σ_y²·g(ρ)·(Δ_j/l_j)²) for the supported kernels.
+struct Shape {
+  KernelType type;
+  void eval(double rho2, double* kappa, double* g) const {
+    switch (type) {
+      case KernelType::Matern32: {
+        const double s = std::sqrt(3.0 * rho2), e = std::exp(-s);
+        *kappa = (1.0 + s) * e;
+        *g = 3.0 * e;
+        return;
+      }
+      case KernelType::Matern52: {
+        const double s = std::sqrt(5.0 * rho2), e = std::exp(-s);
+        *kappa = (1.0 + s + 5.0 * rho2 / 3.0) * e;
+        *g = (5.0 / 3.0) * (1.0 + s) * e;
+        return;
+      }
+      default: {
+        const double e = std::exp(-0.5 * rho2);
+        *kappa = e;
+        *g = e;
+        return;
+      }
+    }
+  }
+};
+
+void check_kernel(KernelType k) {
+  GPB_EXPECTS(k == KernelType::SE || k == KernelType::Matern32 || k == KernelType::Matern52,
+              "hyperfit: kernel must be se, matern32 or matern52");
+}
+
+/// Cholesky of A + jitter·I with the spec's escalation; A is modified in place.
+Eigen::LLT<Eigen::MatrixXd> robust_llt(Eigen::MatrixXd& A) {
+  Eigen::LLT<Eigen::MatrixXd> llt(A);
+  if (llt.info() == Eigen::Success) return llt;
+  double jitter = 1e-10 * A.diagonal().mean();
+  for (int attempt = 0; attempt < 3; ++attempt, jitter *= 10.0) {
+    A.diagonal().array() += jitter;
+    llt.compute(A);
+    if (llt.info() == Eigen::Success) return llt;
+  }
+  throw NumericalError("hyperfit: K + noise is not positive definite after 3 jitter steps");
+}
+
+/// Negative log-likelihood over ψ (for LBFGSpp), remembering the best point it saw.
+class NegLogLik {
+ public:
+  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, KernelType k)
+      : X_(X), y_(y), kernel_(k) {}
+
+  double operator()(const Eigen::VectorXd& psi, Eigen::VectorXd& grad) {
+    ++evaluations;
+    const GpHyperparameters th = unpack(psi);
+    double ll = 0;
+    try {
+      ll = gp_log_likelihood(X_, y_, kernel_, th, &grad);
+    } catch (const NumericalError&) {
+      grad.setZero();
+      return std::numeric_limits<double>::infinity();
+    }
+    grad = -grad;
+    if (-ll < best_value) {
+      best_value = -ll;
+      best_psi = psi;
+    }
+    return -ll;
+  }
+
+  GpHyperparameters unpack(const Eigen::VectorXd& psi) const {
+    GpHyperparameters th;
+    const Eigen::Index q = psi.size() - 2;
+    th.lengthscales = psi.head(q).array().exp().matrix();
+    th.signal_variance = std::exp(psi(q));
+    th.noise_variance = std::exp(psi(q + 1));
+    return th;
+  }
+
+  double best_value = std::numeric_limits<double>::infinity();
+  Eigen::VectorXd best_psi;
+  int evaluations = 0;
+
+ private:
+  const Eigen::MatrixXd& X_;
+  const Eigen::VectorXd& y_;
+  KernelType kernel_;
+};
+
+}  // namespace
+
+double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                         const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad) {
+  check_kernel(kernel);
+  const Eigen::Index m = X.rows(), d = X.cols();
+  GPB_EXPECTS(m >= 1 && d >= 1 && y.size() == m,
+              "hyperfit: X is " << m << "x" << d << " but y has length " << y.size());
+  const Eigen::Index q = theta.lengthscales.size();
+  GPB_EXPECTS(q == 1 || q == d, "hyperfit: " << q << " length-scales for d = " << d);
+  GPB_EXPECTS((theta.lengthscales.array() > 0).all() && theta.signal_variance > 0 &&
+                  theta.noise_variance > 0,
+              "hyperfit: length-scales and variances must be > 0");
+  const Shape shape{kernel};
+  const double sv = theta.signal_variance;
+  Eigen::ArrayXd inv_l(d);
+  for (Eigen::Index j = 0; j < d; ++j) inv_l(j) = 1.0 / theta.lengthscales(q == 1 ? 0 : j);
+  const Eigen::MatrixXd Xs = X * inv_l.matrix().asDiagonal();
+
+  // K_f (signal part) and G = σ_y² g(ρ) (lower triangles, mirrored).
+  Eigen::MatrixXd Kf(m, m), G(grad != nullptr ? m : 0, grad != nullptr ? m : 0);
+  for (Eigen::Index b = 0; b < m; ++b) {
+    for (Eigen::Index a = b; a < m; ++a) {
+      const double rho2 = (Xs.row(a) - Xs.row(b)).squaredNorm();
+      double kappa = 0, g = 0;
+      shape.eval(rho2, &kappa, &g);
+      Kf(a, b) = Kf(b, a) = sv * kappa;
+      if (grad != nullptr) G(a, b) = G(b, a) = sv * g;
+    }
+  }
+  Eigen::MatrixXd Ky = Kf;
+  Ky.diagonal().array() += theta.noise_variance;
+  const Eigen::LLT<Eigen::MatrixXd> llt = robust_llt(Ky);
+  const Eigen::VectorXd alpha = llt.solve(y);
+  const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+  const double ll = -0.5 * y.dot(alpha) - 0.5 * logdet - 0.5 * static_cast<double>(m) * kLn2Pi;
+  if (grad == nullptr) return ll;
+
+  // W = ααᵀ − K_θ⁻¹; ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ.
+  Eigen::MatrixXd W = -llt.solve(Eigen::MatrixXd::Identity(m, m));
+  W.noalias() += alpha * alpha.transpose();
+  grad->setZero(q + 2);
+  const Eigen::MatrixXd H = W.cwiseProduct(G);
+  for (Eigen::Index b = 0; b < m; ++b) {
+    for (Eigen::Index a = b + 1; a < m; ++a) {
+      const double w = 2.0 * H(a, b);  // off-diagonal pairs count twice (symmetry)
+      if (q == 1) {
+        (*grad)(0) += w * (Xs.row(a) - Xs.row(b)).squaredNorm();
+      } else {
+        for (Eigen::Index j = 0; j < d; ++j) {
+          const double t = Xs(a, j) - Xs(b, j);
+          (*grad)(j) += w * t * t;
+        }
+      }
+    }
+  }
+  grad->head(q) *= 0.5;
+  (*grad)(q) = 0.5 * W.cwiseProduct(Kf).sum();
+  (*grad)(q + 1) = 0.5 * theta.noise_variance * W.trace();
+  return ll;
+}
+
+HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                const Eigen::Ref<const Eigen::VectorXd>& y,
+                                const HyperFitOptions& o) {
+  check_kernel(o.kernel);
+  const Eigen::Index n = X.rows(), d = X.cols();
+  GPB_EXPECTS(n >= 2 && d >= 1,
+              "hyperfit: X needs at least 2 rows and 1 column, got " << n << "x" << d);
+  GPB_EXPECTS(y.size() == n,
+              "hyperfit: y has length " << y.size() << " but X has " << n << " rows");
+  GPB_EXPECTS(X.allFinite() && y.allFinite(), "hyperfit: X or y has a non-finite entry");
+  GPB_EXPECTS(o.max_rows >= 2, "hyperfit: max_rows must be >= 2, got " << o.max_rows);
+  GPB_EXPECTS(o.random_starts >= 0, "hyperfit: random_starts must be >= 0");
+  GPB_EXPECTS(o.max_iterations >= 1, "hyperfit: max_iterations must be >= 1");
+  GPB_EXPECTS(0 < o.lengthscale_lower && o.lengthscale_lower < o.lengthscale_upper &&
+                  0 < o.signal_lower && o.signal_lower < o.signal_upper && 0 < o.noise_lower &&
+                  o.noise_lower < o.noise_upper,
+              "hyperfit: every bound must satisfy 0 < lower < upper");
+
+  // Rows: min(n, max_rows) without replacement (partial Fisher–Yates on a Philox stream).
+  Rng rng(o.seed, 0, kMleStream);
+  const Eigen::Index m = std::min<Eigen::Index>(n, o.max_rows);
+  std::vector<Eigen::Index> idx(static_cast<std::size_t>(n));
+  std::iota(idx.begin(), idx.end(), Eigen::Index{0});
+  if (m < n) {
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const auto j = i + static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(n - i)));
+      std::swap(idx[static_cast<std::size_t>(i)], idx[static_cast<std::size_t>(j)]);
+    }
+  }
+  Eigen::MatrixXd Xm(m, d);
+  Eigen::VectorXd ym(m);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    Xm.row(i) = X.row(idx[static_cast<std::size_t>(i)]);
+    ym(i) = y(idx[static_cast<std::size_t>(i)]);
+  }
+
+  // Standardise the inputs for conditioning; length-scales are mapped back at the end.
+  const Eigen::RowVectorXd mean = Xm.colwise().mean();
+  Xm.rowwise() -= mean;
+  Eigen::ArrayXd sd = (Xm.colwise().squaredNorm() / static_cast<double>(m)).array().sqrt();
+  for (Eigen::Index j = 0; j < d; ++j) {
+    GPB_EXPECTS(sd(j) > 0, "hyperfit: input column " << j << " is constant on the rows used");
+  }
+  if (!o.ard) sd.setConstant(std::sqrt(sd.square().mean()));
+  Xm = Xm * sd.inverse().matrix().asDiagonal();
+
+  const Eigen::Index q = o.ard ? d : 1;
+  Eigen::VectorXd lb(q + 2), ub(q + 2);
+  lb.head(q).setConstant(std::log(o.lengthscale_lower));
+  ub.head(q).setConstant(std::log(o.lengthscale_upper));
+  lb(q) = std::log(o.signal_lower);
+  ub(q) = std::log(o.signal_upper);
+  lb(q + 1) = std::log(o.noise_lower);
+  ub(q + 1) = std::log(o.noise_upper);
+
+  LBFGSpp::LBFGSBParam<double> param;
+  param.m = 6;
+  param.epsilon = 1e-6;
+  param.past = 1;
+  param.delta = o.relative_tolerance;
+  param.max_iterations = o.max_iterations;
+  param.max_linesearch = 40;
+  LBFGSpp::LBFGSBSolver<double> solver(param);
+
+  NegLogLik fun(Xm, ym, o.kernel);
+  HyperFit out;
+  for (int s = 0; s <= o.random_starts; ++s) {
+    Eigen::VectorXd psi(q + 2);
+    if (s == 0) {
+      psi.head(q).setZero();
+      psi(q) = 0.0;
+      psi(q + 1) = std::log(1e-2);
+    } else {
+      for (Eigen::Index k = 0; k < q + 2; ++k) psi(k) = lb(k) + (ub(k) - lb(k)) * rng.uniform();
+    }
+    psi = psi.cwiseMax(lb).cwiseMin(ub);
+    double fx = 0;
+    try {
+      solver.minimize(fun, psi, fx, lb, ub);
+      ++out.starts_converged;
+    } catch (const std::exception&) {
+      // Line-search or iteration failures: the best point this start evaluated is still kept.
+    }
+  }
+  out.evaluations = fun.evaluations;
+  if (!std::isfinite(fun.best_value)) {
+    throw NumericalError("hyperfit: the likelihood could not be evaluated at any start");
+  }
+  out.theta = fun.unpack(fun.best_psi);
+  for (Eigen::Index j = 0; j < q; ++j) out.theta.lengthscales(j) *= sd(j);
+  out.log_likelihood = -fun.best_value;
+  out.rows_used = static_cast<int>(m);
+  return out;
+}
+
+}  // namespace gpb
