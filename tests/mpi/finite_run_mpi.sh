@@ -46,8 +46,8 @@ case $mode in
       cfg="$here/$name.json"
       "$cli" "${run[@]}" "$cfg" --out "$out/$name-np1" >/dev/null ||
         { echo "one-process run of $name failed"; exit 1; }
-      timeout 100 "$mpirun" -np "$np" --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi \
-        --mpi-timeout 60 --out "$out/$name-np$np" >"$out/$name.log" 2>&1 ||
+      timeout 400 "$mpirun" -np "$np" --oversubscribe --mca mpi_yield_when_idle 1 "$cli" "${run[@]}" \
+        "$cfg" --mpi --mpi-timeout 300 --out "$out/$name-np$np" >"$out/$name.log" 2>&1 ||
         { cat "$out/$name.log"; echo "mpirun -np $np of $name failed"; exit 1; }
       cmp "$out/$name-np1/runs.csv" "$out/$name-np$np/runs.csv" ||
         { echo "$name: runs.csv differs between 1 process and $np ranks"; exit 1; }
