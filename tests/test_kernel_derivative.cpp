@@ -79,5 +79,43 @@ TEST(KernelDerivative, RejectsNonSeKernelsAndDimensionMismatch) {
   EXPECT_THROW(se_kernel_grad_grad(ctx, Kernel::se(1.0), X, Z3), InvalidArgument);
 }
 
+// kernel_gradient (any stationary SE/Matérn 3/2/5/2 kernel, ARD): central differences of k.
+TEST(KernelGradient, MatchesFiniteDifferencesForEveryKernelIsotropicAndArd) {
+  const Eigen::MatrixXd Z = random_points(3, 6, 8);
+  for (const KernelType t : {KernelType::SE, KernelType::Matern32, KernelType::Matern52}) {
+    for (const bool ard : {false, true}) {
+      const Kernel kk = ard ? Kernel::ard(t, Eigen::Vector3d(0.4, 1.1, 2.5), 1.3)
+                            : Kernel::ard(t, Eigen::VectorXd::Constant(1, 0.7), 1.3);
+      for (int trial = 0; trial < 4; ++trial) {
+        const Eigen::VectorXd x = random_points(3, 1, 20 + trial).col(0);
+        const Eigen::MatrixXd G = kernel_gradient(kk, x, Z);
+        ASSERT_EQ(G.rows(), 3);
+        ASSERT_EQ(G.cols(), 6);
+        for (int j = 0; j < 6; ++j) {
+          for (int a = 0; a < 3; ++a) {
+            const double h = 1e-6;
+            Eigen::VectorXd xp = x, xm = x;
+            xp[a] += h;
+            xm[a] -= h;
+            const double fd =
+                (kk(xp.data(), Z.col(j).data(), 3) - kk(xm.data(), Z.col(j).data(), 3)) / (2 * h);
+            EXPECT_NEAR(G(a, j), fd, 1e-7 * (1 + std::abs(fd))) << kk.describe() << " a " << a;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(KernelGradient, ZeroAtTheSamePointAndRefusals) {
+  const Eigen::MatrixXd Z = random_points(2, 1, 9);
+  const Kernel m52 = Kernel::ard(KernelType::Matern52, Eigen::Vector2d(0.3, 0.9));
+  EXPECT_EQ(kernel_gradient(m52, Z.col(0), Z).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_THROW(kernel_gradient(Kernel::matern(KernelType::Matern12, 1.0), Z.col(0), Z),
+               InvalidArgument);
+  EXPECT_THROW(kernel_gradient(Kernel::linear(), Z.col(0), Z), InvalidArgument);
+  EXPECT_THROW(kernel_gradient(m52, random_points(3, 1, 1).col(0), Z), InvalidArgument);
+}
+
 }  // namespace
 }  // namespace gpb

@@ -209,7 +209,7 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
       if (e.kind() == CommandError::Kind::Malformed) throw InvalidArgument(msg);
       throw Error(msg);
     }
-    opt.tell(a.indices, y);
+    opt.tell(a.points, y);  // by point: a box's refined points are off the candidate set
     opt.save(state);
     detail::write_file_atomic(dir + "/evaluations.csv", evaluations_csv(opt, r.q));
     if (!args.quiet) {

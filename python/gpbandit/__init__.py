@@ -65,7 +65,11 @@ from ._gpbandit import (  # noqa: E402,F401
     seeded_source,
 )
 from ._gpbandit import _make_policy  # noqa: E402
-from .optimizer import Best, OptimizeResult, Optimizer, Suggestion, minimize  # noqa: E402,F401
+from . import space  # noqa: E402,F401
+from .minimize import OptimizeResult, minimize  # noqa: E402,F401
+from .optimizer import Best, Optimizer, Suggestion  # noqa: E402,F401
+from .plots import plot_convergence  # noqa: E402,F401
+from .space import Categorical, Integer, Real, Space  # noqa: E402,F401
 
 
 def _registry_entry(kind, name):

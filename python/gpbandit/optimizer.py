@@ -1,21 +1,26 @@
-"""Ask/tell Bayesian optimisation of your own function: ``Optimizer`` and ``minimize``.
+"""Ask/tell Bayesian optimisation of your own function: ``Optimizer``.
 
-``Optimizer`` wraps the C++ ``gpb::Optimizer`` (``OptimizerCore``): a finite candidate set (a grid,
-a .csv/.npy file, a NumPy array, or a box filled with a scrambled Sobol sequence), a GP surrogate
-(SE or Matérn, isotropic or ARD), and an acquisition rule (GP-UCB, Thompson sampling, expected
-improvement, random). ``minimize(f, domain, n_calls)`` is the one-line entry point, shaped like
-scikit-optimize's ``gp_minimize``.
+``Optimizer`` wraps the C++ ``gpb::Optimizer`` (``OptimizerCore``): a continuous box (parameters
+as in scikit-optimize: real, integer and categorical dimensions, see ``gpbandit.space``) or a
+finite candidate set (a grid, a .csv/.npy file, a NumPy array, a Sobol set), a GP surrogate (SE or
+Matérn, isotropic or ARD, refitted after every tell), and an acquisition rule (expected improvement
+as log EI, GP-UCB, probability of improvement, Thompson sampling, random). On a box, each ask
+refines beyond the Sobol candidates (local candidates and gradient steps on the acquisition); a
+finite set is never left. ``gpbandit.minimize`` (minimize.py) is the one-call entry point.
 """
 
 import collections
+import json
 import numbers
 import os
+import tempfile
 
 import numpy as np
 
 from ._gpbandit import DomainSpec, Kernel, OptimizerCore
+from .space import Space, space_from_json, space_to_json
 
-__all__ = ["Optimizer", "Suggestion", "Best", "OptimizeResult", "minimize"]
+__all__ = ["Optimizer", "Suggestion", "Best"]
 
 class Suggestion(collections.namedtuple("Suggestion", ["points", "indices"])):
     """What ``Optimizer.ask(q)`` returns: ``points`` (q×d float64) and ``indices`` (q int64
@@ -39,26 +44,24 @@ class Best(collections.namedtuple("Best", ["x", "y", "index", "observation"])):
 
 
 _KERNELS = {"se": "se", "rbf": "se", "matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
-_ACQUISITIONS = ("ucb", "ts", "ei", "random")
-_FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize")
-
-
-def _is_box(domain):
-    """A list or tuple of (low, high) pairs, one per dimension (scikit-optimize's form)."""
-    return (isinstance(domain, (list, tuple)) and len(domain) > 0
-            and all(isinstance(b, tuple) and len(b) == 2 for b in domain))
+_ACQUISITIONS = ("ei", "logei", "ucb", "lcb", "pi", "ts", "random")
+_FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize",
+             "unit_inputs", "prior", "noise_floor", "warm_start", "restarts_every")
 
 
 def _domain_spec(domain, n_candidates, domain_seed):
-    """A DomainSpec from any of the accepted forms (see Optimizer)."""
+    """(DomainSpec, Space or None) from any of the accepted forms (see Optimizer)."""
     from ._gpbandit import Domain
 
     if isinstance(domain, DomainSpec):
-        return domain
+        return domain, None
     if isinstance(domain, (str, os.PathLike)):
-        return DomainSpec.from_file(os.fspath(domain))
+        return DomainSpec.from_file(os.fspath(domain)), None
     if isinstance(domain, Domain):
-        return DomainSpec.from_rows(np.asarray(domain.points).T)
+        return DomainSpec.from_rows(np.asarray(domain.points).T), None
+    if Space.accepts(domain):
+        space = Space(domain)
+        return space.spec(n_candidates, domain_seed), space
     if isinstance(domain, dict):
         spec = dict(domain)
         kind = spec.pop("type", None)
@@ -68,22 +71,30 @@ def _domain_spec(domain, n_candidates, domain_seed):
                                                                            seed),
             "csv": lambda path: DomainSpec.from_file(os.fspath(path)),
             "npy": lambda path: DomainSpec.from_file(os.fspath(path)),
+            "box": lambda lower, upper, candidates=n_candidates, seed=domain_seed, integer=(),
+            onehot=(): DomainSpec.box(lower, upper, candidates, seed, list(integer),
+                                      [tuple(g) for g in onehot]),
             "points": lambda points: DomainSpec.from_rows(points),
         }
         if kind not in makers:
             raise _invalid(f"domain.type: expected one of {', '.join(makers)}, got {kind!r}")
-        try:
-            return makers[kind](**spec)
-        except TypeError as e:
-            raise _invalid(f"domain ({kind}): {e}") from None
-    if _is_box(domain):
-        lower = [float(b[0]) for b in domain]
-        upper = [float(b[1]) for b in domain]
-        return DomainSpec.sobol(lower, upper, int(n_candidates), int(domain_seed))
+        import inspect
+
+        allowed = list(inspect.signature(makers[kind]).parameters)
+        for key in spec:
+            if key not in allowed:
+                raise _invalid(f"domain.{key}: unknown key for a {kind} domain "
+                               f"(allowed: type, {', '.join(allowed)})")
+        missing = [k for k, p in inspect.signature(makers[kind]).parameters.items()
+                   if p.default is inspect.Parameter.empty and k not in spec]
+        if missing:
+            raise _invalid(f"domain.{missing[0]}: required for a {kind} domain")
+        return makers[kind](**spec), None
     if isinstance(domain, np.ndarray):
-        return DomainSpec.from_rows(domain)
-    raise TypeError("domain: expected a DomainSpec, Domain, dict, a list of (low, high) pairs, "
-                    f"a NumPy array of candidates or a .csv/.npy path, got {type(domain).__name__}")
+        return DomainSpec.from_rows(domain), None
+    raise TypeError("domain: expected a list of dimensions ((low, high) pairs, Real / Integer / "
+                    "Categorical), a DomainSpec, Domain, dict, a NumPy array of candidates or a "
+                    f".csv/.npy path, got {type(domain).__name__}")
 
 
 def _invalid(message):
@@ -94,7 +105,7 @@ def _invalid(message):
 
 def _box_widths(spec):
     """Per-axis extent of the candidate set (1 where it is flat)."""
-    if spec.kind in ("grid", "sobol"):
+    if spec.kind in ("grid", "sobol", "box"):
         width = np.asarray(spec.upper, float) - np.asarray(spec.lower, float)
     else:
         width = np.ptp(np.asarray(spec.points), axis=0)
@@ -140,51 +151,91 @@ def _fit(fit, fit_every):
     return fit
 
 
-class Optimizer:
-    """Ask/tell Bayesian optimisation over a finite set of candidates.
+def _finite(values):
+    """A bool mask of the values that are finite numbers (None and NaN are failures)."""
+    out = []
+    for v in values:
+        try:
+            out.append(v is not None and np.isfinite(float(v)))
+        except (TypeError, ValueError):
+            out.append(False)
+    return np.asarray(out, dtype=bool)
 
-    ``domain`` is one of: a ``DomainSpec``; a dict in the config format (``{"type": "grid",
-    "lower": [..], "upper": [..], "counts": [..]}``, ``"sobol"`` with ``count``/``seed``,
-    ``"csv"``/``"npy"`` with ``path``, ``"points"`` with ``points``); a list of ``(low, high)``
-    pairs (a box, filled with ``n_candidates`` scrambled Sobol points, ``domain_seed``); an N×d
-    NumPy array of candidates; a ``gpbandit.Domain``; or the path of a .csv/.npy file.
+
+class Optimizer:
+    """Ask/tell Bayesian optimisation over a box or a finite set of candidates.
+
+    ``domain`` is one of:
+
+    - a list of dimensions, as scikit-optimize takes them (a continuous box the optimizer may
+      suggest any point of): ``(low, high)`` pairs or lists (two ints make an integer
+      dimension, e.g. ``(1, 10)``), ``(low, high, "log-uniform")``, lists of categories, or
+      ``gpbandit.space.Real`` / ``Integer`` / ``Categorical`` (scikit-optimize's objects work
+      too); ``n_candidates`` scrambled Sobol points (``domain_seed``, default ``seed``) are the
+      global step of each ask, which ``refine`` goes beyond;
+    - a finite candidate set, never left: a ``DomainSpec``; a dict in the config format
+      (``{"type": "grid", "lower": [..], "upper": [..], "counts": [..]}``, ``"sobol"`` with
+      ``count``/``seed``, ``"box"`` with ``candidates``/``seed``/``integer``/``onehot``,
+      ``"csv"``/``"npy"`` with ``path``, ``"points"`` with ``points``); an N×d NumPy array of
+      candidates; a ``gpbandit.Domain``; or the path of a .csv/.npy file.
+
+    With integer, categorical or log-uniform dimensions, points go in and out in your units (lists
+    of values); otherwise as float arrays.
 
     ``kernel`` is a ``gpbandit.Kernel`` or a name ("se", "matern12", "matern32", "matern52") with
-    ``lengthscale`` (a number, or one per axis; default ARD, a fifth of the candidates' extent on
-    each axis) and ``variance``. ``noise_variance`` is the surrogate's Gaussian noise. ``acquisition``
-    is "ucb" (``beta``: None for Srinivas' schedule, a number for a constant β, or a dict such as
-    ``{"type": "igp_ucb", "B": 1, "R": 0.1}``), "ts" (Thompson sampling; exact posterior draws up
-    to ``exact_max`` points, ``features`` random Fourier features beyond), "ei" (expected
-    improvement with threshold ``xi``) or "random". Rewards are maximised unless ``minimize``.
-    The first ``initial_points`` asks are uniform random. ``fit_every`` = k refits the kernel by
-    marginal likelihood after every k observations (``fit``: min_observations, ard, restarts,
-    max_rows, normalize). ``backend``: "auto", "cpu" or "cuda".
+    ``lengthscale`` (a number, or one per axis; default ARD, a fifth of the domain's extent on each
+    axis) and ``variance``. ``noise_variance`` is the surrogate's Gaussian noise (until a fit).
+    ``acquisition`` (any letter case): "ei" (expected improvement, computed as log EI; threshold
+    ``xi`` in the units of y), "ucb" or "lcb" (``beta``: None for Srinivas' schedule, a number
+    for a constant β, or a dict such as ``{"type": "igp_ucb", "B": 1, "R": 0.1}``), "pi"
+    (probability of improvement), "ts" (Thompson sampling; exact draws up to ``exact_max``
+    points, ``features`` random Fourier features beyond or while refitting) or "random". Rewards
+    are maximised unless ``minimize``. The first ``initial_points`` asks are an initial design
+    (``initial_design`` "sobol": the Sobol prefix of a box or Sobol set; "random").
+
+    Defaults a scikit-optimize or BoTorch user expects, each chosen by an ablation
+    (bench/RESULTS.md): y is standardised after every tell, and the kernel (ARD lengthscales,
+    variance, noise) is refitted after every ``fit_every`` = 1 tell from ``fit["min_observations"]``
+    = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that scales with
+    the dimension; ``fit`` sets the rest (every, min_observations, ard, restarts, max_rows,
+    normalize, unit_inputs, prior, noise_floor, warm_start, restarts_every; ``fit_every=0`` never
+    refits: then the
+    kernel stays as given). Each refit costs O(restarts·iterations·t³) on t observations.
+    ``refine`` (a dict: enabled, local_points, centres, starts, iterations; or False) controls the
+    continuous refinement on a box. ``backend``: "auto", "cpu" or "cuda".
 
     The state pickles (``pickle.dumps(opt)``), and ``save``/``load``/``state_dict`` keep it in a
     file or a dict: a loaded optimizer continues with exactly the choices of the original.
     """
 
     def __init__(self, domain, kernel="matern52", *, lengthscale=None, variance=1.0,
-                 noise_variance=1e-2, acquisition="ucb", beta=None, xi=0.0, exact_max=4096,
-                 features=1024, minimize=False, initial_points=0, distinct=True,
-                 random_ties=True, seed=0, fit_every=None, fit=None, n_candidates=4096,
-                 domain_seed=0, backend="auto", threads=0, memory_budget_bytes=0,
-                 capacity=256):
+                 noise_variance=1e-2, acquisition="ei", beta=None, xi=0.0, exact_max=4096,
+                 features=1024, minimize=False, initial_points=0, initial_design="sobol",
+                 distinct=True, random_ties=True, seed=0, fit_every=1, fit=None, refine=None,
+                 n_candidates=4096, domain_seed=None, backend="auto", threads=0,
+                 memory_budget_bytes=0, capacity=256):
         """Builds the candidate set, the surrogate and an empty posterior (options: see the
         class docstring). Raises InvalidArgument naming a bad option."""
-        spec = _domain_spec(domain, n_candidates, domain_seed)
-        if acquisition not in _ACQUISITIONS:
-            raise _invalid(f"acquisition: expected one of {', '.join(_ACQUISITIONS)}, "
-                           f"got {acquisition!r}")
+        spec, self._space = _domain_spec(domain, n_candidates,
+                                         seed if domain_seed is None else domain_seed)
+        if str(acquisition).lower() not in _ACQUISITIONS:
+            raise _invalid(f"acquisition: expected one of {', '.join(_ACQUISITIONS)} (any "
+                           f"case), got {acquisition!r}")
+        if refine is None or refine is True:
+            refine = {}
+        elif refine is False:
+            refine = {"enabled": False}
         self._core = OptimizerCore(
-            spec, _kernel(kernel, lengthscale, variance, spec), noise_variance, acquisition,
+            spec, _kernel(kernel, lengthscale, variance, spec), noise_variance, str(acquisition),
             _beta(beta), xi, exact_max, features, minimize, initial_points, distinct, random_ties,
-            seed, _fit(fit, fit_every), backend, threads, memory_budget_bytes, capacity)
+            seed, _fit(fit, fit_every), backend, threads, memory_budget_bytes, capacity,
+            str(initial_design), dict(refine))
 
     @classmethod
-    def _wrap(cls, core):
+    def _wrap(cls, core, space=None):
         opt = cls.__new__(cls)
         opt._core = core
+        opt._space = space
         return opt
 
     @classmethod
@@ -192,31 +243,71 @@ class Optimizer:
         """An optimizer from a JSON config file (the format of ``gpbandit init``)."""
         return cls._wrap(OptimizerCore.from_config(os.fspath(path)))
 
+    # ------------------------------------------------------------------ your units
+
+    @property
+    def space(self):
+        """The parameter space (``gpbandit.space.Space``), or None for a finite candidate set."""
+        return self._space
+
+    def _user_points(self):
+        """Whether points go in and out as lists of values in the user's units."""
+        return self._space is not None and not self._space.is_plain
+
+    def _out(self, rows):
+        rows = np.asarray(rows)
+        return self._space.from_engine(rows) if self._user_points() else rows
+
+    def _in(self, points):
+        return self._space.to_engine(points) if self._user_points() else points
+
     # ------------------------------------------------------------------ ask / tell / predict
 
     def ask(self, q=1):
-        """Chooses ``q`` candidates (a batch by GP-BUCB hallucination when q > 1).
+        """Chooses ``q`` points (a batch by GP-BUCB hallucination when q > 1).
 
-        Returns a ``Suggestion(points, indices)``: q×d points and q int64 candidate indices.
-        They stay pending (hallucinated in the model) until told.
+        Returns a ``Suggestion(points, indices)``: q points (a q×d array, or q lists of values
+        with integer / categorical / log-uniform dimensions) and q int64 candidate indices (-1 for
+        a point off the candidate set, found by the refinement on a box). They stay pending
+        (hallucinated in the model) until told.
         """
         points, indices = self._core.ask(q)
-        return Suggestion(points, indices)
+        return Suggestion(self._out(points), indices)
 
     def tell(self, points_or_indices, y):
         """Tells the observed values ``y`` (a number, or one per point).
 
         ``points_or_indices`` is either candidate indices (an int or an array of integer dtype)
-        or points (an m×d float array, or one point of d floats): any points, asked or not, on
-        the candidate set or off it, in any order and batch size. A 1-D integer array means
-        indices; points with integer coordinates go as a 2-D array. Returns self.
+        or points (an m×d float array, one point of d floats, or lists of values in your units):
+        any points, asked or not, on the candidate set or off it, in any order and batch size.
+        A 1-D integer array means indices; points with integer coordinates go as a 2-D array. A
+        value that is NaN or None marks a failed evaluation: it never enters the model and the
+        point is never suggested again (``failed``). Returns self.
         """
-        arr = np.asarray(points_or_indices)
-        values = np.reshape(np.asarray(y), -1)
+        values = np.reshape(np.asarray(y, dtype=object), -1)
+        ok = _finite(values)
+        values = np.where(ok, values, 0.0).astype(float)
+        if self._user_points() and not isinstance(points_or_indices, (numbers.Integral,)):
+            pts = points_or_indices
+            if len(pts) > 0 and not isinstance(pts[0], (list, tuple, np.ndarray)):
+                pts = [pts]
+            arr = self._space.to_engine(pts)
+        else:
+            arr = np.asarray(points_or_indices)
         if arr.dtype.kind in "iu" and arr.ndim <= 1:
-            self._core.tell_indices(arr.reshape(-1), values)
+            index = arr.reshape(-1)
+            if len(index) != len(values):
+                raise _invalid(f"tell: {len(index)} indices but {len(values)} values of y")
+            self._core.tell_indices(index[ok], values[ok])
+            if not ok.all():
+                self._core.tell_failed_indices(index[~ok])
         elif arr.dtype.kind in "iuf":
-            self._core.tell_points(self._as_rows(arr, "points"), values)
+            rows = self._as_rows(arr, "points")
+            if len(rows) != len(values):
+                raise _invalid(f"tell: {len(rows)} points but {len(values)} values of y")
+            self._core.tell_points(rows[ok], values[ok])
+            if not ok.all():
+                self._core.tell_failed_points(rows[~ok])
         else:
             raise TypeError("points_or_indices: expected candidate indices (integer dtype) or "
                             f"points (float dtype), got {arr.dtype}")
@@ -236,29 +327,39 @@ class Optimizer:
         return arr
 
     def predict(self, X=None):
-        """Posterior ``(mean, variance)`` of f at the m×d points ``X`` (any points; one point of
-        d floats gives arrays of length 1), or at every candidate when ``X`` is None. Values are
-        in the units of y; pending asks do not count."""
+        """Posterior ``(mean, variance)`` of f at the points ``X`` (any points: an m×d array, one
+        point, or lists of values in your units; one point gives arrays of length 1), or at every
+        candidate when ``X`` is None. Values are in the units of y; pending asks do not count."""
         if X is None:
             return self._core.predict_candidates()
+        if self._user_points():
+            X = X if len(X) > 0 and isinstance(X[0], (list, tuple, np.ndarray)) else [X]
+            X = self._space.to_engine(X)
         return self._core.predict(self._as_rows(X, "X"))
 
     def fit_hyperparameters(self):
-        """Fits the kernel's lengthscales (ARD), its variance and the noise variance by marginal
-        likelihood (L-BFGS-B with restarts) and rebuilds the model. Returns a ``HyperFit``."""
+        """Fits the kernel's lengthscales (ARD), its variance and the noise variance (maximum a
+        posteriori by default, see ``fit``; L-BFGS-B with restarts) and rebuilds the model.
+        Returns a ``HyperFit``."""
         return self._core.fit_hyperparameters()
 
     # ------------------------------------------------------------------ what it has seen
 
     @property
     def X(self):
-        """The observed points, one per row (n×d array), in tell order."""
-        return np.asarray(self._core.observed_points)
+        """The observed points in tell order: an n×d array, or n lists of values in your units
+        (integer, categorical, log-uniform dimensions)."""
+        return self._out(self._core.observed_points)
 
     @property
     def y(self):
         """The observed values (length n), as told, in tell order."""
         return np.asarray(self._core.observed_values, dtype=float)
+
+    @property
+    def failed(self):
+        """The points of failed evaluations (told with NaN or None), in the units of ``X``."""
+        return self._out(np.asarray(self._core.failed_points).reshape(-1, self._core.domain.dim))
 
     @property
     def observed_indices(self):
@@ -267,18 +368,20 @@ class Optimizer:
 
     @property
     def pending(self):
-        """Candidates asked for and not yet told, in ask order (int64 array)."""
+        """Candidates asked for and not yet told, in ask order (int64 array; -1 for a point off
+        the candidate set)."""
         return np.asarray(self._core.pending, dtype=np.int64)
 
     @property
     def best(self):
         """The best observation (largest y, or smallest when minimising) as a ``Best``."""
         x, y, index, observation = self._core.best()
-        return Best(np.asarray(x), y, index, observation)
+        x = self._out(np.asarray(x).reshape(1, -1))[0] if self._user_points() else np.asarray(x)
+        return Best(x, y, index, observation)
 
     @property
     def candidates(self):
-        """The N×d candidate points."""
+        """The N×d candidate points (the engine's coordinates)."""
         return np.asarray(self._core.candidates)
 
     @property
@@ -325,91 +428,59 @@ class Optimizer:
 
     def state_dict(self):
         """The whole state as a JSON-compatible dict (options, kernel, hyperparameters, every
-        observation, pending asks, random-stream positions); see ``from_state_dict``."""
-        import json
-
-        return json.loads(self._core.dumps())
+        observation, pending asks, random-stream positions, and the parameter space); see
+        ``from_state_dict``."""
+        state = json.loads(self._core.dumps())
+        if self._space is not None:
+            state["space"] = space_to_json(self._space)
+        return state
 
     @classmethod
     def from_state_dict(cls, state, backend=None):
         """An optimizer from ``state_dict()``; it continues with the original's choices.
         ``backend`` overrides the saved one."""
-        import json
-
-        return cls._wrap(OptimizerCore.loads(json.dumps(state), backend))
+        space = space_from_json(state["space"]) if "space" in state else None
+        return cls._wrap(OptimizerCore.loads(json.dumps(state), backend), space)
 
     def save(self, path):
-        """Writes the state atomically: JSON, or .npz when ``path`` ends in .npz."""
-        self._core.save(os.fspath(path))
+        """Writes the state atomically: JSON (with the parameter space), or .npz when ``path``
+        ends in .npz (the engine's state only: load it back in engine coordinates)."""
+        path = os.fspath(path)
+        if self._space is None or path.endswith(".npz"):
+            self._core.save(path)
+            return
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".gpbandit-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as out:
+                json.dump(self.state_dict(), out)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
 
     @classmethod
     def load(cls, path, backend=None):
         """An optimizer from a file written by ``save`` (or by the CLI's ``gpbandit tell``)."""
-        return cls._wrap(OptimizerCore.load(os.fspath(path), backend))
+        path = os.fspath(path)
+        core = OptimizerCore.load(path, backend)
+        space = None
+        with open(path, "rb") as f:
+            head = f.read(2)
+        if head != b"PK":
+            with open(path, encoding="utf-8") as f:
+                state = json.load(f)
+            space = space_from_json(state["space"]) if "space" in state else None
+        return cls._wrap(core, space)
 
     def __getstate__(self):
-        """Pickling: the state as JSON text."""
-        return {"state": self._core.dumps()}
+        """Pickling: the state as JSON text, and the parameter space."""
+        return {"state": self._core.dumps(), "space": self._space}
 
     def __setstate__(self, state):
         """Unpickling: replays the state (bit-identical continuation on the same backend)."""
         self._core = OptimizerCore.loads(state["state"], None)
-
-
-class OptimizeResult(dict):
-    """The result of ``minimize``, shaped like scikit-optimize's: ``x`` (best point), ``fun``
-    (its value), ``x_iters`` (every evaluated point, n×d), ``func_vals`` (their values),
-    ``optimizer`` (the ``Optimizer``, which can go on), ``index`` (the best point's candidate
-    index) and ``nfev``. Items are also attributes."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __repr__(self):
-        return (f"<gpbandit.OptimizeResult fun={self['fun']!r} x={list(self['x'])!r} "
-                f"nfev={self['nfev']}>")
-
-
-def minimize(f, domain, n_calls=50, *, n_initial_points=5, acquisition="ei", q=1, x0=None,
-             y0=None, callback=None, seed=0, fit_every=1, optimizer=None, **options):
-    """Minimises ``f`` over ``domain`` with ``n_calls`` evaluations (like skopt's gp_minimize).
-
-    ``f(x)`` takes one point (a 1-D float array of length d) and returns a number. ``domain``
-    takes every form ``Optimizer`` accepts (e.g. ``[(0.0, 1.0), (-2.0, 2.0)]`` for a box filled
-    with ``n_candidates`` Sobol points). The first ``n_initial_points`` are random; the kernel is
-    refitted by marginal likelihood after every ``fit_every`` evaluations (None: never).
-    ``x0``/``y0`` are points (and optionally their values) evaluated or known beforehand; ``q``
-    points are asked at a time; ``callback(result)`` is called after each batch and stops the
-    run by returning True. ``optimizer`` continues an existing ``Optimizer`` (``domain`` and
-    ``options`` are then ignored); other ``options`` go to ``Optimizer``.
-
-    Returns an ``OptimizeResult`` (x, fun, x_iters, func_vals, optimizer, index, nfev).
-    """
-    if optimizer is None:
-        optimizer = Optimizer(domain, acquisition=acquisition, minimize=True,
-                              initial_points=n_initial_points, seed=seed, fit_every=fit_every,
-                              **options)
-    if not getattr(optimizer._core, "minimize", True):
-        raise _invalid("optimizer: minimize() needs an Optimizer built with minimize=True")
-    if x0 is not None:
-        x0 = np.atleast_2d(np.asarray(x0, dtype=float))
-        y0 = [float(f(x)) for x in x0] if y0 is None else np.reshape(y0, -1)
-        optimizer.tell(x0, y0)
-    done = 0
-    while done < n_calls:
-        points, _ = optimizer.ask(min(q, n_calls - done))
-        values = [float(f(x)) for x in points]
-        optimizer.tell(points, values)
-        done += len(values)
-        if callback is not None and callback(_result(optimizer)):
-            break
-    return _result(optimizer)
-
-
-def _result(optimizer):
-    best = optimizer.best
-    return OptimizeResult(x=best.x, fun=best.y, index=best.index, x_iters=optimizer.X,
-                          func_vals=optimizer.y, optimizer=optimizer, nfev=len(optimizer))
+        self._space = state.get("space")

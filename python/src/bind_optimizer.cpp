@@ -24,6 +24,8 @@ const char* domain_kind_name(DomainSpec::Kind k) {
       return "grid";
     case DomainSpec::Kind::Sobol:
       return "sobol";
+    case DomainSpec::Kind::Box:
+      return "box";
     default:
       return "points";
   }
@@ -32,7 +34,9 @@ const char* domain_kind_name(DomainSpec::Kind k) {
 std::string spec_repr(const DomainSpec& s) {
   std::string out = "<gpbandit.DomainSpec " + std::string(domain_kind_name(s.kind)) +
                     " d=" + std::to_string(s.dim());
-  if (s.kind == DomainSpec::Kind::Sobol) out += " count=" + std::to_string(s.count);
+  if (s.kind == DomainSpec::Kind::Sobol || s.kind == DomainSpec::Kind::Box) {
+    out += " count=" + std::to_string(s.count);
+  }
   if (s.kind == DomainSpec::Kind::Points) out += " N=" + std::to_string(s.points.rows());
   if (!s.source.empty()) out += " source=" + s.source;
   return out + ">";
@@ -60,6 +64,21 @@ void bind_domain_spec(py::module_& m) {
                   py::arg("seed") = 0,
                   "count points of a scrambled Sobol sequence in the box [lower, upper]")
       .def_static(
+          "box",
+          [](std::vector<double> lower, std::vector<double> upper, int count, std::uint64_t seed,
+             std::vector<int> integer, std::vector<std::pair<int, int>> onehot) {
+            DomainSpec s = DomainSpec::box(std::move(lower), std::move(upper), count, seed);
+            s.integer_axes = std::move(integer);
+            s.onehot_groups = std::move(onehot);
+            s.validate();
+            return s;
+          },
+          py::arg("lower"), py::arg("upper"), py::arg("count") = 4096, py::arg("seed") = 0,
+          py::arg("integer") = std::vector<int>{},
+          py::arg("onehot") = std::vector<std::pair<int, int>>{},
+          "The continuous box [lower, upper] (suggestions may be any point of it; count Sobol "
+          "points are the global step), with integer axes and one-hot groups (first, k)")
+      .def_static(
           "from_rows",
           [](const py::handle& rows) { return DomainSpec::from_rows(rows_arg(rows, "rows")); },
           py::arg("rows"), "Explicit candidates, one per row of an N×d array (copied)")
@@ -67,13 +86,18 @@ void bind_domain_spec(py::module_& m) {
                   "Candidates from a .csv (optional header) or .npy file, one per row")
       .def_property_readonly(
           "kind", [](const DomainSpec& s) { return domain_kind_name(s.kind); },
-          "'grid', 'sobol' or 'points'")
+          "'grid', 'sobol', 'box' or 'points'")
+      .def_property_readonly("continuous", &DomainSpec::continuous,
+                             "Whether suggestions may leave the candidate set (a box)")
+      .def_readonly("integer_axes", &DomainSpec::integer_axes, "Box: the integer axes")
+      .def_readonly("onehot_groups", &DomainSpec::onehot_groups,
+                    "Box: the one-hot groups (first axis, k)")
       .def_property_readonly("dim", &DomainSpec::dim, "Dimension d of the candidates")
       .def_readonly("lower", &DomainSpec::lower, "Box lower corner (grid, sobol)")
       .def_readonly("upper", &DomainSpec::upper, "Box upper corner (grid, sobol)")
       .def_readonly("counts", &DomainSpec::counts, "Grid points per axis")
-      .def_readonly("count", &DomainSpec::count, "Sobol: number of candidates")
-      .def_readonly("seed", &DomainSpec::seed, "Sobol: scrambling seed")
+      .def_readonly("count", &DomainSpec::count, "Sobol, box: number of candidates")
+      .def_readonly("seed", &DomainSpec::seed, "Sobol, box: scrambling seed")
       .def_readonly("points", &DomainSpec::points, "Points: the N×d candidates (a copy)")
       .def_readonly("source", &DomainSpec::source, "Points: the file they came from, or ''")
       .def(
@@ -135,13 +159,69 @@ BetaSchedule beta_from_dict(const py::dict& d) {
   return b;
 }
 
+void set_fit(FitOptions& f, const py::dict& fit) {
+  for (auto item : fit) {
+    const auto key = item.first.cast<std::string>();
+    const py::handle v = item.second;
+    if (key == "every") {
+      f.every = v.cast<int>();
+    } else if (key == "min_observations") {
+      f.min_observations = v.cast<int>();
+    } else if (key == "ard") {
+      f.ard = v.cast<bool>();
+    } else if (key == "restarts") {
+      f.restarts = v.cast<int>();
+    } else if (key == "max_rows") {
+      f.max_rows = v.cast<int>();
+    } else if (key == "normalize") {
+      f.normalize = v.cast<bool>();
+    } else if (key == "unit_inputs") {
+      f.unit_inputs = v.cast<bool>();
+    } else if (key == "prior") {
+      f.prior = v.cast<bool>();
+    } else if (key == "noise_floor") {
+      f.noise_floor = v.cast<double>();
+    } else if (key == "warm_start") {
+      f.warm_start = v.cast<bool>();
+    } else if (key == "restarts_every") {
+      f.restarts_every = v.cast<int>();
+    } else {
+      throw InvalidArgument("fit." + key +
+                            ": unknown key (every, min_observations, ard, restarts, max_rows, "
+                            "normalize, unit_inputs, prior, noise_floor, warm_start, restarts_every)");
+    }
+  }
+}
+
+void set_refine(RefineOptions& r, const py::dict& refine) {
+  for (auto item : refine) {
+    const auto key = item.first.cast<std::string>();
+    const py::handle v = item.second;
+    if (key == "enabled") {
+      r.enabled = v.cast<bool>();
+    } else if (key == "local_points") {
+      r.local_points = v.cast<int>();
+    } else if (key == "centres") {
+      r.centres = v.cast<int>();
+    } else if (key == "starts") {
+      r.starts = v.cast<int>();
+    } else if (key == "iterations") {
+      r.iterations = v.cast<int>();
+    } else {
+      throw InvalidArgument("refine." + key +
+                            ": unknown key (enabled, local_points, centres, starts, iterations)");
+    }
+  }
+}
+
 /// Everything the Python constructor gathers, as one options struct.
 OptimizerOptions make_options(const DomainSpec& domain, const Kernel& kernel, double noise_variance,
                               const std::string& acquisition, const py::dict& beta, double xi,
                               int exact_max, int features, bool minimize, int initial_points,
                               bool distinct, bool random_ties, std::uint64_t seed,
                               const py::dict& fit, const std::string& backend, int threads,
-                              std::size_t memory_budget_bytes, int capacity) {
+                              std::size_t memory_budget_bytes, int capacity,
+                              const std::string& initial_design, const py::dict& refine) {
   OptimizerOptions o;
   o.domain = domain;
   o.kernel = kernel;
@@ -156,26 +236,13 @@ OptimizerOptions make_options(const DomainSpec& domain, const Kernel& kernel, do
   o.distinct = distinct;
   o.random_ties = random_ties;
   o.seed = seed;
-  for (auto item : fit) {
-    const auto key = item.first.cast<std::string>();
-    if (key == "every") {
-      o.fit.every = item.second.cast<int>();
-    } else if (key == "min_observations") {
-      o.fit.min_observations = item.second.cast<int>();
-    } else if (key == "ard") {
-      o.fit.ard = item.second.cast<bool>();
-    } else if (key == "restarts") {
-      o.fit.restarts = item.second.cast<int>();
-    } else if (key == "max_rows") {
-      o.fit.max_rows = item.second.cast<int>();
-    } else if (key == "normalize") {
-      o.fit.normalize = item.second.cast<bool>();
-    } else {
-      throw InvalidArgument("fit." + key +
-                            ": unknown key (every, min_observations, ard, restarts, max_rows, "
-                            "normalize)");
-    }
+  set_fit(o.fit, fit);
+  if (initial_design != "sobol" && initial_design != "random") {
+    throw InvalidArgument("initial_design: expected 'sobol' or 'random', got '" + initial_design +
+                          "'");
   }
+  o.sobol_design = initial_design == "sobol";
+  set_refine(o.refine, refine);
   o.context.backend = parse_backend(backend);
   o.context.threads = threads;
   o.context.memory_budget_bytes = memory_budget_bytes;
@@ -238,6 +305,24 @@ void bind_optimizer_methods(py::class_<Optimizer>& c) {
           },
           py::arg("points"), py::arg("y"),
           "Tells y[i] observed at row i of the m×d points (candidates or any other points)")
+      .def(
+          "tell_failed_points",
+          [](Optimizer& o, const py::handle& points) {
+            const Eigen::MatrixXd x = rows_arg(points, "points");
+            py::gil_scoped_release release;
+            o.tell_failed(x);
+          },
+          py::arg("points"), "Marks the m×d points as failed evaluations")
+      .def(
+          "tell_failed_indices",
+          [](Optimizer& o, const py::handle& index) {
+            const auto i = index_arg(index, 0, o.domain().size(), "index");
+            py::gil_scoped_release release;
+            o.tell_failed(i);
+          },
+          py::arg("index"), "Marks the candidates as failed evaluations")
+      .def_property_readonly("failed_points", &Optimizer::failed_points,
+                             "The points marked failed, one per row")
       .def(
           "predict",
           [](const Optimizer& o, const py::handle& points) {
@@ -346,17 +431,19 @@ void bind_optimizer(py::module_& m) {
                   const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
                   int features, bool minimize, int initial_points, bool distinct, bool random_ties,
                   std::uint64_t seed, const py::dict& fit, const std::string& backend, int threads,
-                  std::size_t memory_budget_bytes, int capacity) {
+                  std::size_t memory_budget_bytes, int capacity, const std::string& initial_design,
+                  const py::dict& refine) {
         return Optimizer(make_options(domain, kernel, noise_variance, acquisition, beta, xi,
                                       exact_max, features, minimize, initial_points, distinct,
                                       random_ties, seed, fit, backend, threads, memory_budget_bytes,
-                                      capacity));
+                                      capacity, initial_design, refine));
       }),
       py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
       py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
       py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
       py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
-      py::arg("memory_budget_bytes"), py::arg("capacity"),
+      py::arg("memory_budget_bytes"), py::arg("capacity"), py::arg("initial_design"),
+      py::arg("refine"),
       "Every option of gpbandit.Optimizer, validated by the engine");
   bind_optimizer_methods(c);
 }

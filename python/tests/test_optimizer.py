@@ -17,7 +17,8 @@ def branin_like(x):
 
 def grid_optimizer(**kw):
     opts = dict(domain={"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [15, 15]},
-                kernel="se", lengthscale=0.25, noise_variance=1e-3, seed=3)
+                kernel="se", lengthscale=0.25, noise_variance=1e-3, seed=3, fit_every=0,
+                acquisition="ucb")
     opts.update(kw)
     return g.Optimizer(**opts)
 
@@ -34,6 +35,7 @@ def test_domain_forms(tmp_path):
         "npy": (str(tmp_path / "c.npy"), 40, 3),
         "csv": (tmp_path / "c.csv", 40, 3),
         "box": ([(0.0, 1.0), (-2.0, 2.0)], 64, 2),
+        "box-lists": ([[0.0, 1.0], [-2.0, 2.0]], 64, 2),
         "spec": (g.DomainSpec.sobol([0, 0], [1, 1], 32, seed=5), 32, 2),
         "Domain": (g.Domain.grid([0.0], [1.0], [7]), 7, 1),
     }
@@ -190,9 +192,10 @@ def test_minimize_returns_a_gp_minimize_like_result():
     calls = []
     res = g.minimize(f, [(0.0, 1.0), (-1.0, 1.0)], n_calls=20, n_candidates=1024, seed=1,
                      callback=lambda r: calls.append(r.nfev))
-    assert res.x_iters.shape == (20, 2) and res.func_vals.shape == (20,)
+    assert len(res.x_iters) == 20 and res.func_vals.shape == (20,)
+    assert isinstance(res.x, list) and all(isinstance(x, list) for x in res.x_iters)
     assert res.fun == res.func_vals.min() and res.nfev == 20
-    np.testing.assert_array_equal(res.x, res.x_iters[np.argmin(res.func_vals)])
+    assert res.x == res.x_iters[int(np.argmin(res.func_vals))]
     assert res.fun < 0.05
     assert calls == list(range(1, 21))
     more = g.minimize(f, None, n_calls=5, optimizer=res.optimizer)
@@ -222,7 +225,7 @@ def simple_regrets(P, L, seed, evaluations=40, sd=0.05):
     regret = {}
     for acq in ("ts", "ei", "random"):
         opt = g.Optimizer(P, "se", lengthscale=0.15, noise_variance=sd**2, acquisition=acq,
-                          seed=seed)
+                          seed=seed, fit_every=0)
         noise = np.random.default_rng(seed)
         for _ in range(evaluations):
             _, i = opt.ask()

@@ -67,28 +67,46 @@ Eigen::LLT<Eigen::MatrixXd> robust_llt(Eigen::MatrixXd& A) {
   throw NumericalError("hyperfit: K + noise is not positive definite after 3 jitter steps");
 }
 
-/// Negative log-likelihood over ψ (for LBFGSpp), remembering the best point it saw.
+/// Negative log-likelihood (minus the log priors) over ψ (for LBFGSpp), remembering the best
+/// point it saw.
 class NegLogLik {
  public:
-  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, KernelType k)
-      : X_(X), y_(y), kernel_(k) {}
+  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const HyperFitOptions& o)
+      : X_(X), y_(y), o_(o) {}
 
   double operator()(const Eigen::VectorXd& psi, Eigen::VectorXd& grad) {
     ++evaluations;
     const GpHyperparameters th = unpack(psi);
     double ll = 0;
     try {
-      ll = gp_log_likelihood(X_, y_, kernel_, th, &grad);
+      ll = gp_log_likelihood(X_, y_, o_.kernel, th, &grad);
     } catch (const NumericalError&) {
       grad.setZero();
       return std::numeric_limits<double>::infinity();
     }
     grad = -grad;
-    if (-ll < best_value) {
-      best_value = -ll;
+    double value = -ll;
+    const Eigen::Index q = psi.size() - 2;
+    if (o_.lengthscale_prior_scale > 0) {  // −ln N(ψ_j; loc, s²) up to a constant
+      const double s2 = o_.lengthscale_prior_scale * o_.lengthscale_prior_scale;
+      for (Eigen::Index j = 0; j < q; ++j) {
+        const double u = psi(j) - o_.lengthscale_prior_loc;
+        value += 0.5 * u * u / s2;
+        grad(j) += u / s2;
+      }
+    }
+    if (o_.noise_prior_scale > 0) {
+      const double s2 = o_.noise_prior_scale * o_.noise_prior_scale;
+      const double u = psi(q + 1) - o_.noise_prior_loc;
+      value += 0.5 * u * u / s2;
+      grad(q + 1) += u / s2;
+    }
+    if (value < best_value) {
+      best_value = value;
+      best_ll = ll;
       best_psi = psi;
     }
-    return -ll;
+    return value;
   }
 
   GpHyperparameters unpack(const Eigen::VectorXd& psi) const {
@@ -101,13 +119,14 @@ class NegLogLik {
   }
 
   double best_value = std::numeric_limits<double>::infinity();
+  double best_ll = 0;
   Eigen::VectorXd best_psi;
   int evaluations = 0;
 
  private:
   const Eigen::MatrixXd& X_;
   const Eigen::VectorXd& y_;
-  KernelType kernel_;
+  const HyperFitOptions& o_;
 };
 
 }  // namespace
@@ -210,14 +229,17 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   }
 
   // Standardise the inputs for conditioning; length-scales are mapped back at the end.
-  const Eigen::RowVectorXd mean = Xm.colwise().mean();
-  Xm.rowwise() -= mean;
-  Eigen::ArrayXd sd = (Xm.colwise().squaredNorm() / static_cast<double>(m)).array().sqrt();
-  for (Eigen::Index j = 0; j < d; ++j) {
-    GPB_EXPECTS(sd(j) > 0, "hyperfit: input column " << j << " is constant on the rows used");
+  Eigen::ArrayXd sd = Eigen::ArrayXd::Ones(d);
+  if (o.standardize_inputs) {
+    const Eigen::RowVectorXd mean = Xm.colwise().mean();
+    Xm.rowwise() -= mean;
+    sd = (Xm.colwise().squaredNorm() / static_cast<double>(m)).array().sqrt();
+    for (Eigen::Index j = 0; j < d; ++j) {
+      GPB_EXPECTS(sd(j) > 0, "hyperfit: input column " << j << " is constant on the rows used");
+    }
+    if (!o.ard) sd.setConstant(std::sqrt(sd.square().mean()));
+    Xm = Xm * sd.inverse().matrix().asDiagonal();
   }
-  if (!o.ard) sd.setConstant(std::sqrt(sd.square().mean()));
-  Xm = Xm * sd.inverse().matrix().asDiagonal();
 
   const Eigen::Index q = o.ard ? d : 1;
   Eigen::VectorXd lb(q + 2), ub(q + 2);
@@ -237,12 +259,24 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   param.max_linesearch = 40;
   LBFGSpp::LBFGSBSolver<double> solver(param);
 
-  NegLogLik fun(Xm, ym, o.kernel);
+  NegLogLik fun(Xm, ym, o);
   HyperFit out;
-  for (int s = 0; s <= o.random_starts; ++s) {
+  const int given = static_cast<int>(o.starts.size());
+  for (int s = -given; s <= o.random_starts; ++s) {
     Eigen::VectorXd psi(q + 2);
-    if (s == 0) {
-      psi.head(q).setZero();
+    if (s < 0) {  // a given start, in the caller's units: into the fit's
+      const GpHyperparameters& g = o.starts[static_cast<std::size_t>(s + given)];
+      GPB_EXPECTS(g.lengthscales.size() == 1 || g.lengthscales.size() == q,
+                  "hyperfit: a start has " << g.lengthscales.size() << " length-scales for "
+                                           << q);
+      for (Eigen::Index j = 0; j < q; ++j) {
+        psi(j) = std::log(g.lengthscales(g.lengthscales.size() == 1 ? 0 : j) / sd(j));
+      }
+      psi(q) = std::log(g.signal_variance);
+      psi(q + 1) = std::log(g.noise_variance);
+      if (!psi.allFinite()) continue;
+    } else if (s == 0) {
+      psi.head(q).setConstant(o.lengthscale_prior_scale > 0 ? o.lengthscale_prior_loc : 0.0);
       psi(q) = 0.0;
       psi(q + 1) = std::log(1e-2);
     } else {
@@ -263,7 +297,8 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   }
   out.theta = fun.unpack(fun.best_psi);
   for (Eigen::Index j = 0; j < q; ++j) out.theta.lengthscales(j) *= sd(j);
-  out.log_likelihood = -fun.best_value;
+  out.log_likelihood = fun.best_ll;
+  out.log_posterior = -fun.best_value;
   out.rows_used = static_cast<int>(m);
   return out;
 }

@@ -4,6 +4,7 @@
 #include "gpbandit/engine/posterior.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "engine/cpu/ops_cpu.hpp"
@@ -17,6 +18,8 @@ namespace gpb {
 struct FinitePosterior::Impl {
   std::unique_ptr<detail::PosteriorBackend> backend;
   std::pair<int, int> slice;  // this rank's candidates [begin, end)
+  int dim = 0;                // dimension of the candidates
+  bool precomputed = false;   // points are indices into a fixed matrix (the domain cannot grow)
   // Sharded or sparse exclusions: the R × (slice size) mask handed to the backend, all zeros
   // between calls (allocated on first use).
   mutable std::vector<std::uint8_t> mask;
@@ -73,6 +76,8 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
                             << "most " << domain.size() << " ranks)");
   const auto [begin, end] = comm.slice(domain.size());
   impl_->slice = {static_cast<int>(begin), static_cast<int>(end)};
+  impl_->dim = domain.dim();
+  impl_->precomputed = kernel.type() == KernelType::Precomputed;
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) {
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
@@ -128,6 +133,25 @@ void FinitePosterior::resolve_pending(const double* y) {
   if (pend == 0) return;
   Impl::check_rewards(y, runs() * pend, "posterior.resolve_pending");
   impl_->backend->resolve_pending(y);
+}
+
+void FinitePosterior::add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& points) {
+  Impl& s = *impl_;
+  GPB_EXPECTS(s.held() == s.backend->size(),
+              "posterior.add_candidates: a sharded posterior cannot grow (its slices are fixed)");
+  const Eigen::Index m = points.cols();
+  if (m == 0) return;
+  const int n = s.backend->size();
+  GPB_EXPECTS(m <= static_cast<Eigen::Index>(INT_MAX) - n,
+              "posterior.add_candidates: " << m << " more candidates overflow the index range");
+  GPB_EXPECTS(!s.precomputed, "posterior.add_candidates: a precomputed kernel's domain cannot "
+                              "grow (its points are indices into a fixed matrix)");
+  GPB_EXPECTS(points.rows() == s.dim, "posterior.add_candidates: points have dimension "
+                                          << points.rows() << ", the domain has " << s.dim);
+  GPB_EXPECTS(points.allFinite(), "posterior.add_candidates: a coordinate is not finite");
+  s.backend->add_candidates(points);
+  s.slice.second = s.backend->size();
+  s.mask.clear();
 }
 
 const double* FinitePosterior::mean(int run) const {

@@ -1,6 +1,8 @@
 // The Optimizer's acquisition rules over the candidates: GP-UCB (through FinitePosterior's fused
-// argmax), expected improvement, Thompson sampling (pathwise conditioning of a prior draw) and
-// uniform random picks. See AcquisitionOptions in include/gpbandit/optimizer.hpp.
+// argmax), expected improvement and probability of improvement (in log space, surrogate.hpp),
+// Thompson sampling (pathwise conditioning of a prior draw), uniform random picks and the Sobol
+// initial design; on a box, the refinement of refine.cpp follows the global step. See
+// AcquisitionOptions in include/gpbandit/optimizer/optimizer.hpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,28 +15,6 @@ namespace gpb {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
-/// log(z·Φ(z) + φ(z)), the expected improvement of a unit normal over −z, for any z: direct for
-/// z > −20, else the asymptotic series of the Mills ratio (relative error < 1e−10 there).
-double log_h(double z) {
-  constexpr double kInvSqrt2 = 0.70710678118654752440;
-  constexpr double kLogSqrt2Pi = 0.91893853320467274178;
-  if (z > -20.0) {
-    const double cdf = 0.5 * std::erfc(-z * kInvSqrt2);
-    const double pdf = std::exp(-0.5 * z * z - kLogSqrt2Pi);
-    return std::log(z * cdf + pdf);
-  }
-  const double w = 1.0 / (z * z);
-  return -0.5 * z * z - kLogSqrt2Pi + std::log(w * (1.0 - w * (3.0 - w * (15.0 - 105.0 * w))));
-}
-
-/// log EI of N(m, s²) over the threshold `best` (−∞ when it is 0).
-double log_ei(double m, double var, double best) {
-  const double u = m - best;
-  const double s = std::sqrt(std::max(var, 0.0));
-  if (!(s > 0)) return u > 0 ? std::log(u) : kNegInf;
-  return std::log(s) + log_h(u / s);
-}
 
 bool excluded_at(const std::vector<std::uint8_t>& ex, int j) {
   return !ex.empty() && ex[static_cast<std::size_t>(j)] != 0;
@@ -64,40 +44,70 @@ int argmax(const Eigen::VectorXd& score, int n, const std::vector<std::uint8_t>&
 
 }  // namespace
 
-int Optimizer::State::choose(const std::vector<std::uint8_t>& excluded) {
+int Optimizer::State::next_design_point(const std::vector<std::uint8_t>& excluded) const {
+  std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
+  for (int p : obs_point) {
+    if (p < n) seen[static_cast<std::size_t>(p)] = 1;
+  }
+  for (int j = 0; j < n; ++j) {
+    if (!excluded_at(excluded, j) && seen[static_cast<std::size_t>(j)] == 0) return j;
+  }
+  return -1;
+}
+
+int Optimizer::State::choose(std::vector<std::uint8_t>& excluded) {
   const AcquisitionOptions& a = opt.acquisition;
   if (asks_served < opt.initial_points || a.kind == AcquisitionKind::Random) {
+    const DomainSpec::Kind k = opt.domain.kind;
+    if (asks_served < opt.initial_points && opt.sobol_design &&
+        (k == DomainSpec::Kind::Sobol || k == DomainSpec::Kind::Box)) {
+      const int j = next_design_point(excluded);  // the scrambled Sobol prefix, in order
+      if (j >= 0) return j;
+    }
     int free = 0;
     for (int j = 0; j < n; ++j) free += excluded_at(excluded, j) ? 0 : 1;
     GPB_EXPECTS(free > 0, "ask: every candidate is excluded");
-    auto k = static_cast<int>(policy.below(static_cast<std::uint64_t>(free)));
+    auto k_th = static_cast<int>(policy.below(static_cast<std::uint64_t>(free)));
     for (int j = 0; j < n; ++j) {
-      if (!excluded_at(excluded, j) && k-- == 0) return j;
+      if (!excluded_at(excluded, j) && k_th-- == 0) return j;
     }
   }
+  if (a.kind == AcquisitionKind::Thompson) {  // one posterior draw over the candidates
+    const Eigen::VectorXd f = thompson.draw(*ctx, opt.kernel, *post, posterior_points(), n,
+                                            thompson_exact_max(), a.features, policy);
+    return argmax(f, n, excluded, nullptr);
+  }
+  const bool refining = opt.refine.enabled && opt.domain.continuous();
+  detail::AcquisitionRule rule;
+  rule.kind = a.kind;
   if (a.kind == AcquisitionKind::Ucb) {
-    const double width = a.beta.width(post->rows() + 1, n, post->info_gain(0));
-    const auto c = post->ucb_argmax(&width, excluded.empty() ? nullptr : excluded.data(),
-                                    opt.random_ties ? &tiebreak : nullptr);
-    return c[0].index;
+    rule.width = a.beta.width(post->rows() + 1, n,
+                              a.beta.uses_gamma() ? post->info_gain(0) : 0.0);
+    if (!refining) {  // the engine's fused argmax
+      const auto c = post->ucb_argmax(&rule.width, excluded.empty() ? nullptr : excluded.data(),
+                                      opt.random_ties ? &tiebreak : nullptr);
+      return c[0].index;
+    }
   }
   const Eigen::Map<const Eigen::VectorXd> mu(post->mean(0), post->size());
-  if (a.kind == AcquisitionKind::ExpectedImprovement) {
-    const Eigen::Map<const Eigen::VectorXd> var(post->variance(0), post->size());
+  const Eigen::Map<const Eigen::VectorXd> var(post->variance(0), post->size());
+  if (a.kind != AcquisitionKind::Ucb) {
     double incumbent = num_obs() > 0 ? kNegInf : 0.0;  // best posterior mean observed
     for (int p : obs_point) incumbent = std::max(incumbent, mu[p]);
-    const double best = incumbent + a.xi / y_scale;
-    Eigen::VectorXd score(n);
-    for (int j = 0; j < n; ++j) score[j] = log_ei(mu[j], var[j], best);
-    double top = kNegInf;
-    for (int j = 0; j < n; ++j) top = excluded_at(excluded, j) ? top : std::max(top, score[j]);
-    if (top == kNegInf) score = mu.head(n);  // no improvement possible anywhere: exploit
-    return argmax(score, n, excluded, opt.random_ties ? &policy : nullptr);
+    rule.threshold = incumbent + a.xi / y_scale;
   }
-  // Thompson sampling: one posterior draw over the candidates (thompson.hpp).
-  const Eigen::VectorXd f = thompson.draw(*ctx, opt.kernel, *post, posterior_points(), n,
-                                          a.exact_max, a.features, policy);
-  return argmax(f, n, excluded, nullptr);
+  Eigen::VectorXd score(n);
+  double top = kNegInf;
+  for (int j = 0; j < n; ++j) {
+    score[j] = excluded_at(excluded, j) ? kNegInf : rule.value(mu[j], var[j]);
+    top = std::max(top, score[j]);
+  }
+  if (top == kNegInf) {  // no improvement possible anywhere: exploit
+    score = mu.head(n);
+  }
+  const int c = argmax(score, n, excluded, opt.random_ties ? &policy : nullptr);
+  if (!refining || top == kNegInf) return c;
+  return refine(c, rule, score, excluded);
 }
 
 }  // namespace gpb

@@ -3,6 +3,8 @@
 // and DomainSpec.
 #include "optimizer/config.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <filesystem>
 #include <set>
@@ -92,6 +94,32 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
     return DomainSpec::sobol(numbers(c, o, "lower", "domain."), numbers(c, o, "upper", "domain."),
                              count, seed);
   }
+  if (type == "box") {
+    allow(c, o, "domain", {"type", "lower", "upper", "candidates", "seed", "integer", "onehot"});
+    const int count = static_cast<int>(integer(c, o, "candidates", "domain.", 4096, 1, INT_MAX));
+    const auto seed = static_cast<std::uint64_t>(integer(c, o, "seed", "domain.", 0, 0, LLONG_MAX));
+    DomainSpec spec = DomainSpec::box(numbers(c, o, "lower", "domain."),
+                                      numbers(c, o, "upper", "domain."), count, seed);
+    if (o.contains("integer")) {
+      c.check_type(o["integer"], "integer[]", "domain.integer");
+      spec.integer_axes = o["integer"].get<std::vector<int>>();
+    }
+    if (o.contains("onehot")) {
+      c.check_type(o["onehot"], "array", "domain.onehot");
+      for (const json& g : o["onehot"]) {
+        if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() ||
+            !g[1].is_number_integer()) {
+          c.fail("domain.onehot", "each group must be [first axis, k], got " + g.dump());
+        }
+        spec.onehot_groups.emplace_back(g[0].get<int>(), g[1].get<int>());
+      }
+    }
+    c.guarded("domain", [&] {
+      spec.validate();
+      return 0;
+    });
+    return spec;
+  }
   if (type == "csv" || type == "npy") {
     allow(c, o, "domain", {"type", "path"});
     if (!o.contains("path")) c.fail("domain.path", "required");
@@ -121,7 +149,7 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
     spec.source = str(c, o, "source", "domain.", "");
     return spec;
   }
-  c.fail("domain.type", "must be one of grid, sobol, csv, npy, points, got '" + type + "'");
+  c.fail("domain.type", "must be one of grid, sobol, box, csv, npy, points, got '" + type + "'");
 }
 
 Kernel parse_kernel(const Checker& c, const json& o) {
@@ -181,8 +209,22 @@ AcquisitionOptions parse_acquisition(const Checker& c, const json& o) {
   return a;
 }
 
+RefineOptions parse_refine(const Checker& c, const json& o) {
+  allow(c, o, "refine", {"enabled", "local_points", "centres", "starts", "iterations"});
+  RefineOptions r;
+  r.enabled = boolean(c, o, "enabled", "refine.", r.enabled);
+  r.local_points =
+      static_cast<int>(integer(c, o, "local_points", "refine.", r.local_points, 0, 1 << 24));
+  r.centres = static_cast<int>(integer(c, o, "centres", "refine.", r.centres, 0, 1 << 16));
+  r.starts = static_cast<int>(integer(c, o, "starts", "refine.", r.starts, 0, 1 << 16));
+  r.iterations = static_cast<int>(integer(c, o, "iterations", "refine.", r.iterations, 1, 1 << 20));
+  return r;
+}
+
 FitOptions parse_fit(const Checker& c, const json& o) {
-  allow(c, o, "fit", {"every", "min_observations", "ard", "restarts", "max_rows", "normalize"});
+  allow(c, o, "fit",
+        {"every", "min_observations", "ard", "restarts", "max_rows", "normalize", "unit_inputs",
+         "prior", "noise_floor", "warm_start", "restarts_every"});
   FitOptions f;
   f.every = static_cast<int>(integer(c, o, "every", "fit.", f.every, 0, INT_MAX));
   f.min_observations =
@@ -191,6 +233,14 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   f.restarts = static_cast<int>(integer(c, o, "restarts", "fit.", f.restarts, 0, 1000));
   f.max_rows = static_cast<int>(integer(c, o, "max_rows", "fit.", f.max_rows, 2, 100000));
   f.normalize = boolean(c, o, "normalize", "fit.", f.normalize);
+  f.unit_inputs = boolean(c, o, "unit_inputs", "fit.", f.unit_inputs);
+  f.prior = boolean(c, o, "prior", "fit.", f.prior);
+  f.noise_floor = num(c, o, "noise_floor", "fit.", f.noise_floor);
+  if (!(f.noise_floor > 0 && f.noise_floor < 0.5))
+    c.fail("fit.noise_floor", "must be in (0, 0.5), got " + o["noise_floor"].dump());
+  f.warm_start = boolean(c, o, "warm_start", "fit.", f.warm_start);
+  f.restarts_every =
+      static_cast<int>(integer(c, o, "restarts_every", "fit.", f.restarts_every, 1, INT_MAX));
   return f;
 }
 
@@ -244,6 +294,13 @@ json domain_json(const DomainSpec& s) {
               {"upper", s.upper},
               {"count", s.count},
               {"seed", s.seed}};
+    case DomainSpec::Kind::Box: {
+      json groups = json::array();
+      for (const auto& [first, k] : s.onehot_groups) groups.push_back(json::array({first, k}));
+      return {{"type", "box"},       {"lower", s.lower},          {"upper", s.upper},
+              {"candidates", s.count}, {"seed", s.seed},          {"integer", s.integer_axes},
+              {"onehot", groups}};
+    }
     default: {
       json pts = json::array();
       for (Eigen::Index i = 0; i < s.points.rows(); ++i) {
@@ -260,66 +317,19 @@ json domain_json(const DomainSpec& s) {
 
 }  // namespace
 
-// ---------------------------------------------------------------- DomainSpec
-
-DomainSpec DomainSpec::grid(std::vector<double> lower, std::vector<double> upper,
-                            std::vector<int> counts) {
-  DomainSpec s;
-  s.kind = Kind::Grid;
-  s.lower = std::move(lower);
-  s.upper = std::move(upper);
-  s.counts = std::move(counts);
-  return s;
-}
-
-DomainSpec DomainSpec::sobol(std::vector<double> lower, std::vector<double> upper, int count,
-                             std::uint64_t seed) {
-  DomainSpec s;
-  s.kind = Kind::Sobol;
-  s.lower = std::move(lower);
-  s.upper = std::move(upper);
-  s.count = count;
-  s.seed = seed;
-  return s;
-}
-
-DomainSpec DomainSpec::from_rows(Eigen::MatrixXd rows) {
-  DomainSpec s;
-  s.kind = Kind::Points;
-  s.points = std::move(rows);
-  return s;
-}
-
-DomainSpec DomainSpec::from_file(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  DomainSpec s = from_rows(ext == ".npy" ? detail::read_npy_matrix(path) : read_csv_matrix(path));
-  s.source = path;
-  return s;
-}
-
-Domain DomainSpec::build() const {
-  switch (kind) {
-    case Kind::Grid:
-      return Domain::grid(lower, upper, counts);
-    case Kind::Sobol:
-      return Domain::sobol(lower, upper, count, seed);
-    default:
-      return Domain::from_rows(points);
-  }
-}
-
-int DomainSpec::dim() const {
-  return kind == Kind::Points ? static_cast<int>(points.cols()) : static_cast<int>(lower.size());
-}
-
 // ---------------------------------------------------------------- acquisition names
 
 AcquisitionKind parse_acquisition_kind(const std::string& name) {
-  if (name == "ucb") return AcquisitionKind::Ucb;
-  if (name == "ts") return AcquisitionKind::Thompson;
-  if (name == "ei") return AcquisitionKind::ExpectedImprovement;
-  if (name == "random") return AcquisitionKind::Random;
-  throw InvalidArgument("unknown acquisition '" + name + "'; expected one of: ucb ts ei random");
+  std::string low = name;
+  std::transform(low.begin(), low.end(), low.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (low == "ucb" || low == "lcb") return AcquisitionKind::Ucb;
+  if (low == "ts") return AcquisitionKind::Thompson;
+  if (low == "ei" || low == "logei") return AcquisitionKind::ExpectedImprovement;
+  if (low == "pi") return AcquisitionKind::ProbabilityOfImprovement;
+  if (low == "random") return AcquisitionKind::Random;
+  throw InvalidArgument("unknown acquisition '" + name +
+                        "'; expected one of: ei (logei), ucb (lcb), pi, ts, random (any case)");
 }
 
 const char* acquisition_kind_name(AcquisitionKind kind) {
@@ -328,6 +338,8 @@ const char* acquisition_kind_name(AcquisitionKind kind) {
       return "ts";
     case AcquisitionKind::ExpectedImprovement:
       return "ei";
+    case AcquisitionKind::ProbabilityOfImprovement:
+      return "pi";
     case AcquisitionKind::Random:
       return "random";
     default:
@@ -344,9 +356,10 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
                                       const std::set<std::string>& extra_keys) {
   const Checker c(source, base_dir);
   std::set<std::string> keys = {
-      "domain",   "kernel",          "noise_variance", "acquisition", "goal", "initial_points",
-      "distinct", "tie_break",       "seed",           "capacity",    "fit",  "backend",
-      "threads",  "memory_budget_mb"};
+      "domain",    "kernel",         "noise_variance", "acquisition", "goal",
+      "initial_points", "initial_design", "refine", "distinct",    "tie_break",
+      "seed",      "capacity",       "fit",            "backend",     "threads",
+      "memory_budget_mb"};
   keys.insert(extra_keys.begin(), extra_keys.end());
   allow(c, root, "the top level", keys);
   OptimizerOptions o;
@@ -367,12 +380,20 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
     c.fail("goal", "must be maximize or minimize, got '" + goal + "'");
   o.minimize = goal == "minimize";
   o.initial_points = static_cast<int>(integer(c, root, "initial_points", "", 0, 0, INT_MAX));
+  const std::string design = str(c, root, "initial_design", "", "sobol");
+  if (design != "sobol" && design != "random")
+    c.fail("initial_design", "must be sobol or random, got '" + design + "'");
+  o.sobol_design = design == "sobol";
+  if (root.contains("refine")) o.refine = parse_refine(c, root["refine"]);
   o.distinct = boolean(c, root, "distinct", "", true);
   const std::string ties = str(c, root, "tie_break", "", "random");
   if (ties != "random" && ties != "lowest")
     c.fail("tie_break", "must be random or lowest, got '" + ties + "'");
   o.random_ties = ties == "random";
   o.seed = static_cast<std::uint64_t>(integer(c, root, "seed", "", 0, 0, LLONG_MAX));
+  // A box's Sobol candidates are scrambled by the optimizer's seed unless the domain names its own,
+  // so that seeds differ in their candidate sets too.
+  if (o.domain.kind == DomainSpec::Kind::Box && !root["domain"].contains("seed")) o.domain.seed = o.seed;
   o.capacity = static_cast<int>(integer(c, root, "capacity", "", o.capacity, 1, 1 << 24));
   if (root.contains("fit")) o.fit = parse_fit(c, root["fit"]);
   parse_engine(c, root, o);
@@ -382,7 +403,10 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
 json options_to_json(const OptimizerOptions& o) {
   json a{{"type", acquisition_kind_name(o.acquisition.kind)}};
   if (o.acquisition.kind == AcquisitionKind::Ucb) a["beta"] = beta_json(o.acquisition.beta);
-  if (o.acquisition.kind == AcquisitionKind::ExpectedImprovement) a["xi"] = o.acquisition.xi;
+  if (o.acquisition.kind == AcquisitionKind::ExpectedImprovement ||
+      o.acquisition.kind == AcquisitionKind::ProbabilityOfImprovement) {
+    a["xi"] = o.acquisition.xi;
+  }
   if (o.acquisition.kind == AcquisitionKind::Thompson) {
     a["exact_max"] = o.acquisition.exact_max;
     a["features"] = o.acquisition.features;
@@ -394,6 +418,13 @@ json options_to_json(const OptimizerOptions& o) {
           {"acquisition", a},
           {"goal", o.minimize ? "minimize" : "maximize"},
           {"initial_points", o.initial_points},
+          {"initial_design", o.sobol_design ? "sobol" : "random"},
+          {"refine",
+           {{"enabled", o.refine.enabled},
+            {"local_points", o.refine.local_points},
+            {"centres", o.refine.centres},
+            {"starts", o.refine.starts},
+            {"iterations", o.refine.iterations}}},
           {"distinct", o.distinct},
           {"tie_break", o.random_ties ? "random" : "lowest"},
           {"seed", o.seed},
@@ -404,7 +435,12 @@ json options_to_json(const OptimizerOptions& o) {
             {"ard", f.ard},
             {"restarts", f.restarts},
             {"max_rows", f.max_rows},
-            {"normalize", f.normalize}}},
+            {"normalize", f.normalize},
+            {"unit_inputs", f.unit_inputs},
+            {"prior", f.prior},
+            {"noise_floor", f.noise_floor},
+            {"warm_start", f.warm_start},
+            {"restarts_every", f.restarts_every}}},
           {"backend", backend_name(o.context.backend)}};
 }
 

@@ -1,4 +1,6 @@
-// Marginal-likelihood fits of the Optimizer's kernel with the L-BFGS-B fitter of hyperfit.hpp.
+// Hyperparameter fits of the Optimizer's kernel (maximum a posteriori or marginal likelihood, in unit
+// coordinates by default) with the L-BFGS-B fitter of hyperfit.hpp.
+#include <algorithm>
 #include <cmath>
 
 #include "gpbandit/error.hpp"
@@ -15,24 +17,49 @@ HyperFit Optimizer::State::fit() {
   const int t = num_obs();
   GPB_EXPECTS(t >= 2, "fit_hyperparameters: needs at least 2 observations, got " << t);
   const FitOptions& f = opt.fit;
-  const Eigen::MatrixXd X =
-      Eigen::Map<const Eigen::MatrixXd>(obs_x.data(), d, t).transpose();  // t×d rows
+  Eigen::MatrixXd X = Eigen::Map<const Eigen::MatrixXd>(obs_x.data(), d, t).transpose();  // t×d
+  if (f.unit_inputs) {
+    X = (X.rowwise() - unit_lower.transpose()) * unit_width.cwiseInverse().asDiagonal();
+  }
   Eigen::VectorXd y(t);
   for (int i = 0; i < t; ++i) y[i] = sign() * obs_y[static_cast<std::size_t>(i)];
   double offset = 0.0, scale = 1.0;
-  if (f.normalize) {
-    offset = y.mean();
-    const double sd = std::sqrt((y.array() - offset).square().mean());
-    scale = sd > 0 && std::isfinite(sd) ? sd : 1.0;
-  }
+  standardization(offset, scale);
   HyperFitOptions ho;
   ho.kernel = type;
   ho.ard = f.ard && d > 1;
-  ho.random_starts = f.restarts;
+  const bool warm = f.warm_start && fits > 0 && opt.kernel.stationary();
+  ho.random_starts = warm && fits % f.restarts_every != 0 ? 0 : f.restarts;
   ho.max_rows = f.max_rows;
   ho.seed = opt.seed + static_cast<std::uint64_t>(fits);
+  ho.noise_lower = std::min(f.noise_floor, 0.5 * ho.noise_upper);
+  if (f.unit_inputs) {
+    ho.standardize_inputs = false;
+    ho.lengthscale_lower = 1e-3;  // unit coordinates: a thousandth of the box up to 100 boxes
+  }
+  if (f.prior) {
+    ho.lengthscale_prior_loc = std::sqrt(2.0) + 0.5 * std::log(static_cast<double>(d));
+    ho.lengthscale_prior_scale = std::sqrt(3.0);
+    ho.noise_prior_loc = -4.0;
+    ho.noise_prior_scale = 1.0;
+  }
+  if (warm) {
+    GpHyperparameters g;
+    g.lengthscales = opt.kernel.lengthscales();
+    if (g.lengthscales.size() == 1) g.lengthscales = Eigen::VectorXd::Constant(d, g.lengthscales[0]);
+    if (f.unit_inputs) g.lengthscales = g.lengthscales.cwiseQuotient(unit_width);
+    if (!ho.ard) g.lengthscales = Eigen::VectorXd::Constant(1, g.lengthscales.mean());
+    g.signal_variance = opt.kernel.variance();
+    g.noise_variance = opt.noise_variance;
+    ho.starts.push_back(g);
+  }
   const HyperFit res = fit_gp_hyperparameters(X, (y.array() - offset) / scale, ho);
-  opt.kernel = Kernel::ard(type, res.theta.lengthscales, res.theta.signal_variance);
+  Eigen::VectorXd l = res.theta.lengthscales;
+  if (f.unit_inputs) {  // back to the domain's units: one lengthscale per axis
+    if (l.size() == 1) l = Eigen::VectorXd::Constant(d, l[0]);
+    l = l.cwiseProduct(unit_width);
+  }
+  opt.kernel = Kernel::ard(type, l, res.theta.signal_variance);
   opt.noise_variance = res.theta.noise_variance;
   y_offset = offset;
   y_scale = scale;

@@ -47,6 +47,30 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
               "fit.min_observations must be >= 2, got " << f.min_observations);
   GPB_EXPECTS(f.restarts >= 0, "fit.restarts must be >= 0, got " << f.restarts);
   GPB_EXPECTS(f.max_rows >= 2, "fit.max_rows must be >= 2, got " << f.max_rows);
+  GPB_EXPECTS(f.restarts_every >= 1, "fit.restarts_every must be >= 1, got " << f.restarts_every);
+  GPB_EXPECTS(std::isfinite(f.noise_floor) && f.noise_floor > 0 && f.noise_floor < 0.5,
+              "fit.noise_floor must be in (0, 0.5), got " << f.noise_floor);
+  const RefineOptions& r = o.refine;
+  GPB_EXPECTS(r.local_points >= 0, "refine.local_points must be >= 0, got " << r.local_points);
+  GPB_EXPECTS(r.centres >= 0, "refine.centres must be >= 0, got " << r.centres);
+  GPB_EXPECTS(r.starts >= 0, "refine.starts must be >= 0, got " << r.starts);
+  GPB_EXPECTS(r.iterations >= 1, "refine.iterations must be >= 1, got " << r.iterations);
+}
+
+/// The box of the domain (its bounds, or the candidates' bounding box), as lower corner and
+/// per-axis extent (1 where the extent is 0).
+void unit_box(const DomainSpec& spec, const Domain& dom, Eigen::VectorXd& lower,
+              Eigen::VectorXd& width) {
+  if (spec.kind == DomainSpec::Kind::Points) {
+    lower = dom.points().rowwise().minCoeff();
+    width = dom.points().rowwise().maxCoeff() - lower;
+  } else {
+    lower = Eigen::Map<const Eigen::VectorXd>(spec.lower.data(), dom.dim());
+    width = Eigen::Map<const Eigen::VectorXd>(spec.upper.data(), dom.dim()) - lower;
+  }
+  for (Eigen::Index k = 0; k < width.size(); ++k) {
+    if (!(width[k] > 0)) width[k] = 1.0;
+  }
 }
 
 /// 64-bit hash of d coordinates (−0 and +0 hash alike, as they compare equal).
@@ -71,6 +95,7 @@ Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
   n = domain.size();
   d = domain.dim();
   check_options(opt, domain);
+  unit_box(opt.domain, domain, unit_lower, unit_width);
   ctx = make_context(opt.context);
   tiebreak.emplace_back(opt.seed, 0, stream_of(StreamId::TieBreak, 0));
   policy = Rng(opt.seed, 0, kPolicyStream);
@@ -177,11 +202,22 @@ void Optimizer::State::sync(bool for_ask) {
   }
 }
 
+int Optimizer::State::add_extra(const double* x) {
+  const int p = n + num_extras();
+  extras.insert(extras.end(), x, x + d);
+  if (!dirty && post && post_extras == num_extras() - 1) {  // grow the posterior by it
+    post->add_candidates(Eigen::Map<const Eigen::MatrixXd>(x, d, 1));
+    ++post_extras;
+  }
+  return p;
+}
+
 void Optimizer::State::record(const double* x, double y, int p) {
   const int id = num_obs();
   obs_x.insert(obs_x.end(), x, x + d);
   obs_y.push_back(y);
   obs_point.push_back(p);
+  update_trust_region(y);
   const auto it = std::find_if(outstanding.begin(), outstanding.end(),
                                [p](const OutstandingAsk& a) { return a.candidate == p; });
   if (it != outstanding.end() && it->slot >= 0) {
@@ -192,9 +228,45 @@ void Optimizer::State::record(const double* x, double y, int p) {
   if (it != outstanding.end()) outstanding.erase(it);
 }
 
+void Optimizer::State::standardization(double& offset, double& scale) const {
+  offset = 0.0;
+  scale = 1.0;
+  const int t = num_obs();
+  if (!opt.fit.normalize || t == 0) return;
+  double sum = 0.0;
+  for (int i = 0; i < t; ++i) sum += sign() * obs_y[static_cast<std::size_t>(i)];
+  offset = sum / t;
+  double ss = 0.0;
+  for (int i = 0; i < t; ++i) {
+    const double u = sign() * obs_y[static_cast<std::size_t>(i)] - offset;
+    ss += u * u;
+  }
+  const double sd = std::sqrt(ss / t);
+  scale = sd > 0 && std::isfinite(sd) ? sd : 1.0;
+}
+
+void Optimizer::State::mark_failed(int p) {
+  if (std::find(failed.begin(), failed.end(), p) == failed.end()) failed.push_back(p);
+  const auto it = std::find_if(outstanding.begin(), outstanding.end(),
+                               [p](const OutstandingAsk& a) { return a.candidate == p; });
+  if (it == outstanding.end()) return;
+  if (it->slot >= 0) dirty = true;  // its pending row can only leave by a rebuild
+  outstanding.erase(it);
+}
+
 void Optimizer::State::maybe_refit() {
   const FitOptions& f = opt.fit;
   const int t = num_obs();
+  if (fits == 0 && f.normalize && f.every > 0 && t > 0) {  // fits will come: standardise now
+    double offset = 0, scale = 1;
+    standardization(offset, scale);
+    if (offset != y_offset || scale != y_scale) {
+      y_offset = offset;
+      y_scale = scale;
+      dirty = true;
+      thompson.invalidate();
+    }
+  }
   if (f.every <= 0 || t < std::max(2, f.min_observations) || t - obs_at_last_fit < f.every) return;
   try {
     fit();
@@ -228,9 +300,11 @@ AskResult Optimizer::ask(int q) {
   s.sync(true);
   const int total = s.post->size();
   std::vector<std::uint8_t> excluded;
-  if (total > s.n || (s.opt.distinct && !s.outstanding.empty()) || (s.opt.distinct && q > 1)) {
+  if (total > s.n || (s.opt.distinct && !s.outstanding.empty()) || (s.opt.distinct && q > 1) ||
+      !s.failed.empty()) {
     excluded.assign(static_cast<std::size_t>(total), 0);
     std::fill(excluded.begin() + s.n, excluded.end(), std::uint8_t{1});
+    for (const int p : s.failed) excluded[static_cast<std::size_t>(p)] = 1;
     if (s.opt.distinct) {
       for (const OutstandingAsk& a : s.outstanding)
         excluded[static_cast<std::size_t>(a.candidate)] = 1;
@@ -240,8 +314,8 @@ AskResult Optimizer::ask(int q) {
   out.points.resize(q, s.d);
   for (int i = 0; i < q; ++i) {
     const int c = s.choose(excluded);
-    out.indices.push_back(c);
-    out.points.row(i) = Eigen::Map<const Eigen::VectorXd>(s.domain.point(c), s.d).transpose();
+    out.indices.push_back(c < s.n ? c : -1);
+    out.points.row(i) = Eigen::Map<const Eigen::VectorXd>(s.point(c), s.d).transpose();
     s.outstanding.push_back({c, -1});
     ++s.asks_served;
     if (!excluded.empty() && s.opt.distinct) excluded[static_cast<std::size_t>(c)] = 1;
@@ -289,13 +363,45 @@ void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
   for (Eigen::Index i = 0; i < points.rows(); ++i) {
     x = points.row(i).transpose();
     int p = s.find_point(x.data());
-    if (p < 0) {  // a new point off the candidate set
-      p = s.n + s.num_extras();
-      s.extras.insert(s.extras.end(), x.data(), x.data() + s.d);
-    }
+    if (p < 0) p = s.add_extra(x.data());  // a new point off the candidate set
     s.record(x.data(), y[static_cast<std::size_t>(i)], p);
   }
   s.maybe_refit();
+}
+
+void Optimizer::tell_failed(const Eigen::Ref<const Eigen::MatrixXd>& points) {
+  State& s = *s_;
+  GPB_EXPECTS(points.rows() == 0 || points.cols() == s.d,
+              "tell_failed: points have " << points.cols() << " coordinates, the domain has "
+                                          << s.d);
+  GPB_EXPECTS(points.allFinite(), "tell_failed: a point has a non-finite coordinate");
+  Eigen::VectorXd x(s.d);
+  for (Eigen::Index i = 0; i < points.rows(); ++i) {
+    x = points.row(i).transpose();
+    int p = s.find_point(x.data());
+    if (p < 0) p = s.add_extra(x.data());
+    s.mark_failed(p);
+  }
+}
+
+void Optimizer::tell_failed(const std::vector<int>& indices) {
+  State& s = *s_;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    GPB_EXPECTS(indices[i] >= 0 && indices[i] < s.n, "tell_failed: index["
+                                                         << i << "] = " << indices[i]
+                                                         << " is out of range [0, " << s.n << ")");
+  }
+  for (const int p : indices) s.mark_failed(p);
+}
+
+Eigen::MatrixXd Optimizer::failed_points() const {
+  const State& s = *s_;
+  Eigen::MatrixXd out(static_cast<Eigen::Index>(s.failed.size()), s.d);
+  for (std::size_t i = 0; i < s.failed.size(); ++i) {
+    out.row(static_cast<Eigen::Index>(i)) =
+        Eigen::Map<const Eigen::VectorXd>(s.point(s.failed[i]), s.d).transpose();
+  }
+  return out;
 }
 
 Prediction Optimizer::predict(const Eigen::Ref<const Eigen::MatrixXd>& points) const {
@@ -351,7 +457,7 @@ std::vector<int> Optimizer::observed_indices() const {
 }
 std::vector<int> Optimizer::pending() const {
   std::vector<int> out;
-  for (const OutstandingAsk& a : s_->outstanding) out.push_back(a.candidate);
+  for (const OutstandingAsk& a : s_->outstanding) out.push_back(a.candidate < s_->n ? a.candidate : -1);
   return out;
 }
 BestObservation Optimizer::best() const {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
@@ -19,7 +20,9 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "gpbandit-optimizer-state";
-constexpr int kVersion = 1;
+/// 2: box domains, MAP fits in unit coordinates, the trust region; version 1 states load with the
+/// fit settings of version 1 (maximum likelihood on standardised inputs, random initial design).
+constexpr int kVersion = 2;
 constexpr const char* kStateMember = "state.npy";
 
 json rows_json(const std::vector<double>& flat, int d) {
@@ -87,6 +90,7 @@ json state_json(const Optimizer::State& s) {
       {"model", {{"y_offset", s.y_offset}, {"y_scale", s.y_scale}}},
       {"observations", {{"x", rows_json(s.obs_x, s.d)}, {"y", s.obs_y}, {"point", s.obs_point}}},
       {"extras", rows_json(s.extras, s.d)},
+      {"failed", s.failed},
       {"outstanding", asks},
       {"posterior",
        {{"extras", s.post_extras},
@@ -94,6 +98,11 @@ json state_json(const Optimizer::State& s) {
         {"slot_answer", s.slot_answer},
         {"unposted", s.unposted},
         {"dirty", s.dirty}}},
+      {"trust_region",
+       {{"length", s.tr_length},
+        {"success", s.tr_success},
+        {"failure", s.tr_failure},
+        {"best", s.tr_best}}},
       {"counters",
        {{"asks_served", s.asks_served},
         {"fits", s.fits},
@@ -116,9 +125,23 @@ void restore_records(Optimizer::State& s, const json& j) {
   GPB_EXPECTS(s.obs_x.size() == s.obs_y.size() * static_cast<std::size_t>(s.d) &&
                   s.obs_point.size() == s.obs_y.size(),
               "state: observations: x, y and point differ in length");
+  if (j.contains("failed")) s.failed = j.at("failed").get<std::vector<int>>();
+  for (int p : s.failed) {
+    GPB_EXPECTS(p >= 0 && p < s.n + s.num_extras(),
+                "state: failed: " << p << " is neither a candidate nor an extra");
+  }
   for (int p : s.obs_point) {
     GPB_EXPECTS(p >= 0 && p < s.n + s.num_extras(),
                 "state: observations.point: " << p << " is neither a candidate nor an extra");
+  }
+  if (j.contains("trust_region")) {
+    const json& tr = j.at("trust_region");
+    s.tr_length = tr.at("length").get<double>();
+    s.tr_success = tr.at("success").get<int>();
+    s.tr_failure = tr.at("failure").get<int>();
+    s.tr_best = tr.at("best").get<double>();
+    GPB_EXPECTS(s.tr_length > 0 && std::isfinite(s.tr_length),
+                "state: trust_region.length must be > 0");
   }
   const json& c = j.at("counters");
   s.asks_served = c.at("asks_served").get<int>();
@@ -158,7 +181,7 @@ void replay_posterior(Optimizer::State& s, const json& j) {
   for (int id : s.unposted) check_id(id, count, "posterior.unposted");
   for (const json& a : j.at("outstanding")) {
     const OutstandingAsk ask{a.at(0).get<int>(), a.at(1).get<int>()};
-    GPB_EXPECTS(ask.candidate >= 0 && ask.candidate < s.n && ask.slot >= -1 &&
+    GPB_EXPECTS(ask.candidate >= 0 && ask.candidate < s.n + s.num_extras() && ask.slot >= -1 &&
                     ask.slot < static_cast<int>(s.slot_answer.size()),
                 "state: outstanding: bad ask " << a.dump());
     s.outstanding.push_back(ask);
@@ -178,10 +201,23 @@ Optimizer Optimizer::loads(const std::string& state_json_text,
   try {
     GPB_EXPECTS(j.is_object() && j.value("format", std::string()) == kFormat,
                 "state: not a gpbandit optimizer state (format '" << kFormat << "' expected)");
-    GPB_EXPECTS(j.value("version", 0) == kVersion, "state: unsupported version "
-                                                       << j.value("version", 0) << " (expected "
-                                                       << kVersion << ")");
-    OptimizerOptions opt = detail::parse_optimizer_json(j.at("config"), "state: config", ".", {});
+    const int version = j.value("version", 0);
+    GPB_EXPECTS(version == 1 || version == kVersion, "state: unsupported version "
+                                                         << version << " (expected 1 or "
+                                                         << kVersion << ")");
+    json config = j.at("config");
+    if (version == 1 && config.is_object()) {  // the settings version 1 had and did not save
+      json& f = config["fit"];
+      if (f.is_object()) {
+        f.emplace("unit_inputs", false);
+        f.emplace("prior", false);
+        f.emplace("noise_floor", 1e-8);
+        f.emplace("warm_start", false);
+        f.emplace("restarts_every", 1);
+      }
+      config.emplace("initial_design", "random");
+    }
+    OptimizerOptions opt = detail::parse_optimizer_json(config, "state: config", ".", {});
     if (context) opt.context = *context;
     auto s = std::make_unique<State>(std::move(opt));
     restore_records(*s, j);

@@ -10,11 +10,15 @@
 /// the log and rebuilds the very same posterior. Whenever the log cannot be extended (a tell that
 /// answers only some pending rows, an observation while rows are pending, a new extra point, new
 /// hyperparameters), the posterior is rebuilt from the observations in tell order and the log
-/// restarts from that canonical sequence.
+/// restarts from that canonical sequence. A new extra (a point told off the candidate set, or a
+/// point a refinement on a box suggests) grows the posterior (FinitePosterior::add_candidates)
+/// instead: the grown posterior equals one built over the candidates and every extra, which is
+/// what loading builds before it replays the log.
 #pragma once
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +28,7 @@
 #include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "gpbandit/rng.hpp"
+#include "optimizer/surrogate.hpp"
 #include "optimizer/thompson.hpp"
 
 namespace gpb {
@@ -55,6 +60,7 @@ struct Optimizer::State {
   std::vector<double> obs_y;   ///< y as told
   std::vector<int> obs_point;  ///< posterior point: candidate (< N) or N + extra index
   std::vector<double> extras;  ///< d values per point off the candidate set, first-seen order
+  std::vector<int> failed;     ///< posterior points of failed evaluations (tell_failed), in order
 
   // Asks and the posterior's bookkeeping.
   std::vector<OutstandingAsk> outstanding;  ///< in ask order
@@ -65,6 +71,13 @@ struct Optimizer::State {
   std::vector<PosteriorOp> log;  ///< operations applied to `post` since it was built
   bool dirty = false;            ///< hyperparameters changed: rebuild before the next use
   int asks_served = 0;           ///< candidates returned by ask() so far
+
+  // Unit coordinates of the domain (fits, refinement): x = unit_lower + u ⊙ unit_width.
+  Eigen::VectorXd unit_lower, unit_width;
+  // Trust region of the refinement on a box (RefineOptions; saved).
+  double tr_length = 0.8;
+  int tr_success = 0, tr_failure = 0;
+  double tr_best = 0.0;  ///< best sign·y told so far (valid once there is an observation)
 
   // The model's units: g = (sign·y − y_offset) / y_scale, sign = −1 when minimising.
   double y_offset = 0.0;
@@ -116,15 +129,42 @@ struct Optimizer::State {
   void sync(bool for_ask);
   /// Records observation (x, y) at posterior point p and matches it against the asks.
   void record(const double* x, double y, int p);
-  /// Refits when FitOptions::every says so (failures are kept in last_fit_error).
+  /// Refits when FitOptions::every says so (failures are kept in last_fit_error); before the
+  /// first fit, re-standardises y after every tell (FitOptions::normalize).
   void maybe_refit();
+  /// offset and scale that standardise sign·y over the observations (0, 1 without normalize).
+  void standardization(double& offset, double& scale) const;
+  /// Appends x (d values) as an extra point and, unless a rebuild is due, grows the posterior by
+  /// it. Returns its posterior point index.
+  int add_extra(const double* x);
+  /// Marks posterior point p failed and releases an outstanding ask at it.
+  void mark_failed(int p);
+  /// Updates the trust region with one told value.
+  void update_trust_region(double y);
   /// Fits the hyperparameters to the observations and marks the posterior for rebuilding
   /// (fit.cpp; see Optimizer::fit_hyperparameters).
   HyperFit fit();
 
-  /// One candidate by the acquisition rule (acquisition.cpp); `excluded` has one byte per posterior
-  /// point (extras always excluded) or is empty for none.
-  int choose(const std::vector<std::uint8_t>& excluded);
+  /// One point by the acquisition rule (acquisition.cpp): a posterior point index; on a box the
+  /// refinement may add a new extra (then `excluded`, when not empty, grows by one excluded entry).
+  /// `excluded` has one byte per posterior point (extras always excluded from the global step) or
+  /// is empty for none.
+  int choose(std::vector<std::uint8_t>& excluded);
+  /// The continuous refinement around the global step's choice `c` (refine.cpp; RefineOptions):
+  /// the posterior point to ask, c itself when nothing beats it. `score`: the rule's value at the
+  /// N candidates (−∞ where excluded).
+  int refine(int c, const detail::AcquisitionRule& rule, const Eigen::VectorXd& score,
+             std::vector<std::uint8_t>& excluded);
+  /// The largest posterior point set Thompson sampling draws exactly: AcquisitionOptions::exact_max,
+  /// capped at 512 while hyperparameters are refitted automatically (each refit changes the kernel,
+  /// and the exact prior factor costs O(N³) to rebuild; random features cost O(N·M·d) per draw).
+  int thompson_exact_max() const {
+    return opt.fit.every > 0 ? std::min(opt.acquisition.exact_max, 512)
+                             : opt.acquisition.exact_max;
+  }
+  /// The first candidate of the Sobol prefix that is neither excluded nor observed (the initial
+  /// design), or −1.
+  int next_design_point(const std::vector<std::uint8_t>& excluded) const;
   /// Posterior mean and variance at the d×m points, model units, given the first `rows` rows of
   /// the posterior (predict.cpp). O(m·rows² + m·rows·d).
   void predict_model(const Eigen::Ref<const Eigen::MatrixXd>& points, int rows,

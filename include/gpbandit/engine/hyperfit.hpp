@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <vector>
 
 #include "gpbandit/engine/kernel_type.hpp"
 
@@ -22,8 +23,13 @@ struct GpHyperparameters {
 
 /// Settings of fit_gp_hyperparameters. Bounds apply in the fit's standardised input units (each
 /// column divided by its standard deviation for ARD, all columns by the root-mean-square column
-/// standard deviation for the isotropic fit so that one length-scale still fits every axis) and
-/// assume y has roughly unit variance (the §2 pipeline standardises it). Defaults are spec §3's.
+/// standard deviation for the isotropic fit so that one length-scale still fits every axis; or X
+/// as given with standardize_inputs = false) and assume y has roughly unit variance (the §2
+/// pipeline standardises it). Defaults are spec §3's: maximum likelihood, no priors.
+///
+/// Priors (maximum a posteriori): with a scale > 0, ψ = ln θ ~ N(loc, scale²) for every
+/// length-scale (lengthscale_prior_*) or for σ_n² (noise_prior_*), i.e. log-normal priors on θ;
+/// the fit then maximises log p(y | X, θ) + Σ ln N(ψ; loc, scale²) over ψ.
 struct HyperFitOptions {
   KernelType kernel = KernelType::SE;  ///< SE, Matern32 or Matern52
   bool ard = true;                     ///< one length-scale per input column (else one in all)
@@ -38,12 +44,23 @@ struct HyperFitOptions {
   int max_iterations = 500;          ///< L-BFGS iterations per start
   double relative_tolerance = 1e-8;  ///< stop when the objective changes by less (relative)
   std::uint64_t seed = 0;            ///< keys the row subsample and the random starts (Philox)
+  /// Centre and scale the input columns (see above); false fits X as given (e.g. inputs already
+  /// in unit coordinates, where the priors then mean the same on every problem).
+  bool standardize_inputs = true;
+  double lengthscale_prior_loc = 0.0;    ///< location of the log-normal length-scale prior
+  double lengthscale_prior_scale = 0.0;  ///< its scale (≤ 0: no prior)
+  double noise_prior_loc = 0.0;          ///< location of the log-normal noise-variance prior
+  double noise_prior_scale = 0.0;        ///< its scale (≤ 0: no prior)
+  /// Further starts tried before the default one, in the caller's input units (e.g. the previous
+  /// fit, clamped into the bounds); length-scales of length 1 or d as the fit's.
+  std::vector<GpHyperparameters> starts;
 };
 
 /// The fit's result, in the caller's input units.
 struct HyperFit {
   GpHyperparameters theta;    ///< the best fit over all starts (length-scales in input units)
   double log_likelihood = 0;  ///< log p(y | X_used, θ) on the rows used (standardised inputs)
+  double log_posterior = 0;   ///< the objective maximised: log_likelihood plus the log priors
   int rows_used = 0;          ///< m
   int starts_converged = 0;   ///< starts that ended without an optimiser error
   int evaluations = 0;        ///< likelihood evaluations over all starts
@@ -59,9 +76,10 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
                          const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
 
-/// Maximum-likelihood hyperparameters: L-BFGS-B over ψ within the option's box, from the default
-/// start and `random_starts` log-uniform ones; the best likelihood seen is kept (a start that
-/// fails mid-way still contributes the best point it evaluated). O(starts·iterations·(m³ + m²d)).
+/// Maximum-likelihood (or, with priors, maximum a posteriori) hyperparameters: L-BFGS-B over ψ
+/// within the option's box, from the given starts, the default start and `random_starts`
+/// log-uniform ones; the best objective seen is kept (a start that fails mid-way still contributes
+/// the best point it evaluated). O(starts·iterations·(m³ + m²d)).
 /// @throws InvalidArgument naming the field (X/y shapes or non-finite values, fewer than 2 rows,
 /// a constant input column, bad bounds or counts); NumericalError if every start failed.
 HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,

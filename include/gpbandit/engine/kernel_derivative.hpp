@@ -33,4 +33,15 @@ Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
                                     const Eigen::Ref<const Eigen::MatrixXd>& X,
                                     const Eigen::Ref<const Eigen::MatrixXd>& Z);
 
+/// ∇ₓ k(x, z_j) for every column z_j of the d×m matrix Z (host memory, points as columns): the
+/// d×m matrix G with G(a, j) = ∂k(x, z_j)/∂x_a, for an SE, Matérn 3/2 or Matérn 5/2 kernel,
+/// isotropic or ARD. With ρ² = Σ_a (x_a − z_a)²/l_a² and k = v·κ(ρ),
+///   ∂k/∂x_a = −v·g(ρ)·(x_a − z_a)/l_a²,  g = −κ′(ρ)/ρ:
+///   SE e^{−ρ²/2}, Matérn 3/2 3e^{−√3ρ}, Matérn 5/2 (5/3)(1 + √5ρ)e^{−√5ρ}
+/// (finite at ρ = 0, where the gradient is 0). Host code like Kernel::operator() (the optimizer
+/// calls it on a few points at a time); O(m·d).
+/// @throws InvalidArgument for another kernel type (Matérn ½ is not differentiable at x = z_j) or
+/// when x, Z and an ARD kernel differ in dimension.
+Eigen::MatrixXd kernel_gradient(const Kernel& k, const Eigen::Ref<const Eigen::VectorXd>& x,
+                                const Eigen::Ref<const Eigen::MatrixXd>& Z);
 }  // namespace gpb

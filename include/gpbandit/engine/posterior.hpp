@@ -144,6 +144,22 @@ class FinitePosterior {
   /// Resolves every pending row with its reward: y is R×P run-major (y[r·P + i] for the
   /// i-th pending row of run r), in the order the rows were added.
   void resolve_pending(const double* y);
+  /// Appends m candidates (the columns of the d×m `points`) to the domain: they get the indices
+  /// N, …, N + m − 1 and the posterior of every run at them, so that the candidate set can grow
+  /// with the points an optimizer visits (DESIGN §7b). Each new candidate's column of V costs one
+  /// triangular solve with the factor already held, O(t²) per run (plus t kernel evaluations),
+  /// and μ, σ² there follow from it; every earlier row, and every later observe / add_pending /
+  /// resolve_pending, treats the new candidates exactly as if the domain had held them from the
+  /// start: μ, σ² and V are bit-identical to that posterior's (in Precision::Mixed, up to the
+  /// float rounding of V for rows that were pending when the candidate was added). The CPU keeps
+  /// spare candidate capacity (doubling, so the copies of V amortise to O(R·t) per candidate);
+  /// CUDA computes the columns on the host from the host factor (the same recurrence, so CPU
+  /// and CUDA agree as for every other op) and moves V, μ, σ² on the device to the new width.
+  /// Pending rows may exist: the new candidates get their σ² updates and, once resolved, their
+  /// μ updates. @throws InvalidArgument for a dimension other than the domain's, a non-finite
+  /// coordinate, a precomputed kernel (its points are indices into a fixed matrix) or a sharded
+  /// posterior (its slices are fixed).
+  void add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& points);
 
   /// Posterior mean over the domain for run r (length N; valid until the next update).
   /// Sharded: gathered from every rank (collective).

@@ -36,12 +36,21 @@ namespace gpb {
 
 /// How an Optimizer's candidate set is given. Saved with the state, so that loading rebuilds the
 /// very same candidates (grids and Sobol sets from their parameters, point sets verbatim).
+///
+/// Grid, Sobol and Points are finite domains: every suggestion is one of their candidates. Box is
+/// a continuous box [lower, upper]: its `count` Sobol points are only the global step of the
+/// acquisition, and the optimizer refines beyond them (RefineOptions), so suggestions may be any
+/// point of the box. A box may declare integer axes (values lower..upper, suggestions rounded)
+/// and one-hot groups (a categorical parameter with k values as k axes in [0, 1], exactly one of
+/// them 1 in every suggestion): the parameter description that Python's gpbandit.space maps
+/// scikit-optimize's Real / Integer / Categorical dimensions onto.
 struct DomainSpec {
   /// The kinds of candidate sets.
   enum class Kind {
     Grid,    ///< Cartesian grid (Domain::grid)
     Sobol,   ///< `count` points of a scrambled Sobol sequence in a box (Domain::sobol)
     Points,  ///< explicit points: a matrix, or a .csv / .npy file read once
+    Box,     ///< a continuous box: `count` Sobol candidates, refined beyond them
   };
   /// Which kind.
   Kind kind = Kind::Grid;
@@ -51,7 +60,12 @@ struct DomainSpec {
   ///@}
   std::vector<int> counts;  ///< Grid: points per axis
   int count = 0;            ///< Sobol: number of candidates N
-  std::uint64_t seed = 0;   ///< Sobol: scrambling seed
+  std::uint64_t seed = 0;   ///< Sobol, Box: scrambling seed
+  /// Box: axes whose values are integers in [lower, upper] (suggestions are rounded there).
+  std::vector<int> integer_axes;
+  /// Box: one-hot groups {first axis, k}: axes first..first+k−1 lie in [0, 1] and every suggestion
+  /// has exactly one of them 1 (the largest wins when a point is projected).
+  std::vector<std::pair<int, int>> onehot_groups;
   Eigen::MatrixXd points;   ///< Points: N×d, one candidate per row
   std::string source;       ///< Points: the file they came from ("" for a matrix); informational
 
@@ -61,26 +75,42 @@ struct DomainSpec {
   /// `count` points of a scrambled Sobol sequence in the box [lower, upper] (see Domain::sobol).
   static DomainSpec sobol(std::vector<double> lower, std::vector<double> upper, int count,
                           std::uint64_t seed = 0);
+  /// The continuous box [lower, upper], with `count` scrambled Sobol points as the candidates of
+  /// the global step (the optimizer refines beyond them; see RefineOptions).
+  static DomainSpec box(std::vector<double> lower, std::vector<double> upper, int count = 4096,
+                        std::uint64_t seed = 0);
   /// Explicit candidates, one per row of the N×d matrix `rows`.
   static DomainSpec from_rows(Eigen::MatrixXd rows);
   /// Candidates read from a .csv (optional header) or .npy file (2-d float64/float32/integer
   /// array, or 1-d for d = 1). @throws InvalidArgument naming file:line or the bad header;
   /// IoError if unreadable.
   static DomainSpec from_file(const std::string& path);
-  /// The candidate set. @throws InvalidArgument for bad parameters (naming the field).
+  /// The candidate set (Box: the Sobol points projected onto the integer axes and one-hot groups,
+  /// duplicates removed). @throws InvalidArgument for bad parameters (naming the field).
   Domain build() const;
   /// Dimension d of the candidates.
   int dim() const;
+  /// Whether suggestions may leave the candidate set (Kind::Box).
+  bool continuous() const { return kind == Kind::Box; }
+  /// Box: moves the d coordinates of x onto the box (clamped), its integer axes (rounded) and its
+  /// one-hot groups (the largest coordinate of a group becomes 1, the others 0; ties: the first).
+  void project(double* x) const;
+  /// Checks the box, axes and groups. @throws InvalidArgument naming the field.
+  void validate() const;
 };
 
 /// The acquisition rule of an Optimizer.
 enum class AcquisitionKind {
   Ucb,       ///< GP-UCB: argmax μ + √β_t σ (BetaSchedule: Srinivas, IGP-UCB or constant)
   Thompson,  ///< Thompson sampling: argmax of one posterior sample over the candidates
-  ExpectedImprovement,  ///< argmax E[max(f − f⁺ − ξ, 0)], f⁺ = best posterior mean observed
-  Random,               ///< uniform over the candidates (a baseline)
+  /// argmax E[max(f − f⁺ − ξ, 0)], f⁺ = best posterior mean observed; evaluated as log EI
+  /// (LogEI, Ament et al. 2023: no underflow far from the incumbent, usable gradients)
+  ExpectedImprovement,
+  Random,                     ///< uniform over the candidates (a baseline)
+  ProbabilityOfImprovement,   ///< argmax P(f > f⁺ + ξ), evaluated as log Φ
 };
-/// "ucb" | "ts" | "ei" | "random". @throws InvalidArgument naming the bad value.
+/// "ucb" (also "lcb", scikit-optimize's name when minimising) | "ts" | "ei" (also "logei") |
+/// "pi" | "random", in any letter case. @throws InvalidArgument naming the bad value.
 AcquisitionKind parse_acquisition_kind(const std::string& name);
 /// The config name of an acquisition kind (inverse of parse_acquisition_kind).
 const char* acquisition_kind_name(AcquisitionKind kind);
@@ -96,7 +126,11 @@ const char* acquisition_kind_name(AcquisitionKind kind);
 /// with f₀ a prior draw and ε ~ N(0, λI). When the posterior's point set has at most
 /// `exact_max` points, f₀ is exact (a Cholesky factor of K(D, D), N² doubles, factored once per
 /// hyperparameter setting in O(N³): 4096 points take 128 MiB); beyond that f₀ uses `features`
-/// random Fourier features (stationary kernels only), the conditioning step staying exact.
+/// random Fourier features (stationary kernels only), the conditioning step staying exact. While
+/// hyperparameters are refitted automatically (FitOptions::every > 0, the default) every refit
+/// would rebuild that factor, so exact draws are then limited to 512 points and larger sets use the
+/// random features (a 4096-point exact factor after every tell cost 150 s over 60 calls against
+/// about 1 s for EI); set `fit.every = 0` to keep exact draws up to exact_max.
 struct AcquisitionOptions {
   /// The rule.
   AcquisitionKind kind = AcquisitionKind::Ucb;
@@ -110,10 +144,45 @@ struct AcquisitionOptions {
   int features = 1024;
 };
 
-/// Marginal-likelihood fitting of the kernel hyperparameters (fit_hyperparameters()).
+/// Continuous refinement on a box (DomainSpec::Kind::Box; ignored on finite domains, which are
+/// never left). Each ask keeps the exhaustive acquisition over the Sobol candidates as its global
+/// step, then:
+///  1. local candidates: `local_points` in a trust region around the incumbent (the observation
+///     with the best posterior mean) — a box of side `length`·w_i in unit coordinates, w_i the
+///     fitted lengthscales over their geometric mean, perturbing each axis with probability
+///     min(1, 20/d) as TuRBO does — plus `local_points`/4 Gaussian perturbations of the
+///     incumbent (sd 10⁻² and 10⁻³·w_i) and of each of the `centres` best candidates (sd a quarter
+///     of the Sobol spacing N^{−1/d});
+///  2. the `starts` best points of the candidates and local candidates are polished by L-BFGS-B
+///     on the acquisition in the box (at most `iterations` each), with ∇μ, ∇σ² from the kernel's
+///     derivatives (SE, Matérn 3/2, 5/2; other kernels skip this step);
+///  3. the best point found is projected (integer axes, one-hot groups) and asked instead of the
+///     best candidate when its acquisition is higher; the candidate set grows by it
+///     (FinitePosterior::add_candidates, one triangular solve), so the posterior stays exact.
+/// The trust region doubles after 3 improvements in a row and halves after max(4, d) tells
+/// without one (TuRBO's rule; improvement: better than the best by 10⁻³ of its magnitude); below
+/// 2⁻⁷ it starts again from 0.8. UCB, EI and PI refine; TS and random stay on the candidates.
+/// Cost per ask: O(M·(t² + t·d)) for the M local candidates and O(starts·iterations·(t² + t·d)).
+struct RefineOptions {
+  /// Refine on a box (false: suggestions stay on the Sobol candidates).
+  bool enabled = true;
+  /// Local candidates in the trust region per ask (≥ 0).
+  int local_points = 1024;
+  /// Best candidates of the global step whose neighbourhoods get local candidates (≥ 0).
+  int centres = 3;
+  /// Points polished by L-BFGS-B per ask (≥ 0; 0: no gradient step).
+  int starts = 5;
+  /// L-BFGS-B iterations per polished point (≥ 1).
+  int iterations = 60;
+};
+
+/// Fitting of the kernel hyperparameters (fit_hyperparameters()): by default after every tell
+/// from `min_observations` on, maximum a posteriori in unit coordinates with standardised y.
+/// A refit costs O(starts·iterations·t³) on the t ≤ max_rows observations; warm starts keep the
+/// iterations few (measured in bench/RESULTS.md, "Own-function optimisation").
 struct FitOptions {
   /// Refit automatically after every `every` new observations (0: only when asked).
-  int every = 0;
+  int every = 1;
   /// Automatic refits start once this many observations exist (≥ 2).
   int min_observations = 5;
   /// One lengthscale per axis (ARD) or one for all.
@@ -122,9 +191,29 @@ struct FitOptions {
   int restarts = 5;
   /// Observations used by a fit (a seeded subsample beyond that).
   int max_rows = 2000;
-  /// Standardise y (mean 0, variance 1 over the observations) at each fit; the model then works
-  /// in those units, and predictions are mapped back.
+  /// Standardise y (mean 0, variance 1 over the observations) at each fit, and, when automatic
+  /// refits are on (every > 0), after every tell before the first fit; the model then works in
+  /// those units, and predictions are mapped back. With every = 0 the kernel and noise stay in
+  /// the units of y until fit_hyperparameters() is called.
   bool normalize = true;
+  /// Fit in unit coordinates: each axis scaled by the extent of the domain (the box of a Grid,
+  /// Sobol or Box domain; the candidates' bounding box for point sets), so that the lengthscale
+  /// prior means the same on every problem. False: the fitter standardises each input column by
+  /// its standard deviation over the observations.
+  bool unit_inputs = true;
+  /// Maximum a posteriori fit: a log-normal prior on every lengthscale (in unit coordinates) with
+  /// location √2 + ln(d)/2 and scale √3, which scales with the dimension (Hvarfner et al. 2024),
+  /// and a log-normal prior on the noise variance (location −4, scale 1, in the units of
+  /// standardised y). False: maximum likelihood.
+  bool prior = true;
+  /// Lower bound on the fitted noise variance, in the units of standardised y (> 0).
+  double noise_floor = 1e-6;
+  /// Also start the fit from the current hyperparameters (a refit after one more observation then
+  /// converges in a few iterations).
+  bool warm_start = true;
+  /// With warm starts, the `restarts` random starts run only at every `restarts_every`-th fit (the
+  /// others start from the current hyperparameters and the default point alone; ≥ 1).
+  int restarts_every = 5;
 };
 
 /// Everything that defines an Optimizer (all of it is saved with the state).
@@ -140,8 +229,14 @@ struct OptimizerOptions {
   AcquisitionOptions acquisition;
   /// Minimise y instead of maximising it.
   bool minimize = false;
-  /// The first `initial_points` candidates asked for are drawn uniformly at random.
+  /// The first `initial_points` candidates asked for are an initial design: drawn uniformly at
+  /// random from the candidates, or (`sobol_design`, Sobol and Box domains) the first candidates
+  /// of the scrambled Sobol sequence in order, a space-filling design.
   int initial_points = 0;
+  /// Take the initial design from the Sobol sequence's prefix (Sobol and Box domains only).
+  bool sobol_design = true;
+  /// Continuous refinement on a Box domain.
+  RefineOptions refine;
   /// ask() never returns a candidate that was asked for and not yet told (also within a batch).
   bool distinct = true;
   /// Break exact argmax ties uniformly at random (else the lowest index).
@@ -156,10 +251,12 @@ struct OptimizerOptions {
   int capacity = 256;
 };
 
-/// Candidates chosen by ask().
+/// Points chosen by ask().
 struct AskResult {
-  Eigen::MatrixXd points;    ///< q×d, one chosen candidate per row
-  std::vector<int> indices;  ///< q candidate indices into the domain
+  Eigen::MatrixXd points;    ///< q×d, one chosen point per row
+  /// q candidate indices into the domain; −1 for a point off the candidate set (refinement on a
+  /// Box domain): tell such a point by its coordinates.
+  std::vector<int> indices;
 };
 
 /// Posterior predictions at m points, in the units of y.
@@ -224,6 +321,17 @@ class Optimizer {
   /// point off the candidate set with a precomputed kernel; nothing is recorded then.
   void tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std::vector<double>& y);
 
+  /// Marks evaluations that failed (the function crashed or returned no number): no value enters
+  /// the model, an outstanding ask at the point is released, and the point is never suggested
+  /// again (a candidate is excluded from every later ask; a point off the candidate set is kept
+  /// so that a refinement never returns it). Rows of the m×d `points`, bit-equal to a candidate
+  /// or not. @throws InvalidArgument for a wrong dimension or a non-finite coordinate.
+  void tell_failed(const Eigen::Ref<const Eigen::MatrixXd>& points);
+  /// The same for candidate indices. @throws InvalidArgument for an index outside [0, N).
+  void tell_failed(const std::vector<int>& indices);
+  /// The points marked failed, one per row, in the order they were told.
+  Eigen::MatrixXd failed_points() const;
+
   /// Posterior mean and variance of f at the m×d `points` (any points), given the observations
   /// (pending asks do not count). O(m·t² + m·t·d). @throws InvalidArgument for a wrong dimension.
   Prediction predict(const Eigen::Ref<const Eigen::MatrixXd>& points) const;
@@ -251,7 +359,7 @@ class Optimizer {
   std::vector<double> observed_values() const;
   /// The candidate index of each observation (−1 for a point off the candidate set).
   std::vector<int> observed_indices() const;
-  /// Candidates asked for and not yet told, in ask order.
+  /// Candidates asked for and not yet told, in ask order (−1 for a point off the candidate set).
   std::vector<int> pending() const;
   /// The best observation so far. @throws InvalidArgument when there is none.
   BestObservation best() const;
@@ -292,7 +400,10 @@ class Optimizer {
 
 /// Parses an optimizer config (JSON text; // and /* */ comments allowed, unknown keys are errors):
 /// @code
-///   {"domain": {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
+///   {"domain": {"type": "box", "lower": [..], "upper": [..], "candidates": 4096,
+///               "seed": (default: the optimizer's seed), "integer": [axis, ..],
+///               "onehot": [[first axis, k], ..]}
+///            | {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
 ///            | {"type": "sobol", "lower": [..], "upper": [..], "count": 4096, "seed": 0}
 ///            | {"type": "csv" | "npy", "path": "candidates.csv"}
 ///            | {"type": "points", "points": [[0.1, 0.2], ...]},
@@ -300,11 +411,14 @@ class Optimizer {
 ///    "noise_variance": 0.01,
 ///    "acquisition": {"type": "ucb", "beta": {"type": "srinivas", "delta": 0.1, "scale": 1}}
 ///                 | {"type": "ts", "exact_max": 4096, "features": 1024}
-///                 | {"type": "ei", "xi": 0} | {"type": "random"},
-///    "goal": "maximize" | "minimize", "initial_points": 0, "distinct": true,
-///    "tie_break": "random" | "lowest", "seed": 0, "capacity": 256,
-///    "fit": {"every": 0, "min_observations": 5, "ard": true, "restarts": 5, "max_rows": 2000,
-///            "normalize": true},
+///                 | {"type": "ei" | "pi", "xi": 0} | {"type": "random"},
+///    "goal": "maximize" | "minimize", "initial_points": 0, "initial_design": "sobol" | "random",
+///    "refine": {"enabled": true, "local_points": 1024, "centres": 3, "starts": 5,
+///               "iterations": 60},
+///    "distinct": true, "tie_break": "random" | "lowest", "seed": 0, "capacity": 256,
+///    "fit": {"every": 1, "min_observations": 5, "ard": true, "restarts": 5, "max_rows": 2000,
+///            "normalize": true, "unit_inputs": true, "prior": true, "noise_floor": 1e-6,
+///            "warm_start": true, "restarts_every": 5},
 ///    "backend": "auto" | "cpu" | "cuda", "threads": 0,
 ///    "memory_budget_mb": 4096 (default: automatic, ContextOptions::memory_budget_bytes = 0)}
 /// @endcode

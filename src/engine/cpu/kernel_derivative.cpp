@@ -2,6 +2,8 @@
 #include "gpbandit/engine/kernel_derivative.hpp"
 
 #include "engine/detail/se_derivative_formula.hpp"
+#include <cmath>
+
 #include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
 #if GPB_HAS_CUDA
@@ -69,6 +71,41 @@ Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
     }
   }
   return H;
+}
+
+Eigen::MatrixXd kernel_gradient(const Kernel& k, const Eigen::Ref<const Eigen::VectorXd>& x,
+                                const Eigen::Ref<const Eigen::MatrixXd>& Z) {
+  const KernelType type = k.type();
+  GPB_EXPECTS(
+      type == KernelType::SE || type == KernelType::Matern32 || type == KernelType::Matern52,
+      "kernel_gradient: the kernel must be se, matern32 or matern52, got " << k.describe());
+  const Eigen::Index d = x.size(), m = Z.cols();
+  GPB_EXPECTS(Z.rows() == d, "kernel_gradient: x has dimension " << d << " but Z has dimension "
+                                                                 << Z.rows());
+  GPB_EXPECTS(!k.is_ard() || k.ard_dim() == d,
+              "kernel_gradient: dimension " << d << " does not match the kernel " << k.describe());
+  const Eigen::VectorXd& inv = k.inverse_lengthscales();
+  Eigen::ArrayXd inv2(d);
+  for (Eigen::Index a = 0; a < d; ++a) {
+    const double il = inv[k.is_ard() ? a : 0];
+    inv2[a] = il * il;
+  }
+  Eigen::MatrixXd G(d, m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const Eigen::ArrayXd diff = x.array() - Z.col(j).array();
+    const double rho2 = (diff.square() * inv2).sum();
+    double g = 0;
+    if (type == KernelType::SE) {
+      g = std::exp(-0.5 * rho2);
+    } else if (type == KernelType::Matern32) {
+      g = 3.0 * std::exp(-std::sqrt(3.0 * rho2));
+    } else {
+      const double s = std::sqrt(5.0 * rho2);
+      g = (5.0 / 3.0) * (1.0 + s) * std::exp(-s);
+    }
+    G.col(j) = (-k.variance() * g) * (diff * inv2).matrix();
+  }
+  return G;
 }
 
 }  // namespace gpb

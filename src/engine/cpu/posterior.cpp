@@ -74,6 +74,10 @@ class CpuPosterior final : public detail::PosteriorBackend {
     s.pending = 0;
   }
 
+  void add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& points) override {
+    s_.add_points(points);
+  }
+
   const double* mean(int run) const override {
     bring_up_to_date();
     return over_domain(s_.to_candidate_order(s_.mu, s_.mu_ext, run));

@@ -39,6 +39,28 @@ inline void column_of_rows(const KernelEval& eval, const double* points, int d, 
   }
 }
 
+/// The posterior at a candidate added after the rows [0, t) exist (FinitePosterior::
+/// add_candidates): v_q(x) for q < t by the row recurrence, each earlier row read back as stored
+/// (VT), then σ² ← var_step and, for resolved rows, μ ← mean_step with the unrounded v_q — the
+/// per-element steps of the eager update in the same order, so the values equal those of a
+/// candidate held from the start. `var` enters as k(x, x), `mean` as 0; col[q·stride] receives
+/// v_q. O(t²) arithmetic, t kernel evaluations.
+template <class VT>
+inline void grown_column(const KernelEval& eval, const double* x, int d, const RunRows& run, int t,
+                         VT* col, std::size_t stride, double& mean, double& var) {
+  for (int q = 0; q < t; ++q) {
+    const double* lq = run.L[static_cast<std::size_t>(q)].data();
+    double acc = eval(run.x(q, d), x, d);
+    for (int p = 0; p < q; ++p) acc = row_step(acc, lq[p], double(col[p * stride]));
+    acc /= lq[q];
+    col[q * stride] = static_cast<VT>(acc);
+    var = var_step(var, acc);
+    if (run.resolved[static_cast<std::size_t>(q)] != 0) {
+      mean = mean_step(mean, run.alpha[static_cast<std::size_t>(q)], acc);
+    }
+  }
+}
+
 /// μ_{q−1}[a_q] = Σ over resolved rows p < q of α_p·L[q,p], accumulated in row order from 0.
 inline double mean_at_row(const RunRows& run, int q) {
   const double* lq = run.L[static_cast<std::size_t>(q)].data();

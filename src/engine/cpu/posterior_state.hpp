@@ -32,6 +32,7 @@ struct CpuState {
         points(shard_points(shard, domain)),
         d(domain.dim()),
         n(shard.local_size()),
+        ncap(n),
         runs(static_cast<std::size_t>(r)),
         lambda(options.noise_variance),
         chunk(options.chunk),
@@ -44,23 +45,24 @@ struct CpuState {
   Shard shard;  // this rank's candidates [shard.begin, shard.end) of N
   Kernel kernel;
   KernelEval eval;         // reads kernel's shared matrix, which never moves
-  Eigen::MatrixXd points;  // d × n, the slice
+  Eigen::MatrixXd points;  // d × ncap, the slice (the first n columns hold candidates)
   int d = 0;
-  int n = 0;  // candidates held (N on one rank)
+  int n = 0;     // candidates held (N on one rank)
+  int ncap = 0;  // candidate capacity: the stride of V's rows and of μ, σ² per run (≥ n)
   std::vector<RunRows> runs;
   double lambda = 0;
   int chunk = 0;
   Threads threads;
   bool mixed = false;  // V stored in float (Precision::Mixed), sums in double
   bool recompute = false;
-  Eigen::VectorXd kdiag;
+  Eigen::VectorXd kdiag;  // ncap entries (the first n are the candidates')
   int rows = 0;
   int pending = 0;
   int cap = 0;                     // rows V has room for (incremental)
-  std::unique_ptr<double[]> v;     // R×cap×N, run-major (run, row, candidate); incremental only
+  std::unique_ptr<double[]> v;     // R×cap×ncap, run-major (run, row, candidate); incremental only
   std::unique_ptr<float[]> vf;     // the same in float when mixed (v is then empty)
-  mutable std::vector<double> mu;  // R×N
-  mutable std::vector<double> sigma2;       // R×N
+  mutable std::vector<double> mu;  // R×ncap
+  mutable std::vector<double> sigma2;       // R×ncap
   mutable bool stale = false;               // recompute mode: μ, σ² out of date
   bool lazy = false;                        // incremental mode with lazy blocks
   int blocks = 0;                           // ⌈N / kBlock⌉
@@ -93,10 +95,10 @@ struct CpuState {
     }
     points.swap(moved);
   }
-  /// Run r's array `in` (internal positions) in candidate order, in `out` (R×N).
+  /// Run r's array `in` (internal positions, R×ncap) in candidate order, in `out` (R×ncap).
   const double* to_candidate_order(const std::vector<double>& in, std::vector<double>& out,
                                    int r) const {
-    const std::size_t base = static_cast<std::size_t>(r) * n;
+    const std::size_t base = static_cast<std::size_t>(r) * ncap;
     if (order.empty()) return in.data() + base;
     out.resize(in.size());
     for (int i = 0; i < n; ++i) out[base + order[static_cast<std::size_t>(i)]] = in[base + i];
@@ -117,7 +119,7 @@ struct CpuState {
   }
   template <class VT>
   VT* vrow(int r, int q) const {
-    return vbase<VT>() + (static_cast<std::size_t>(r) * cap + q) * static_cast<std::size_t>(n);
+    return vbase<VT>() + (static_cast<std::size_t>(r) * cap + q) * static_cast<std::size_t>(ncap);
   }
   /// v_q[a] of run r as a double, whatever the storage.
   double v_at(int r, int q, int a) const {
@@ -130,17 +132,17 @@ struct CpuState {
       v.reset(new double[count]);
     }
   }
-  double* mu_of(int r) const { return mu.data() + static_cast<std::size_t>(r) * n; }
-  double* s2_of(int r) const { return sigma2.data() + static_cast<std::size_t>(r) * n; }
+  double* mu_of(int r) const { return mu.data() + static_cast<std::size_t>(r) * ncap; }
+  double* s2_of(int r) const { return sigma2.data() + static_cast<std::size_t>(r) * ncap; }
 
   template <class VT>
   void grow_storage(std::unique_ptr<VT[]>& buf, int new_cap) {
-    std::unique_ptr<VT[]> grown(
-        new VT[static_cast<std::size_t>(num_runs()) * new_cap * static_cast<std::size_t>(n)]);
+    const std::size_t stride = static_cast<std::size_t>(ncap);
+    std::unique_ptr<VT[]> grown(new VT[static_cast<std::size_t>(num_runs()) * new_cap * stride]);
     for (int r = 0; r < num_runs(); ++r) {
-      const VT* src = buf.get() + static_cast<std::size_t>(r) * cap * n;
-      std::copy(src, src + static_cast<std::size_t>(rows) * n,
-                grown.get() + static_cast<std::size_t>(r) * new_cap * n);
+      const VT* src = buf.get() + static_cast<std::size_t>(r) * cap * stride;
+      std::copy(src, src + static_cast<std::size_t>(rows) * stride,
+                grown.get() + static_cast<std::size_t>(r) * new_cap * stride);
     }
     buf.swap(grown);
   }
@@ -371,6 +373,17 @@ struct CpuState {
     }
     ++rows;
   }
+
+  /// Appends the d×m `pts` as candidates n, …, n + m − 1 (unsharded only; see
+  /// FinitePosterior::add_candidates): brings every block up to date, widens the candidate
+  /// capacity when needed (doubling), then computes each new column of V, σ² and μ by the row
+  /// recurrence restricted to it. Defined in cpu/posterior_grow.cpp.
+  void add_points(const Eigen::Ref<const Eigen::MatrixXd>& pts);
+  /// add_points' per-candidate work for V stored as VT.
+  template <class VT>
+  void new_columns(int first, int count);
+  /// Widens the candidate capacity to at least `need`, keeping every stored value.
+  void widen(int need);
 
   /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
   /// excluded) reaches once brought up to `t` rows (see the header's "Lazy blocks"); NaN when a

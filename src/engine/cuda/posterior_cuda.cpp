@@ -18,6 +18,7 @@
 // another slice; ucb_argmax reduces the ranks' local device argmaxes (detail::reduce_ucb_choices).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "engine/cpu/kernel_eval.hpp"
@@ -130,6 +131,83 @@ class CudaPosterior final : public detail::PosteriorBackend {
                                     mu_d_.data());
     }
     pending_ = 0;
+    invalidate_host();
+  }
+
+  /// New candidates: their columns, μ and σ² from the host factor (detail::grown_column, the
+  /// steps of the CPU), then points, k(x, x), μ, σ² and V moved on the device to the new width.
+  void add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& pts) override {
+    cuda::set_device(*ctx_);
+    cudaStream_t s = stream();
+    const int m = static_cast<int>(pts.cols()), n0 = n_, n1 = n_ + m, t = recompute_ ? 0 : rows_;
+    const std::size_t R = runs_.size(), mm = static_cast<std::size_t>(m), vb = value_bytes();
+    points_.conservativeResize(Eigen::NoChange, n1);
+    points_.middleCols(n0, m) = pts;
+    std::vector<double> kd(mm), mu(R * mm, 0.0), s2(R * mm);
+    std::vector<unsigned char> cols(R * static_cast<std::size_t>(t) * mm * vb);
+    for (std::size_t r = 0; r < R; ++r) {
+      for (std::size_t i = 0; i < mm; ++i) {
+        const double* x = points_.col(n0 + static_cast<long>(i)).data();
+        kd[i] = eval_(x, x, d_);
+        const std::size_t e = r * mm + i, at = (r * t * mm + i) * vb;
+        s2[e] = kd[i];
+        if (mixed_) {
+          detail::grown_column(eval_, x, d_, runs_[r], t, reinterpret_cast<float*>(&cols[at]), mm,
+                               mu[e], s2[e]);
+        } else {
+          detail::grown_column(eval_, x, d_, runs_[r], t, reinterpret_cast<double*>(&cols[at]), mm,
+                               mu[e], s2[e]);
+        }
+      }
+    }
+    const auto widen = [&](auto& buf, std::size_t height, std::size_t elem, const void* fresh) {
+      std::remove_reference_t<decltype(buf)> grown;  // a DeviceBuffer of the same type
+      grown.allocate(height * static_cast<std::size_t>(n1) * elem / sizeof(*buf.data()));
+      const std::size_t w0 = static_cast<std::size_t>(n0) * elem, w1 = n1 * elem;
+      auto* dst = reinterpret_cast<unsigned char*>(grown.data());
+      GPB_CUDA_TRY(cudaMemcpy2DAsync(dst, w1, buf.data(), w0, w0, height,
+                                     cudaMemcpyDeviceToDevice, s));
+      if (fresh != nullptr) {
+        GPB_CUDA_TRY(cudaMemcpy2DAsync(dst + w0, w1, fresh, mm * elem, mm * elem, height,
+                                       cudaMemcpyHostToDevice, s));
+      }
+      GPB_CUDA_TRY(cudaStreamSynchronize(s));  // before the old buffer is freed
+      buf = std::move(grown);
+    };
+    widen(points_d_, 1, d_ * sizeof(double), points_.col(n0).data());
+    widen(kdiag_d_, 1, sizeof(double), kd.data());
+    widen(mu_d_, R, sizeof(double), recompute_ && rows_ > 0 ? nullptr : mu.data());
+    widen(s2_d_, R, sizeof(double), recompute_ && rows_ > 0 ? nullptr : s2.data());
+    if (!recompute_) {
+      // V: R·cap rows of n0 values become rows of n1; the new columns hold rows [0, t) of each run.
+      const std::size_t w0 = static_cast<std::size_t>(n0) * vb, w1 = static_cast<std::size_t>(n1) * vb;
+      DeviceBuffer<unsigned char> grown;
+      if (grown.try_allocate(w1 * R * static_cast<std::size_t>(cap_))) {
+        GPB_CUDA_TRY(cudaMemcpy2DAsync(grown.data(), w1, v_d_.data(), w0, w0,
+                                       R * static_cast<std::size_t>(cap_),
+                                       cudaMemcpyDeviceToDevice, s));
+        for (std::size_t r = 0; r < R && t > 0; ++r) {
+          GPB_CUDA_TRY(cudaMemcpy2DAsync(grown.data() + r * cap_ * w1 + w0, w1,
+                                         cols.data() + r * t * mm * vb, mm * vb, mm * vb,
+                                         static_cast<std::size_t>(t), cudaMemcpyHostToDevice, s));
+        }
+        GPB_CUDA_TRY(cudaStreamSynchronize(s));
+        v_d_ = std::move(grown);
+      } else {  // out of device memory: keep only the factor from now on
+        v_d_.reset();
+        cap_ = 0;
+        recompute_ = true;
+      }
+    }
+    if (recompute_ && rows_ > 0) stale_ = true;
+    n_ = n1;
+    shard_.end += m;
+    shard_.total += m;
+    args_.points = points_d_.data();
+    args_.n = n1;
+    args_.cap = cap_;
+    excluded_shadow_.clear();  // the device mask is re-sent whole at the new width
+    kdiag_h_.clear();
     invalidate_host();
   }
 

@@ -30,6 +30,8 @@ class PosteriorBackend {
   virtual void add_pending(const int* index) = 0;
   /// y: R×P run-major, finite; P = pending() ≥ 1.
   virtual void resolve_pending(const double* y) = 0;
+  /// points: d×m, checked (dimension, finite; not sharded, not precomputed), m ≥ 1.
+  virtual void add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& points) = 0;
   /// Host pointers valid until the next update.
   virtual const double* mean(int run) const = 0;
   virtual const double* variance(int run) const = 0;

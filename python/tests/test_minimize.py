@@ -1,0 +1,199 @@
+"""gpbandit.minimize as a scikit-optimize user meets it: dimensions (lists, integer bounds,
+categories, skopt-style objects), skopt's keywords and result fields, callbacks, x0 in n_calls,
+failed evaluations, parallel batches, time budgets, progress lines, refinement beyond the
+candidates, and the Branin acceptance check."""
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import gpbandit as g
+from gpbandit.space import Categorical, Integer, Real
+
+
+def branin(x):
+    b, c, t = 5.1 / (4 * math.pi ** 2), 5 / math.pi, 1 / (8 * math.pi)
+    return (x[1] - b * x[0] ** 2 + c * x[0] - 6) ** 2 + 10 * (1 - t) * math.cos(x[0]) + 10
+
+
+BRANIN_MIN = 0.397887357729738
+BOUNDS = [(-5.0, 10.0), (0.0, 15.0)]
+
+
+def test_bounds_as_lists_and_skopt_result_fields():
+    res = g.minimize(branin, [[-5.0, 10.0], [0.0, 15.0]], n_calls=12, random_state=3)
+    for field in ("x", "fun", "x_iters", "func_vals", "space", "models", "specs", "random_state"):
+        assert field in res, field
+    assert isinstance(res.x, list) and len(res.x) == 2
+    assert isinstance(res.x_iters, list) and len(res.x_iters) == 12
+    assert isinstance(res.func_vals, np.ndarray) and res.func_vals.shape == (12,)
+    assert res.fun == min(res.func_vals) and res.random_state == 3
+    assert isinstance(res.space, g.Space) and res.space.n_dims == 2
+    assert res.models[-1] is res.optimizer
+
+
+def test_integer_bounds_become_integer_dimensions():
+    seen = []
+
+    def f(x):
+        seen.append(list(x))
+        return (x[0] - 7) ** 2 + (x[1] - 0.25) ** 2
+
+    res = g.minimize(f, [(1, 10), (0.0, 1.0)], n_calls=18, random_state=0)
+    assert all(isinstance(x[0], int) and 1 <= x[0] <= 10 for x in seen)
+    assert all(isinstance(x[1], float) for x in seen)
+    assert res.x[0] == 7 and isinstance(res.x[0], int)
+
+
+class SkoptLikeReal:  # the duck type of skopt.space.Real (its class name is what counts)
+    def __init__(self, low, high, prior="uniform"):
+        self.low, self.high, self.prior, self.name = low, high, prior, None
+
+
+SkoptLikeReal.__name__ = "Real"
+
+
+def test_mixed_space_with_categories_log_scale_and_skopt_objects():
+    seen = []
+
+    def f(x):
+        seen.append(list(x))
+        lr, layers, act, width = x
+        return ((math.log10(lr) + 2) ** 2 + (layers - 3) ** 2 + (0 if act == "relu" else 1)
+                + (width - 0.5) ** 2)
+
+    dims = [Real(1e-5, 1e-1, prior="log-uniform"), Integer(1, 6), Categorical(["tanh", "relu", "elu"]),
+            SkoptLikeReal(0.0, 1.0)]
+    res = g.minimize(f, dims, n_calls=30, random_state=1)
+    for lr, layers, act, width in seen:
+        assert 1e-5 <= lr <= 1e-1 and isinstance(layers, int) and act in ("tanh", "relu", "elu")
+        assert 0.0 <= width <= 1.0
+    assert res.x[2] == "relu" and res.x[1] == 3
+    assert res.fun < 0.3
+    opt = res.optimizer
+    assert opt.X == res.x_iters and opt.best.x == res.x  # your units in and out
+    again = g.Optimizer.from_state_dict(opt.state_dict())
+    assert again.X == opt.X and again.space.n_dims == 4
+
+
+def test_keywords_are_checked_and_named_by_minimize():
+    with pytest.raises(TypeError, match=r"^minimize\(\) got an unexpected keyword argument 'foo'"):
+        g.minimize(branin, BOUNDS, n_calls=5, foo=1)
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(g.InvalidArgument, match="minimize: n_calls"):
+            g.minimize(branin, BOUNDS, n_calls=bad)
+    with pytest.raises(g.InvalidArgument, match="minimize: acq_func"):
+        g.minimize(branin, BOUNDS, n_calls=5, acq_func="EIps")
+    with pytest.raises(g.InvalidArgument, match="minimize: initial_point_generator"):
+        g.minimize(branin, BOUNDS, n_calls=5, initial_point_generator="lhs")
+    with pytest.raises(g.InvalidArgument, match="minimize: n_calls = 2 cannot cover"):
+        g.minimize(branin, BOUNDS, n_calls=2, x0=[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    for acq in ("EI", "ei", "LCB", "PI", "gp_hedge", "LogEI"):
+        assert g.minimize(branin, BOUNDS, n_calls=6, acq_func=acq, n_initial_points=3).nfev == 6
+
+
+def test_x0_counts_in_n_calls_and_shrinks_the_initial_design():
+    calls = []
+    res = g.minimize(lambda x: calls.append(1) or branin(x), BOUNDS, n_calls=8,
+                     x0=[[0.0, 5.0], [3.0, 3.0]], n_initial_points=3, random_state=2)
+    assert len(calls) == 8 and res.nfev == 8
+    assert res.x_iters[:2] == [[0.0, 5.0], [3.0, 3.0]]
+
+
+def test_callbacks_as_a_list_and_early_stop():
+    seen = []
+    res = g.minimize(branin, BOUNDS, n_calls=10, callback=[lambda r: seen.append(r.nfev),
+                                                           lambda r: r.nfev >= 4])
+    assert res.nfev == 4 and seen == [1, 2, 3, 4]
+    with pytest.raises(TypeError, match="minimize: callback"):
+        g.minimize(branin, BOUNDS, n_calls=3, callback=[1])
+
+
+def test_random_state_varies_the_candidate_set_and_repeats_a_run():
+    first = [g.minimize(branin, BOUNDS, n_calls=1, random_state=s).x_iters[0] for s in (0, 7)]
+    assert first[0] != first[1]
+    a = g.minimize(branin, BOUNDS, n_calls=9, random_state=np.random.RandomState(4))
+    b = g.minimize(branin, BOUNDS, n_calls=9, random_state=np.random.RandomState(4))
+    assert a.x_iters == b.x_iters
+
+
+def test_objective_may_return_a_one_element_array_and_nan_is_a_failed_evaluation():
+    asked = []
+
+    def f(x):
+        asked.append(tuple(x))
+        if len(asked) % 3 == 0:
+            return float("nan")  # every third evaluation "crashes"
+        return np.array([branin(x)])
+
+    res = g.minimize(f, BOUNDS, n_calls=15, random_state=5)
+    assert res.nfev == 15 and np.isnan(res.func_vals).sum() == 5
+    assert len(res.failed) == 5 and len(res.optimizer) == 10
+    assert len(set(asked)) == 15  # a failed point is never asked again
+    assert np.isfinite(res.fun)
+    with pytest.raises(g.InvalidArgument, match="returned 2 values"):
+        g.minimize(lambda x: np.array([1.0, 2.0]), BOUNDS, n_calls=2)
+
+
+def test_verbose_prints_one_line_per_call(capsys):
+    g.minimize(branin, BOUNDS, n_calls=4, verbose=True)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 4 and lines[-1].startswith("gpbandit.minimize: call 4/4: f = ")
+    assert "best" in lines[-1]
+
+
+def test_n_jobs_evaluates_batches_in_parallel():
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def slow(x):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.05)
+        with lock:
+            active[0] -= 1
+        return branin(x)
+
+    res = g.minimize(slow, BOUNDS, n_calls=12, n_jobs=3, random_state=0)
+    assert res.nfev == 12 and peak[0] >= 2
+    assert len({tuple(x) for x in res.x_iters}) == 12
+
+
+def test_max_time_stops_starting_evaluations():
+    res = g.minimize(lambda x: time.sleep(0.2) or branin(x), BOUNDS, n_calls=50, max_time=0.5)
+    assert 1 <= res.nfev < 10
+
+
+def test_refinement_leaves_the_candidates_on_a_box_not_on_a_finite_set():
+    res = g.minimize(branin, BOUNDS, n_calls=20, n_points=256, random_state=0)
+    cand = {tuple(c) for c in res.optimizer.candidates}
+    off = [x for x in res.x_iters if tuple(x) not in cand]
+    assert len(off) >= 8  # after the initial design, refined asks leave the 256 candidates
+    grid = {"type": "grid", "lower": [-5, 0], "upper": [10, 15], "counts": [31, 31]}
+    res = g.minimize(branin, grid, n_calls=15, random_state=0)
+    cand = {tuple(c) for c in res.optimizer.candidates}
+    assert all(tuple(x) in cand for x in res.x_iters)  # a finite domain is never left
+
+
+def test_plot_convergence():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    res = [g.minimize(branin, BOUNDS, n_calls=6, random_state=s) for s in (0, 1)]
+    ax = g.plot_convergence(("gpbandit", res), true_minimum=BRANIN_MIN, yscale="log")
+    assert len(ax.lines) >= 3
+
+
+def test_branin_regret_below_1e3_within_40_calls():
+    """The acceptance check of issue #30: the defaults reach simple regret < 1e-3 on Branin within
+    40 calls in at least 9 of 10 seeds. Calibration (bench/RESULTS.md, "Branin acceptance"): on
+    100 other seeds (100..199) the defaults succeeded in 99; with a per-seed success probability
+    of 0.953 (the 95% lower confidence bound of 99/100) the chance of fewer than 9 successes in
+    10 is 8.6e-2 — so the false-failure rate for fresh seeds is below 9%; the seeds here (0..9)
+    are fixed, and all ten succeed."""
+    ok = 0
+    for seed in range(10):
+        res = g.minimize(branin, BOUNDS, n_calls=40, random_state=seed)
+        ok += res.fun - BRANIN_MIN < 1e-3
+    assert ok >= 9

@@ -1,0 +1,224 @@
+// Continuous refinement of an ask on a box (RefineOptions in include/gpbandit/optimizer/
+// optimizer.hpp): local candidates around the incumbent (a TuRBO-like trust region) and around the
+// global step's best candidates, L-BFGS-B polishing of the best few on the acquisition with the
+// gradients of surrogate.hpp, and the growth of the candidate set by the point chosen.
+#include <LBFGSB.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "optimizer/state.hpp"
+
+namespace gpb {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr double kTrMin = 1.0 / 128.0, kTrMax = 1.6, kTrInitial = 0.8;
+
+/// −acquisition over unit coordinates u ∈ [0, 1]^d for LBFGSpp, remembering the best point seen.
+class NegAcquisition {
+ public:
+  NegAcquisition(const detail::Surrogate& s, const detail::AcquisitionRule& r,
+                 const Eigen::VectorXd& lower, const Eigen::VectorXd& width)
+      : s_(s), r_(r), lower_(lower), width_(width) {}
+
+  double operator()(const Eigen::VectorXd& u, Eigen::VectorXd& grad) {
+    const Eigen::VectorXd x = lower_ + u.cwiseProduct(width_);
+    double m = 0, v = 0, dm = 0, dv = 0;
+    s_.at(x, m, v, gm_, gv_);
+    const double a = r_.value(m, v, &dm, &dv);
+    if (!std::isfinite(a)) {
+      grad.setZero();
+      return std::numeric_limits<double>::infinity();
+    }
+    grad = -(dm * gm_ + dv * gv_).cwiseProduct(width_);
+    if (a > best_value) {
+      best_value = a;
+      best_u = u;
+    }
+    return -a;
+  }
+
+  double best_value = kNegInf;
+  Eigen::VectorXd best_u;
+
+ private:
+  const detail::Surrogate& s_;
+  const detail::AcquisitionRule& r_;
+  const Eigen::VectorXd& lower_;
+  const Eigen::VectorXd& width_;
+  Eigen::VectorXd gm_, gv_;
+};
+
+/// Indices of the k largest finite entries of `v` (descending).
+std::vector<int> top_k(const Eigen::VectorXd& v, int k) {
+  std::vector<int> idx;
+  for (Eigen::Index j = 0; j < v.size(); ++j) {
+    if (v[j] > kNegInf) idx.push_back(static_cast<int>(j));
+  }
+  k = std::min<int>(k, static_cast<int>(idx.size()));
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
+                    [&](int a, int b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
+  idx.resize(static_cast<std::size_t>(k));
+  return idx;
+}
+
+}  // namespace
+
+void Optimizer::State::update_trust_region(double y) {
+  const double v = sign() * y;
+  if (num_obs() <= 1) {  // the first observation (record() has already stored it)
+    tr_best = v;
+    return;
+  }
+  if (v > tr_best + 1e-3 * std::abs(tr_best)) {
+    ++tr_success;
+    tr_failure = 0;
+  } else {
+    ++tr_failure;
+    tr_success = 0;
+  }
+  tr_best = std::max(tr_best, v);
+  if (tr_success >= 3) {
+    tr_length = std::min(2.0 * tr_length, kTrMax);
+    tr_success = 0;
+  }
+  if (tr_failure >= std::max(4, d)) {
+    tr_length /= 2.0;
+    tr_failure = 0;
+    if (tr_length < kTrMin) tr_length = kTrInitial;
+  }
+}
+
+int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
+                             const Eigen::VectorXd& score, std::vector<std::uint8_t>& excluded) {
+  const RefineOptions& ro = opt.refine;
+  const int rows = post->rows();
+  const detail::Surrogate sur(*ctx, opt.kernel, post->factor(0), rows, history_points(rows));
+  const Eigen::VectorXd& lo = unit_lower;
+  const Eigen::VectorXd& wd = unit_width;
+  const auto unit_of = [&](const double* x) {
+    return Eigen::VectorXd((Eigen::Map<const Eigen::VectorXd>(x, d) - lo).cwiseQuotient(wd));
+  };
+
+  // Axis weights: the lengthscales in unit coordinates over their geometric mean (TuRBO).
+  Eigen::VectorXd w = opt.kernel.lengthscales();
+  if (w.size() != d || !opt.kernel.stationary()) w = Eigen::VectorXd::Ones(d);
+  w = w.cwiseQuotient(wd);
+  w /= std::exp(w.array().log().mean());
+
+  // The incumbent: the observation with the best posterior mean (EI's threshold).
+  const Eigen::Map<const Eigen::VectorXd> mu(post->mean(0), post->size());
+  int inc = c;
+  double best_mean = kNegInf;
+  for (int p : obs_point) {
+    if (mu[p] > best_mean) best_mean = mu[p], inc = p;
+  }
+  const Eigen::VectorXd u_inc = unit_of(point(inc));
+
+  // Local candidates in unit coordinates.
+  const int m_tr = std::max(0, ro.local_points), m_small = m_tr / 4;
+  const std::vector<int> centres = top_k(score, std::max(ro.centres, ro.starts));
+  const int n_centres = std::min<int>(ro.centres, static_cast<int>(centres.size()));
+  Eigen::MatrixXd U(d, m_tr + m_small + m_small * n_centres);
+  const double prob = std::min(1.0, 20.0 / d);
+  const Eigen::ArrayXd half = 0.5 * tr_length * w.array();
+  const Eigen::ArrayXd tr_lo = (u_inc.array() - half).max(0.0);
+  const Eigen::ArrayXd tr_hi = (u_inc.array() + half).min(1.0);
+  int col = 0;
+  for (int i = 0; i < m_tr; ++i, ++col) {  // the trust region, a random subset of axes moved
+    Eigen::VectorXd u = u_inc;
+    bool moved = false;
+    for (int k = 0; k < d; ++k) {
+      if (policy.uniform() < prob) {
+        u[k] = tr_lo[k] + (tr_hi[k] - tr_lo[k]) * policy.uniform();
+        moved = true;
+      }
+    }
+    if (!moved) {
+      const int k = static_cast<int>(policy.below(static_cast<std::uint64_t>(d)));
+      u[k] = tr_lo[k] + (tr_hi[k] - tr_lo[k]) * policy.uniform();
+    }
+    U.col(col) = u;
+  }
+  const auto gaussian = [&](const Eigen::VectorXd& centre, double sd, int count) {
+    for (int i = 0; i < count; ++i, ++col) {
+      for (int k = 0; k < d; ++k) {
+        U(k, col) = std::clamp(centre[k] + sd * w[k] * policy.normal(), 0.0, 1.0);
+      }
+    }
+  };
+  gaussian(u_inc, 1e-2, m_small / 2);  // close to the incumbent, as BoTorch samples around best
+  gaussian(u_inc, 1e-3, m_small - m_small / 2);
+  const double spacing = std::pow(static_cast<double>(n), -1.0 / d);
+  for (int i = 0; i < n_centres; ++i) {
+    gaussian(unit_of(point(centres[static_cast<std::size_t>(i)])), 0.25 * spacing, m_small);
+  }
+  Eigen::MatrixXd X = (U.array().colwise() * wd.array()).colwise() + lo.array();
+  for (Eigen::Index j = 0; j < X.cols(); ++j) opt.domain.project(X.col(j).data());
+  Eigen::VectorXd lm, lv;
+  sur.predict(X, lm, lv);
+  Eigen::VectorXd local(X.cols());
+  for (Eigen::Index j = 0; j < X.cols(); ++j) local[j] = rule.value(lm[j], lv[j]);
+
+  // The candidate's own value on the same footing, and the best local candidate.
+  Eigen::VectorXd cm, cv;
+  sur.predict(Eigen::Map<const Eigen::MatrixXd>(point(c), d, 1), cm, cv);
+  const double base = rule.value(cm[0], cv[0]);
+  double best = base;
+  Eigen::VectorXd best_x = Eigen::Map<const Eigen::VectorXd>(point(c), d);
+  const std::vector<int> local_top = top_k(local, std::max(1, ro.starts));
+  if (!local_top.empty() && local[local_top[0]] > best) {
+    best = local[local_top[0]];
+    best_x = X.col(local_top[0]);
+  }
+
+  // Gradient polishing of the best few (candidates and local points together).
+  if (ro.starts > 0 && sur.differentiable()) {
+    std::vector<std::pair<double, Eigen::VectorXd>> starts;
+    for (int j : centres) starts.emplace_back(score[j], unit_of(point(j)));
+    for (int j : local_top) starts.emplace_back(local[j], U.col(j));
+    std::stable_sort(starts.begin(), starts.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    starts.resize(std::min<std::size_t>(starts.size(), static_cast<std::size_t>(ro.starts)));
+    LBFGSpp::LBFGSBParam<double> param;
+    param.m = 6;
+    param.epsilon = 1e-7;
+    param.past = 1;
+    param.delta = 1e-10;
+    param.max_iterations = ro.iterations;
+    param.max_linesearch = 20;
+    LBFGSpp::LBFGSBSolver<double> solver(param);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d), one = Eigen::VectorXd::Ones(d);
+    for (auto& [value, u] : starts) {
+      if (!(value > kNegInf)) continue;
+      NegAcquisition fun(sur, rule, lo, wd);
+      double fx = 0;
+      Eigen::VectorXd x0 = u.cwiseMax(zero).cwiseMin(one);
+      try {
+        solver.minimize(fun, x0, fx, zero, one);
+      } catch (const std::exception&) {
+        // Line-search failures: the best point this start evaluated is still kept.
+      }
+      if (fun.best_u.size() != d) continue;
+      Eigen::VectorXd x = lo + fun.best_u.cwiseProduct(wd);
+      opt.domain.project(x.data());  // integer axes and one-hot groups: re-scored below
+      Eigen::VectorXd pm, pv;
+      sur.predict(Eigen::Map<const Eigen::MatrixXd>(x.data(), d, 1), pm, pv);
+      const double a = rule.value(pm[0], pv[0]);
+      if (a > best) best = a, best_x = x;
+    }
+  }
+  if (!(best > base + 1e-12 * (1.0 + std::abs(base)))) return c;
+  if (find_point(best_x.data()) >= 0) return c;  // an existing point: keep the candidate
+  const int p = add_extra(best_x.data());
+  if (!excluded.empty()) excluded.resize(static_cast<std::size_t>(post->size()), 1);
+  return p;
+}
+
+}  // namespace gpb
