@@ -4,6 +4,8 @@
 // that are never left.
 #include <gtest/gtest.h>
 
+#include <Eigen/Cholesky>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
