@@ -188,6 +188,8 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
         n_init = _count("n_initial_points", n_initial_points, 0)
         n_init = max(0, n_init - (len(x0) if x0 is not None else 0))
         model = dict(options)
+        # n_points (scikit-optimize's name) or n_candidates (Optimizer's): the Sobol candidates.
+        model["n_candidates"] = _count("n_points", model.get("n_candidates", n_points), 1)
         if kappa is not None:
             model["beta"] = float(kappa) ** 2
         if str(acq_optimizer).lower() == "sampling":
@@ -198,7 +200,7 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
             model["refine"] = refine
         optimizer = Optimizer(dimensions, acquisition=_ACQ_FUNCS[acq], xi=xi, minimize=True,
                               initial_points=n_init, initial_design=initial_point_generator.lower(),
-                              seed=seed, n_candidates=_count("n_points", n_points, 1), **model)
+                              seed=seed, **model)
     if not getattr(optimizer._core, "minimize", True):
         raise _invalid("minimize: optimizer needs an Optimizer built with minimize=True")
     start = time.monotonic()

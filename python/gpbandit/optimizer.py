@@ -97,6 +97,16 @@ def _domain_spec(domain, n_candidates, domain_seed):
                     f".csv/.npy path, got {type(domain).__name__}")
 
 
+def _key(point):
+    """A hashable key of a point in the user's units (None when a value is unhashable)."""
+    try:
+        key = tuple(point)
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
 def _invalid(message):
     from ._gpbandit import InvalidArgument
 
@@ -258,8 +268,18 @@ class Optimizer:
         rows = np.asarray(rows)
         return self._space.from_engine(rows) if self._user_points() else rows
 
-    def _in(self, points):
-        return self._space.to_engine(points) if self._user_points() else points
+    def _to_engine(self, points):
+        """Engine rows for user points; a point ask() returned maps back to its very row (a
+        log-uniform axis would otherwise round-trip through log and power with an ulp of error,
+        and the told point would be a new point beside the pending one)."""
+        asked = getattr(self, "_asked", {})
+        rows = self._space.to_engine(points)
+        for i, x in enumerate(points):
+            key = _key(x)
+            row = asked.pop(key, None) if key is not None else None
+            if row is not None:
+                rows[i] = row
+        return rows
 
     # ------------------------------------------------------------------ ask / tell / predict
 
@@ -272,7 +292,14 @@ class Optimizer:
         (hallucinated in the model) until told.
         """
         points, indices = self._core.ask(q)
-        return Suggestion(self._out(points), indices)
+        out = self._out(points)
+        if self._user_points():
+            if not hasattr(self, "_asked"):
+                self._asked = {}
+            for x, row in zip(out, np.asarray(points)):
+                if _key(x) is not None:
+                    self._asked[_key(x)] = row
+        return Suggestion(out, indices)
 
     def tell(self, points_or_indices, y):
         """Tells the observed values ``y`` (a number, or one per point).
@@ -291,7 +318,7 @@ class Optimizer:
             pts = points_or_indices
             if len(pts) > 0 and not isinstance(pts[0], (list, tuple, np.ndarray)):
                 pts = [pts]
-            arr = self._space.to_engine(pts)
+            arr = self._to_engine(pts)
         else:
             arr = np.asarray(points_or_indices)
         if arr.dtype.kind in "iu" and arr.ndim <= 1:

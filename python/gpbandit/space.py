@@ -184,10 +184,10 @@ class Space:
 
     @property
     def is_plain(self):
-        """True when every parameter is a uniform Real or an Integer: engine points are then the
-        user's points (as float arrays)."""
-        return all(isinstance(d, Integer) or (isinstance(d, Real) and d.prior == "uniform")
-                   for d in self.dimensions)
+        """True when every parameter is a uniform Real: engine points are then the user's points
+        (as float arrays). With an Integer, Categorical or log-uniform dimension points are lists
+        of values in the user's units (ints for integer dimensions)."""
+        return all(isinstance(d, Real) and d.prior == "uniform" for d in self.dimensions)
 
     def spec(self, n_candidates, seed):
         """The engine's ``DomainSpec.box`` for this space."""
