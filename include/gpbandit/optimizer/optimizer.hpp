@@ -203,11 +203,13 @@ struct FitOptions {
   bool unit_inputs = true;
   /// Maximum a posteriori fit: a log-normal prior on every lengthscale (in unit coordinates) with
   /// location √2 + ln(d)/2 and scale √3, which scales with the dimension (Hvarfner et al. 2024),
-  /// and a log-normal prior on the noise variance (location −4, scale 1, in the units of
-  /// standardised y). False: maximum likelihood.
+  /// and a log-normal prior on the noise variance (location −12, scale 1, in the units of
+  /// standardised y: near-interpolation unless the data say otherwise; BoTorch's −4 leaves
+  /// noise-free functions at regret ~1e-3, bench/RESULTS.md). The signal variance is bounded by
+  /// 10 in every fit. False: maximum likelihood.
   bool prior = true;
   /// Lower bound on the fitted noise variance, in the units of standardised y (> 0).
-  double noise_floor = 1e-6;
+  double noise_floor = 1e-8;
   /// Also start the fit from the current hyperparameters (a refit after one more observation then
   /// converges in a few iterations).
   bool warm_start = true;
@@ -417,7 +419,7 @@ class Optimizer {
 ///               "iterations": 60},
 ///    "distinct": true, "tie_break": "random" | "lowest", "seed": 0, "capacity": 256,
 ///    "fit": {"every": 1, "min_observations": 5, "ard": true, "restarts": 5, "max_rows": 2000,
-///            "normalize": true, "unit_inputs": true, "prior": true, "noise_floor": 1e-6,
+///            "normalize": true, "unit_inputs": true, "prior": true, "noise_floor": 1e-8,
 ///            "warm_start": true, "restarts_every": 5},
 ///    "backend": "auto" | "cpu" | "cuda", "threads": 0,
 ///    "memory_budget_mb": 4096 (default: automatic, ContextOptions::memory_budget_bytes = 0)}

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Calibration of python/tests/test_minimize.py's Branin acceptance check (issue #30): runs
+gpbandit.minimize with its defaults on Branin for 40 calls over a range of seeds (other than the
+test's 0..9) and prints how many reach simple regret < 1e-3, the per-seed success rate, and the
+chance that a fresh set of 10 seeds has fewer than 9 successes (the test's false-failure rate).
+
+Usage: PYTHONPATH=build/python python3 bench/peers/branin_acceptance.py [FIRST_SEED] [COUNT]
+"""
+import math
+import sys
+
+import gpbandit as g
+
+BRANIN_MIN = 0.397887357729738
+
+
+def branin(x):
+    b, c, t = 5.1 / (4 * math.pi ** 2), 5 / math.pi, 1 / (8 * math.pi)
+    return (x[1] - b * x[0] ** 2 + c * x[0] - 6) ** 2 + 10 * (1 - t) * math.cos(x[0]) + 10
+
+
+def main():
+    first = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+    fails = []
+    for seed in range(first, first + count):
+        res = g.minimize(branin, [(-5.0, 10.0), (0.0, 15.0)], n_calls=40, random_state=seed)
+        if not res.fun - BRANIN_MIN < 1e-3:
+            fails.append((seed, res.fun - BRANIN_MIN))
+    ok = count - len(fails)
+    p = ok / count
+    below9 = 1 - (p ** 10 + 10 * p ** 9 * (1 - p))
+    print(f"seeds {first}..{first + count - 1}: {ok}/{count} reach regret < 1e-3 in 40 calls; "
+          f"P(fewer than 9 of 10) at p = {p:.2f}: {below9:.3f}")
+    for seed, r in fails:
+        print(f"  seed {seed}: regret {r:.3g}")
+
+
+if __name__ == "__main__":
+    main()
