@@ -43,7 +43,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_MAX_LINES = 200
 # Generators of the marked regions, and the CTest that runs each with --check.
-GENERATORS = {"tools/readme_config.py": "ReadmeConfigFormatUpToDate"}
+GENERATORS = {"tools/readme_config.py": "ReadmeConfigFormatUpToDate",
+              "bench/peers/bo_suite.py": "BoSuiteDocsUpToDate"}
 # Where a committed file counts as used by a test when it is named there.
 TEST_SOURCES = ("python/tests", "tests", "cmake", "examples/cpp-consumer/CMakeLists.txt",
                 "python/CMakeLists.txt")

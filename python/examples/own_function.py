@@ -6,10 +6,10 @@ def f(x):  # your function: one point (a 1-D array) in, one number out (here: to
     return float((x[0] - 0.3) ** 2 + 10 * (x[1] - 0.6) ** 2 + 0.3 * np.sin(15 * x[0]))
 
 
-# 1. One call, like scikit-optimize's gp_minimize: a box filled with 4096 Sobol candidates,
-#    expected improvement, ARD Matérn-5/2 kernel refitted after every evaluation.
+# 1. One call, like scikit-optimize's gp_minimize: the whole box (4096 Sobol candidates as each
+#    ask's global step, refined beyond them), log EI, ARD Matérn-5/2 refitted after every call.
 res = gb.minimize(f, [(0.0, 1.0), (0.0, 1.0)], n_calls=30, seed=0)
-print(f"minimize: f({res.x.round(3)}) = {res.fun:.4f} after {res.nfev} calls")
+print(f"minimize: f({np.round(res.x, 3)}) = {res.fun:.4f} after {res.nfev} calls")
 print("  fitted lengthscales:", res.optimizer.kernel.lengthscales.round(3))
 
 # 2. Ask/tell: you run the evaluations (here 3 at a time) and report them, in any order; also
