@@ -134,12 +134,24 @@ def run_all(results, names, problems, seeds, calls_of, options_of, rerun, jobs, 
 
 
 def save(results):
+    """Writes the results file, merged with what is on disk now (several runs of this script,
+    e.g. one per optimiser, may share the file; a run never drops another's results)."""
     if ARGS.smoke:
         return
-    tmp = ARGS.results + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(results, f, sort_keys=True, separators=(",", ":"))
-    os.replace(tmp, ARGS.results)
+    import fcntl
+
+    with open(ARGS.results + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = {}
+        if os.path.exists(ARGS.results):
+            with open(ARGS.results) as f:
+                merged = json.load(f)
+        merged.update(results)
+        results.update(merged)
+        tmp = ARGS.results + f".{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(merged, f, sort_keys=True, separators=(",", ":"))
+        os.replace(tmp, ARGS.results)
 
 
 def final_regret(run, problem):
