@@ -13,10 +13,12 @@ Progress::Progress(bool enabled, long long total)
       tty_(::isatty(2) != 0),
       total_(total),
       start_(Clock::now()),
-      last_(start_) {}
+      last_(start_) {
+  window_.push_back({start_, 0, 0});
+}
 
 Progress::~Progress() {
-  if (enabled_ && tty_ && shown_) std::fputc('\n', stderr);
+  end_line();
 }
 
 void Progress::step(const std::string& label, int first, int last, const char* word, int step,
@@ -29,9 +31,16 @@ void Progress::step(const std::string& label, int first, int last, const char* w
   if (since < (tty_ ? 0.1 : 2.0) && step != steps) return;
   if (!tty_ && since < 2.0) return;
   last_ = now;
-  const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double rate = elapsed > 0 ? static_cast<double>(steps_) / elapsed : 0.0;
-  const double work_rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
+  // The rate over the recent window: drop samples older than it, but keep one at its start.
+  window_.push_back({now, done_, steps_});
+  const auto age = [&](const Sample& s) {
+    return std::chrono::duration<double>(now - s.at).count();
+  };
+  while (window_.size() > 2 && age(window_[1]) >= kWindowSeconds) window_.pop_front();
+  const Sample& from = window_.front();
+  const double span = age(from);
+  const double rate = span > 0 ? static_cast<double>(steps_ - from.steps) / span : 0.0;
+  const double work_rate = span > 0 ? static_cast<double>(done_ - from.done) / span : 0.0;
   const double eta = work_rate > 0 ? static_cast<double>(total_ - done_) / work_rate : 0.0;
   std::fprintf(stderr, "%sgpbandit: %s runs %d-%d %s %d/%d  %.1f %ss/s  ETA %.0fs%s",
                tty_ ? "\r" : "", label.c_str(), first, last, word, step, steps, rate, word,
@@ -40,9 +49,14 @@ void Progress::step(const std::string& label, int first, int last, const char* w
   shown_ = true;
 }
 
-void Progress::note(const std::string& line) {
+void Progress::end_line() {
   if (enabled_ && tty_ && shown_) std::fputc('\n', stderr);
   shown_ = false;
+}
+
+void Progress::note(const std::string& line) {
+  if (!enabled_) return;
+  end_line();
   std::fprintf(stderr, "gpbandit: %s\n", line.c_str());
   std::fflush(stderr);
 }

@@ -4,13 +4,21 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <string>
 
 namespace gpb::detail {
 
 /// Progress of a whole invocation: steps done of `total`, rate and ETA.
+///
+/// The rate and the ETA come from the last kWindowSeconds (or since the start when less has
+/// passed): rounds get slower as the posterior grows (O(N·t) per round), so an average since
+/// the start would promise too early an end, and one over a fast set-up phase too late a one.
 class Progress {
  public:
+  /// Seconds of history the rate and the ETA are computed from.
+  static constexpr double kWindowSeconds = 30.0;
+
   /// @param enabled false: prints nothing. @param total steps this invocation will take.
   Progress(bool enabled, long long total);
   ~Progress();
@@ -20,14 +28,21 @@ class Progress {
   /// the total; `word` names the step ("round", "run"). The rate counts steps, the ETA work.
   void step(const std::string& label, int first, int last, const char* word, int step, int steps,
             long long work);
-  /// Prints a line of its own (e.g. the memory note), ending an in-place line first.
+  /// Prints a line of its own (e.g. the restored line), ending an in-place line first.
   void note(const std::string& line);
+  /// Ends an in-place line (so that another message starts on a line of its own).
+  void end_line();
 
  private:
   using Clock = std::chrono::steady_clock;
+  struct Sample {
+    Clock::time_point at;
+    long long done, steps;
+  };
   bool enabled_, tty_;
   long long total_, done_ = 0, steps_ = 0;
   Clock::time_point start_, last_;
+  std::deque<Sample> window_;  ///< samples of the last kWindowSeconds, oldest first
   bool shown_ = false;
 };
 

@@ -51,6 +51,7 @@ std::vector<RegistryEntry> build_registry() {
   add_finite_entries(r);
   add_dpgibo_entries(r);
   add_xarmed_entries(r);
+  add_optimizer_entries(r);
   return r;
 }
 
@@ -62,6 +63,14 @@ const RegistryEntry* find_registry_entry(const std::string& kind, const std::str
     if (e.kind == kind && e.name == name) return &e;
   }
   return nullptr;
+}
+
+std::set<std::string> registry_keys(const std::string& kind, const std::string& name) {
+  std::set<std::string> out;
+  if (const RegistryEntry* e = find_registry_entry(kind, name)) {
+    for (const ParamDoc& p : e->params) out.insert(p.name);
+  }
+  return out;
 }
 
 std::vector<std::string> registry_names(const std::string& kind) {

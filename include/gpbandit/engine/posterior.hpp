@@ -18,7 +18,9 @@ namespace gpb {
 
 /// How FinitePosterior stores its state.
 enum class PosteriorMode {
-  Auto,  ///< Incremental when R·N·capacity·8 bytes fits the Context's budget, else Recompute
+  /// Incremental when R·N·capacity·8 bytes fits the Context's budget, else Recompute, with a
+  /// WarningKind::Performance warning through gpb::warn (gpbandit/io/log.hpp).
+  Auto,
   Incremental,  ///< keep V = L⁻¹K(X_t, D) (t×N per run); O(N·t) per observation
   Recompute,  ///< keep only L and α; rebuild V chunk by chunk when μ, σ² are needed; O(N·t²)
 };
