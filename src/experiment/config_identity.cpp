@@ -34,6 +34,10 @@ std::string join_key(const std::string& path, const std::string& key) {
 std::optional<IdentityDifference> diff(const json& a, const json& b, const std::string& path) {
   if (a == b) return std::nullopt;
   if (a.is_object() && b.is_object()) {
+    // Another "type" is the difference that explains the others (their parameters differ too).
+    if (a.contains("type") && b.contains("type") && a["type"] != b["type"]) {
+      return IdentityDifference{join_key(path, "type"), shorten(a["type"]), shorten(b["type"])};
+    }
     std::set<std::string> keys;
     for (const auto& [k, v] : a.items()) keys.insert(k);
     for (const auto& [k, v] : b.items()) keys.insert(k);

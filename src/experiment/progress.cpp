@@ -5,14 +5,18 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace gpb::detail {
 
-Progress::Progress(bool enabled, long long total)
-    : enabled_(enabled),
-      tty_(::isatty(2) != 0),
+Progress::Progress(bool enabled, long long total, std::FILE* out,
+                   std::function<Clock::time_point()> now)
+    : out_(out),
+      now_(std::move(now)),
+      enabled_(enabled),
+      tty_(::isatty(::fileno(out)) != 0),
       total_(total),
-      start_(Clock::now()),
+      start_(now_()),
       last_(start_) {
   window_.push_back({start_, 0, 0});
 }
@@ -26,7 +30,7 @@ void Progress::step(const std::string& label, int first, int last, const char* w
   ++steps_;
   done_ += work;
   if (!enabled_) return;
-  const auto now = Clock::now();
+  const auto now = now_();
   const double since = std::chrono::duration<double>(now - last_).count();
   if (since < (tty_ ? 0.1 : 2.0) && step != steps) return;
   if (!tty_ && since < 2.0) return;
@@ -42,23 +46,23 @@ void Progress::step(const std::string& label, int first, int last, const char* w
   const double rate = span > 0 ? static_cast<double>(steps_ - from.steps) / span : 0.0;
   const double work_rate = span > 0 ? static_cast<double>(done_ - from.done) / span : 0.0;
   const double eta = work_rate > 0 ? static_cast<double>(total_ - done_) / work_rate : 0.0;
-  std::fprintf(stderr, "%sgpbandit: %s runs %d-%d %s %d/%d  %.1f %ss/s  ETA %.0fs%s",
+  std::fprintf(out_, "%sgpbandit: %s runs %d-%d %s %d/%d  %.1f %ss/s  ETA %.0fs%s",
                tty_ ? "\r" : "", label.c_str(), first, last, word, step, steps, rate, word,
                std::max(0.0, eta), tty_ ? "\033[K" : "\n");
-  std::fflush(stderr);
+  std::fflush(out_);
   shown_ = true;
 }
 
 void Progress::end_line() {
-  if (enabled_ && tty_ && shown_) std::fputc('\n', stderr);
+  if (enabled_ && tty_ && shown_) std::fputc('\n', out_);
   shown_ = false;
 }
 
 void Progress::note(const std::string& line) {
   if (!enabled_) return;
   end_line();
-  std::fprintf(stderr, "gpbandit: %s\n", line.c_str());
-  std::fflush(stderr);
+  std::fprintf(out_, "gpbandit: %s\n", line.c_str());
+  std::fflush(out_);
 }
 
 }  // namespace gpb::detail

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <deque>
+#include <functional>
 #include <string>
 
 namespace gpb::detail {
@@ -19,8 +21,11 @@ class Progress {
   /// Seconds of history the rate and the ETA are computed from.
   static constexpr double kWindowSeconds = 30.0;
 
+  using Clock = std::chrono::steady_clock;
   /// @param enabled false: prints nothing. @param total steps this invocation will take.
-  Progress(bool enabled, long long total);
+  /// @param out where the lines go (a terminal: refreshed in place). @param now the clock (tests).
+  Progress(bool enabled, long long total, std::FILE* out = stderr,
+           std::function<Clock::time_point()> now = Clock::now);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -34,11 +39,12 @@ class Progress {
   void end_line();
 
  private:
-  using Clock = std::chrono::steady_clock;
   struct Sample {
     Clock::time_point at;
     long long done, steps;
   };
+  std::FILE* out_;
+  std::function<Clock::time_point()> now_;
   bool enabled_, tty_;
   long long total_, done_ = 0, steps_ = 0;
   Clock::time_point start_, last_;

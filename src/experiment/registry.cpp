@@ -35,7 +35,8 @@ std::vector<ParamDoc> common_params(const std::string& family) {
     p.push_back({"memory_budget_mb", "number", "auto",
                  "engine budget for the posterior buffers (> 0): V = R·N·T·8 B for R runs in "
                  "lockstep; larger groups are split, and one run over it uses recompute mode; "
-                 "auto: 4096 on the CPU, 75% of the free device memory on CUDA"});
+                 "auto: 75% of the available memory on the CPU, of the free device memory on "
+                 "CUDA"});
   }
   p.push_back({"privacy_noise", "string", "\"secure\"",
                "secure | seeded: source of privacy noise; seeded = reproducible simulation, NOT "

@@ -100,6 +100,10 @@ struct CudaResourcesDeleter {
 
 /// Owns the backend resources every engine op runs on. Cheap to pass by const reference;
 /// not copyable (it owns the CUDA stream and handles in CUDA builds).
+///
+/// Thread safety: const methods (and the engine ops, which take a const Context&) may run on
+/// several threads at once; refresh_threads(), moving and assignment need exclusive access.
+/// Building a Context sets Eigen's process-wide thread count (Eigen::setNbThreads).
 class Context {
  public:
   /// Resolves Auto and acquires resources.

@@ -29,6 +29,9 @@ const char* kernel_type_name(KernelType t);
 ///  - Matérn 5/2: v·(1 + √5 s + 5s²/3)·exp(−√5 s)
 /// Dot-product kernels: linear v·(x·x' + c), polynomial v·(x·x' + c)^p.
 /// Precomputed: an N×N PSD matrix; points are candidate indices (1×N rows holding 0..N−1).
+///
+/// Thread safety: immutable after construction (a value type; a precomputed matrix is shared
+/// read-only between copies); any number of threads may evaluate one Kernel at once.
 class Kernel {
  public:
   /// Squared exponential. @throws InvalidArgument if lengthscale ≤ 0 or variance ≤ 0.

@@ -108,6 +108,11 @@ struct PosteriorFactor {
 /// mean()/variance() copy one run to host memory on demand. Recompute mode is also chosen when
 /// cudaMalloc of V fails (never an abort). CUDA follows the CPU's per-element operation order;
 /// results agree up to the last-ulp accuracy of exp() in the two math libraries.
+///
+/// Thread safety: one thread at a time, even for const methods (mean(), variance() and
+/// ucb_argmax() bring lazy blocks and recompute-mode caches up to date). Different posteriors
+/// may be used by different threads at once, also on one shared Context. gpb::Optimizer wraps
+/// one behind a lock.
 class FinitePosterior {
  public:
   /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1, the
