@@ -301,7 +301,8 @@ TEST(Cli, ListDocumentsOptimizerAndCommandConfigs) {
 TEST(Cli, RunDashReadsTheConfigFromStdin) {
   TempDir dir;
   const std::string cfg = write_config(dir, tiny());
-  const Cli piped = cli(dir, "run - --quiet --no-plot --out '" + dir.file("a") + "' < '" + cfg + "'");
+  const Cli piped =
+      cli(dir, "run - --quiet --no-plot --out '" + dir.file("a") + "' < '" + cfg + "'");
   ASSERT_EQ(piped.code, 0) << piped.err;
   ASSERT_EQ(cli(dir, "run '" + cfg + "' --quiet --no-plot --out '" + dir.file("b") + "'").code, 0);
   EXPECT_EQ(read_file(dir.file("a") + "/runs.csv"), read_file(dir.file("b") + "/runs.csv"));

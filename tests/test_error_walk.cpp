@@ -47,9 +47,10 @@ std::set<int> documented_exit_codes() {
 /// Texts that only an internal exception or a crash would print.
 const std::vector<std::string>& internal_texts() {
   static const std::vector<std::string> t = {
-      "basic_string", "json.exception", "bad_alloc", "std::", "_M_", "what():",
-      "terminate called", "vector::", "map::at", "stoi", "stod", "Segmentation", "Aborted",
-      "core dumped", "type_error", "parse_error.", "out_of_range", "invalid_argument"};
+      "basic_string", "json.exception",   "bad_alloc",       "std::",       "_M_",
+      "what():",      "terminate called", "vector::",        "map::at",     "stoi",
+      "stod",         "Segmentation",     "Aborted",         "core dumped", "type_error",
+      "parse_error.", "out_of_range",     "invalid_argument"};
   return t;
 }
 
@@ -101,8 +102,8 @@ class ErrorWalk : public ::testing::Test {
     // A corrupt field: a number where the state has a string, then a truncated file.
     const auto pos = state.find("\"y_offset\":");
     ASSERT_NE(pos, std::string::npos);
-    file("corrupt_field.json", state.substr(0, pos) + "\"y_offset\":\"abc\"," +
-                                   state.substr(state.find(',', pos) + 1));
+    file("corrupt_field.json",
+         state.substr(0, pos) + "\"y_offset\":\"abc\"," + state.substr(state.find(',', pos) + 1));
     file("truncated.json", state.substr(0, state.size() / 2));
     ASSERT_EQ(::system(("mkdir -p " + path("adir")).c_str()), 0);
   }

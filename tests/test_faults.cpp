@@ -137,14 +137,13 @@ TEST(Faults, KillNineMidRunThenResumeIsByteIdentical) {
 /// Runs the CLI under a file-size limit of `kib` KiB with SIGXFSZ ignored; returns exit code and
 /// stderr.
 gpb::test::CommandResult run_limited(const TempDir& dir, const std::string& cfg,
-                                     const std::string& out, int kib,
-                                     const std::string& extra = "", bool trap = true) {
+                                     const std::string& out, int kib, const std::string& extra = "",
+                                     bool trap = true) {
   const std::string err = dir.file("stderr.txt");
-  const auto r =
-      gpb::test::run_command("bash -c \"" + std::string(trap ? "trap '' XFSZ; " : "") +
-                             "ulimit -f " + std::to_string(kib) +
-                             "; exec '" + GPB_CLI_PATH + "' run '" + cfg + "' --out '" + out +
-                             "' --quiet --no-plot " + extra + " 2>'" + err + "' >/dev/null\"");
+  const auto r = gpb::test::run_command(
+      "bash -c \"" + std::string(trap ? "trap '' XFSZ; " : "") + "ulimit -f " +
+      std::to_string(kib) + "; exec '" + GPB_CLI_PATH + "' run '" + cfg + "' --out '" + out +
+      "' --quiet --no-plot " + extra + " 2>'" + err + "' >/dev/null\"");
   gpb::test::CommandResult res{r.exit_code, read_file(err)};
   fs::remove(err);
   return res;

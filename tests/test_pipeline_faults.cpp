@@ -289,8 +289,9 @@ TEST(Pipeline, ResumeAndForceSayWhatTheyDo) {
   EXPECT_EQ(stop.exit_code, 75) << stop.output;
   const auto wrong = gpb::test::run_cli("run '" + cfg + "' --out '" + out + "' --resume --seed 9");
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
-  EXPECT_TRUE(contains(wrong.output, "belongs to a different experiment: seed (the config's seed "
-                                     "or --seed): 5 in the checkpoint, 9 now"))
+  EXPECT_TRUE(contains(wrong.output,
+                       "belongs to a different experiment: seed (the config's seed "
+                       "or --seed): 5 in the checkpoint, 9 now"))
       << wrong.output;
   // Rows altered behind the checkpoint's back are detected.
   write_file(out + "/.checkpoint/rows-p0-r0.csv", "0,GP-UCB,1,0,0,0,0,0\n");

@@ -48,9 +48,8 @@ const char* kFinite = R"({
 gpb::test::CommandResult run_stopped(const TempDir& dir, const std::string& text,
                                      const std::string& out, int units) {
   write_file(dir.file("c.json"), text);
-  return run_command("GPB_TEST_STOP_AFTER_GROUPS=" + std::to_string(units) + " " +
-                     q(GPB_CLI_PATH) + " run " + q(dir.file("c.json")) +
-                     " --no-plot --quiet --out " + q(out));
+  return run_command("GPB_TEST_STOP_AFTER_GROUPS=" + std::to_string(units) + " " + q(GPB_CLI_PATH) +
+                     " run " + q(dir.file("c.json")) + " --no-plot --quiet --out " + q(out));
 }
 
 TEST(ResumeIntent, CommentsNameAndResourcesMayChangeAndRestoredIsSaidOnce) {
@@ -98,10 +97,11 @@ TEST(ResumeIntent, ARefusedResumeNamesTheKeyAndBothValues) {
   EXPECT_EQ(t.exit_code, 2) << t.output;
   EXPECT_TRUE(contains(t.output, "T: 8 in the checkpoint, 20 now")) << t.output;
   write_file(dir.file("c.json"), kFinite);
-  const auto seed = run_cli("run " + q(dir.file("c.json")) + " --no-plot --resume --seed 9 --out " +
-                            q(out));
+  const auto seed =
+      run_cli("run " + q(dir.file("c.json")) + " --no-plot --resume --seed 9 --out " + q(out));
   EXPECT_EQ(seed.exit_code, 2) << seed.output;
-  EXPECT_TRUE(contains(seed.output, "seed (the config's seed or --seed): 5 in the checkpoint, 9 now"))
+  EXPECT_TRUE(
+      contains(seed.output, "seed (the config's seed or --seed): 5 in the checkpoint, 9 now"))
       << seed.output;
 }
 
@@ -141,9 +141,9 @@ TEST(ResumeIntent, ACommandRunResumesWithALargerTAndAFixedCommand) {
   // The same 10 evaluations as a run with T = 10 from the start.
   j["name"] = "ref";
   write_file(dir.file("r.json"), j.dump());
-  ASSERT_EQ(run_cli("run " + q(dir.file("r.json")) + " --quiet --out " + q(dir.file("ref")))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_cli("run " + q(dir.file("r.json")) + " --quiet --out " + q(dir.file("ref"))).exit_code,
+      0);
   EXPECT_EQ(read_file(out + "/evaluations.csv"), read_file(dir.file("ref") + "/evaluations.csv"));
   // One summary.json schema: the pipeline's envelope fields are there.
   const json s = json::parse(read_file(out + "/summary.json"));
@@ -160,7 +160,8 @@ TEST(ResumeIntent, ACommandRunResumesWithALargerTAndAFixedCommand) {
   write_file(dir.file("c.json"), j.dump());
   const auto other = run_cli("run " + q(dir.file("c.json")) + " --resume --out " + q(out));
   EXPECT_EQ(other.exit_code, 2) << other.output;
-  EXPECT_TRUE(contains(other.output, "acquisition.type: \"ucb\" in " + out + "/run.json, \"ei\" now"))
+  EXPECT_TRUE(
+      contains(other.output, "acquisition.type: \"ucb\" in " + out + "/run.json, \"ei\" now"))
       << other.output;
 }
 
@@ -238,11 +239,11 @@ TEST(ResumeIntent, PointsToldWithSixDigitsAnswerTheirAsks) {
             0);
   ASSERT_NE(read_file(dir.file("r.csv")), read_file(dir.file("p.csv")));  // really rounded
   write_file(dir.file("y.csv"), "1\n2\n3\n");
-  const auto tell = run_cli("tell " + q(state) + " " + q(dir.file("r.csv")) + " " +
-                            q(dir.file("y.csv")));
+  const auto tell =
+      run_cli("tell " + q(state) + " " + q(dir.file("r.csv")) + " " + q(dir.file("y.csv")));
   ASSERT_EQ(tell.exit_code, 0) << tell.output;
   const gpb::Optimizer opt = gpb::Optimizer::load(state);
-  EXPECT_TRUE(opt.pending().empty());  // all three asks answered
+  EXPECT_TRUE(opt.pending().empty());                    // all three asks answered
   for (int i : opt.observed_indices()) EXPECT_GE(i, 0);  // at the candidates, not beside them
 }
 
@@ -253,8 +254,8 @@ TEST(ResumeIntent, APointOutsideTheBoxIsRefusedNamingIt) {
   ASSERT_EQ(run_cli("init " + q(dir.file("c.json")) + " " + q(state)).exit_code, 0);
   write_file(dir.file("p.csv"), "x0,x1\n1.5,2\n150,2\n");  // a unit mistake in row 1
   write_file(dir.file("y.csv"), "1\n2\n");
-  const auto r = run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " +
-                         q(dir.file("y.csv")));
+  const auto r =
+      run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y.csv")));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "point 1 = (150, 2) lies outside the candidates' bounding box"))
       << r.output;

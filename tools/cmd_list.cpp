@@ -14,8 +14,8 @@ namespace gpb::cli {
 namespace {
 
 struct Section {
-  const char* arg;    // `list <arg>`
-  const char* title;  // heading
+  const char* arg;                 // `list <arg>`
+  const char* title;               // heading
   std::vector<std::string> kinds;  // "kind", or "kind:name" for one entry of a kind
 };
 
@@ -71,7 +71,8 @@ int list_command(const std::string& what) {
     found = found || what == s.arg;
     allowed += (allowed.empty() ? "" : ", ") + std::string(s.arg);
   }
-  if (!found) throw InvalidArgument("list: unknown category '" + what + "' (allowed: " + allowed + ")");
+  if (!found)
+    throw InvalidArgument("list: unknown category '" + what + "' (allowed: " + allowed + ")");
   const auto table = registry();
   bool first = true;
   for (const auto& s : sections()) {

@@ -23,9 +23,9 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "experiment/checkpoint.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
-#include "experiment/checkpoint.hpp"
 #include "experiment/config_identity.hpp"
 #include "experiment/pipeline_io.hpp"
 #include "experiment/registry_internal.hpp"
@@ -71,8 +71,8 @@ CommandRun parse_run(const std::string& path, const std::string& text) {
   }
   const json& o = root.at("objective");
   if (!o.is_object()) c.fail("objective", "expected an object, got " + detail::describe_value(o));
-  const std::string type = o.contains("type") && o["type"].is_string() ? o["type"].get<std::string>()
-                                                                       : "";
+  const std::string type =
+      o.contains("type") && o["type"].is_string() ? o["type"].get<std::string>() : "";
   if (type != "command") {
     c.fail("objective.type", "must be \"command\" (a program that prints the rewards), got " +
                                  (o.contains("type") ? o["type"].dump() : std::string("nothing")));
@@ -282,17 +282,16 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
       detail::fnv1a_hex(record.at("identity").dump()), r.options.seed, 1, total_seconds());
   summary["timings"]["this_invocation_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  summary.update(json{
-      {"command", objective.describe()},
-      {"evaluations", opt.num_observations()},
-      {"goal", r.options.minimize ? "minimize" : "maximize"},
-      {"best",
-       {{"y", b.value},
-        {"x", std::vector<double>(b.point.data(), b.point.data() + b.point.size())},
-        {"index", b.index},
-        {"evaluation", b.observation + 1}}},
-      {"kernel", opt.options().kernel.describe()},
-      {"fits", opt.fits()}});
+  summary.update(json{{"command", objective.describe()},
+                      {"evaluations", opt.num_observations()},
+                      {"goal", r.options.minimize ? "minimize" : "maximize"},
+                      {"best",
+                       {{"y", b.value},
+                        {"x", std::vector<double>(b.point.data(), b.point.data() + b.point.size())},
+                        {"index", b.index},
+                        {"evaluation", b.observation + 1}}},
+                      {"kernel", opt.options().kernel.describe()},
+                      {"fits", opt.fits()}});
   detail::write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
   std::printf("best y = %.10g at %s (evaluation %d of %d)\n", b.value, point_text(b.point).c_str(),
               b.observation + 1, opt.num_observations());

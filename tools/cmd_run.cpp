@@ -13,12 +13,12 @@
 
 #include "commands.hpp"
 #include "experiment/interrupt.hpp"
-#include "io/atomic_file.hpp"
 #include "gpbandit/comm/communicator.hpp"
 #include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::cli {
 

@@ -57,8 +57,7 @@ struct StateCommands {
   CLI::App* forget = nullptr;
   /// Whether one of them was given.
   bool parsed() const {
-    return init->parsed() || ask->parsed() || tell->parsed() || best->parsed() ||
-           forget->parsed();
+    return init->parsed() || ask->parsed() || tell->parsed() || best->parsed() || forget->parsed();
   }
 };
 /// Declares `init`, `ask`, `tell`, `best` and `forget` on `app`.

@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
     if (list->parsed()) return gpb::cli::list_command(list_what);
     if (state.parsed()) return gpb::cli::state_command(state, state_args);
     return report(
-        2, "a command is required: run, list, init, ask, tell, best or forget (see gpbandit --help)");
+        2,
+        "a command is required: run, list, init, ask, tell, best or forget (see gpbandit --help)");
   } catch (const gpb::InvalidArgument& e) {
     return report(2, e.what());
   } catch (const gpb::NoCudaBuildError& e) {

@@ -250,7 +250,8 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
             const auto i = index_arg(index, 0, o.domain().size(), "index");
             return without_gil(2, [&] { return o.forget(i); });
           },
-          py::arg("index"), "Releases one outstanding ask of each candidate index; returns how many")
+          py::arg("index"),
+          "Releases one outstanding ask of each candidate index; returns how many")
       .def(
           "forget_points",
           [](Optimizer& o, const py::handle& points) {
@@ -355,9 +356,8 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
             return without_gil(2, [&] { return Optimizer(load_optimizer_config(path)); });
           },
           py::arg("path"), "An optimizer from a config file (the CLI's `gpbandit init` format)")
-      .def("__repr__", [](const Optimizer& o) {
-        return without_gil(1, [&] { return optimizer_repr(o); });
-      });
+      .def("__repr__",
+           [](const Optimizer& o) { return without_gil(1, [&] { return optimizer_repr(o); }); });
 }
 
 }  // namespace
@@ -367,28 +367,27 @@ void bind_optimizer(py::module_& m) {
   bind_hyperfit(m);
   py::class_<Optimizer> c(m, "OptimizerCore",
                           "The C++ ask/tell optimizer behind gpbandit.Optimizer (use that)");
-  c.def(
-      py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
-                  const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
-                  int features, bool minimize, int initial_points, bool distinct, bool random_ties,
-                  std::uint64_t seed, const py::dict& fit, const std::string& backend, int threads,
-                  std::size_t memory_budget_bytes, int capacity, bool allow_outside,
-                  double match_tolerance) {
-        OptimizerOptions o = make_options(domain, kernel, noise_variance, acquisition, beta, xi,
-                                          exact_max, features, minimize, initial_points, distinct,
-                                          random_ties, seed, fit, backend, threads,
-                                          memory_budget_bytes, capacity);
-        o.allow_outside = allow_outside;
-        o.match_tolerance = match_tolerance;
-        return without_gil(3, [&] { return Optimizer(std::move(o)); });
-      }),
-      py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
-      py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
-      py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
-      py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
-      py::arg("memory_budget_bytes"), py::arg("capacity"), py::arg("allow_outside") = false,
-      py::arg("match_tolerance") = 1e-5,
-      "Every option of gpbandit.Optimizer, validated by the engine");
+  c.def(py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
+                    const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
+                    int features, bool minimize, int initial_points, bool distinct,
+                    bool random_ties, std::uint64_t seed, const py::dict& fit,
+                    const std::string& backend, int threads, std::size_t memory_budget_bytes,
+                    int capacity, bool allow_outside, double match_tolerance) {
+          OptimizerOptions o =
+              make_options(domain, kernel, noise_variance, acquisition, beta, xi, exact_max,
+                           features, minimize, initial_points, distinct, random_ties, seed, fit,
+                           backend, threads, memory_budget_bytes, capacity);
+          o.allow_outside = allow_outside;
+          o.match_tolerance = match_tolerance;
+          return without_gil(3, [&] { return Optimizer(std::move(o)); });
+        }),
+        py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
+        py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
+        py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
+        py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
+        py::arg("memory_budget_bytes"), py::arg("capacity"), py::arg("allow_outside") = false,
+        py::arg("match_tolerance") = 1e-5,
+        "Every option of gpbandit.Optimizer, validated by the engine");
   bind_optimizer_calls(c);
   bind_optimizer_state(c);
   m.def("config_kind", &config_kind, py::arg("json_text"),

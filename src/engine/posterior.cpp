@@ -115,7 +115,8 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
   }
 #endif
-  if (!impl_->backend) impl_->backend = detail::make_cpu_posterior(ctx, kernel, domain, runs, options);
+  if (!impl_->backend)
+    impl_->backend = detail::make_cpu_posterior(ctx, kernel, domain, runs, options);
   if (options.mode == PosteriorMode::Auto && impl_->backend->recompute_mode() &&
       !detail::recompute_quiet()) {
     warn_recompute(ctx, runs, domain.size(), options);

@@ -10,9 +10,8 @@ using nlohmann::json;
 json experiment_identity(const std::string& config_json, int runs, std::uint64_t seed,
                          const std::string& backend_flag) {
   json config = json::parse(config_json);
-  static const std::set<std::string> kFree = {"name",     "description",      "threads",
-                                              "lockstep", "memory_budget_mb", "runs",
-                                              "seed"};
+  static const std::set<std::string> kFree = {
+      "name", "description", "threads", "lockstep", "memory_budget_mb", "runs", "seed"};
   if (config.is_object()) {
     for (const std::string& key : kFree) config.erase(key);
   }

@@ -42,6 +42,14 @@ using detail::Checkpoint;
 using detail::Family;
 using detail::UnitRecord;
 
+/// From this many candidates on (10^7), the set-up of a unit (objective values, posterior:
+/// minutes at 10^8) is reported while it runs (Progress::begin_setup). (Test hook:
+/// GPB_TEST_SETUP_CANDIDATES overrides it.)
+long long setup_note_candidates() {
+  const char* s = std::getenv("GPB_TEST_SETUP_CANDIDATES");
+  return s != nullptr && *s != '\0' ? std::atoll(s) : 10'000'000;
+}
+
 /// Target wall time of one group of runs when "lockstep" is 0: a checkpoint at least this often.
 /// (Test hook: GPB_TEST_GROUP_SECONDS overrides it.)
 double group_seconds() {
@@ -264,8 +272,8 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
                                       1 + static_cast<int>(f.extra_csv().size()), inv.identity,
                                       inv.legacy_hash);
     const detail::InterruptHold hold;  // a signal sees the checkpoint and its message together
-    finished = detail::open_checkpoint(*cp, options, inv.out_dir, {inv.hash, inv.legacy_hash},
-                                       paths);
+    finished =
+        detail::open_checkpoint(*cp, options, inv.out_dir, {inv.hash, inv.legacy_hash}, paths);
     interrupt.set(interrupt_text(f, *cp, inv.runs, options));
   }
   std::vector<long long> flag{finished ? 1 : 0};
@@ -323,14 +331,21 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     int stepped = 0;
     for (int p = 0; p < labels; ++p) {
       if (plan[static_cast<std::size_t>(1 + p)] != 0 || !f.steps_on(p, env)) continue;
-      if (!group) group = f.prepare(env, runs);
       const std::string label = f.labels()[static_cast<std::size_t>(p)];
+      if (f.candidates() >= setup_note_candidates() && writer) {  // ended by the first round
+        progress.begin_setup(label + " runs " + std::to_string(first + 1) + "-" +
+                             std::to_string(first + count) +
+                             " over N = " + std::to_string(f.candidates()) + " candidates" +
+                             (group ? " (its posterior)" : " (the objective, the posterior)"));
+      }
+      if (!group) group = f.prepare(env, runs);
       env.tick = [&, label, first, count](int step, int steps, long long work) {
         progress.step(label, first + 1, first + count, f.step_word(), step, steps, work);
       };
       ctx.refresh_threads();  // other runs may have started or ended since the last unit
       const auto tu = Clock::now();
       detail::UnitOutput out = f.step(env, group.get(), p, runs, earlier);
+      progress.end_setup();
       UnitRecord u;
       u.policy = p;
       u.first_run = static_cast<std::uint32_t>(first);

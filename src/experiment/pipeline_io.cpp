@@ -154,8 +154,8 @@ json envelope(const Family& f, const FamilySummary& fs_, const std::string& back
       policies[p]["seconds"] = seconds;
     }
   }
-  json j = summary_head(s.name, f.kind(), backend, json::parse(s.config_json), info.hash,
-                        info.seed, info.runs, info.total_seconds);
+  json j = summary_head(s.name, f.kind(), backend, json::parse(s.config_json), info.hash, info.seed,
+                        info.runs, info.total_seconds);
   j["timings"]["per_policy"] = per_policy;
   j["memory"] = info.memory;
   j["policies"] = policies;

@@ -22,7 +22,43 @@ Progress::Progress(bool enabled, long long total, std::FILE* out,
 }
 
 Progress::~Progress() {
+  end_setup();
   end_line();
+}
+
+void Progress::begin_setup(const std::string& what, double every_s) {
+  if (!enabled_) return;
+  end_setup();
+  end_line();
+  setup_what_ = what;
+  setup_stop_ = false;
+  setup_start_ = now_();
+  std::fprintf(out_, "gpbandit: setting up %s\n", what.c_str());
+  std::fflush(out_);
+  setup_thread_ = std::thread([this, every_s] {
+    std::unique_lock<std::mutex> lock(setup_mutex_);
+    const auto period = std::chrono::duration<double>(every_s);
+    while (!setup_cv_.wait_for(lock, period, [this] { return setup_stop_; })) {
+      const double s = std::chrono::duration<double>(now_() - setup_start_).count();
+      std::fprintf(out_, "gpbandit: setting up %s: %.0f s so far\n", setup_what_.c_str(), s);
+      std::fflush(out_);
+    }
+  });
+}
+
+void Progress::end_setup() {
+  if (!setup_thread_.joinable()) return;
+  {
+    const std::lock_guard<std::mutex> lock(setup_mutex_);
+    setup_stop_ = true;
+  }
+  setup_cv_.notify_all();
+  setup_thread_.join();
+  const auto now = now_();
+  const double s = std::chrono::duration<double>(now - setup_start_).count();
+  std::fprintf(out_, "gpbandit: set-up done in %.1f s\n", s);
+  std::fflush(out_);
+  window_.assign(1, Sample{now, done_, steps_});  // the rate counts rounds, not the set-up
 }
 
 void Progress::step(const std::string& label, int first, int last, const char* word, int step,
@@ -30,6 +66,7 @@ void Progress::step(const std::string& label, int first, int last, const char* w
   ++steps_;
   done_ += work;
   if (!enabled_) return;
+  end_setup();
   const auto now = now_();
   const double since = std::chrono::duration<double>(now - last_).count();
   if (since < (tty_ ? 0.1 : 2.0) && step != steps) return;

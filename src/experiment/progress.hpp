@@ -4,10 +4,13 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace gpb::detail {
 
@@ -37,6 +40,12 @@ class Progress {
   void note(const std::string& line);
   /// Ends an in-place line (so that another message starts on a line of its own).
   void end_line();
+  /// Says that a long set-up starts (`what`, e.g. "runs 1-3: f and the posteriors over N = 10^8
+  /// candidates") and, until the next step() or end_setup(), repeats "... N s" every
+  /// `every_s` seconds from a background thread, so that minutes of set-up are not silence.
+  void begin_setup(const std::string& what, double every_s = 15.0);
+  /// Stops the set-up messages and says how long it took (nothing if none is running).
+  void end_setup();
 
  private:
   struct Sample {
@@ -50,6 +59,13 @@ class Progress {
   Clock::time_point start_, last_;
   std::deque<Sample> window_;  ///< samples of the last kWindowSeconds, oldest first
   bool shown_ = false;
+  // The set-up heartbeat (begin_setup): its thread, what it says, and how to stop it.
+  std::thread setup_thread_;
+  std::mutex setup_mutex_;
+  std::condition_variable setup_cv_;
+  bool setup_stop_ = false;
+  std::string setup_what_;
+  Clock::time_point setup_start_{};
 };
 
 }  // namespace gpb::detail

@@ -183,10 +183,10 @@ int Optimizer::forget(const Eigen::Ref<const Eigen::MatrixXd>& points) {
     int c = s.find_point(x.data());
     if (c < 0 || c >= s.n) c = s.match_ask(x.data());
     const std::size_t k = c >= 0 ? take_ask(s.outstanding, taken, c) : static_cast<std::size_t>(-1);
-    GPB_EXPECTS(k != static_cast<std::size_t>(-1),
-                "forget: point " << i << " = " << coords(x.data(), s.d)
-                                 << " matches no outstanding ask (" << outstanding_list(s.outstanding)
-                                 << ")");
+    GPB_EXPECTS(k != static_cast<std::size_t>(-1), "forget: point "
+                                                       << i << " = " << coords(x.data(), s.d)
+                                                       << " matches no outstanding ask ("
+                                                       << outstanding_list(s.outstanding) << ")");
     positions.push_back(k);
   }
   s.drop_asks(positions);

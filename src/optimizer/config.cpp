@@ -431,8 +431,7 @@ json optimizer_identity(const OptimizerOptions& o) {
   json& dom = j["domain"];
   if (dom.value("type", "") == "points") {
     dom.erase("source");  // where the points came from does not matter, only which they are
-    dom["points"] = {{"rows", o.domain.points.rows()},
-                     {"fnv", fnv1a_hex(dom["points"].dump())}};
+    dom["points"] = {{"rows", o.domain.points.rows()}, {"fnv", fnv1a_hex(dom["points"].dump())}};
   }
   return j;
 }

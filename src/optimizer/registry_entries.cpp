@@ -12,7 +12,8 @@ const std::string kReq = kRequired;
 
 std::vector<ParamDoc> top_level() {
   return {
-      {"domain", "object", kReq, "the candidates (see `gpbandit list optimizer`, optimizer_domain)"},
+      {"domain", "object", kReq,
+       "the candidates (see `gpbandit list optimizer`, optimizer_domain)"},
       {"kernel", "object", R"({"type":"matern52"})",
        "type se | matern12 | matern32 | matern52 (lengthscale: a number or one per axis, "
        "variance) | linear | polynomial (variance, offset, degree)"},
@@ -43,7 +44,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                "Top-level keys of an optimizer config (gpbandit init; Python "
                "Optimizer.from_config)",
                top_level()});
-  r.push_back({"optimizer", "command",
+  r.push_back({"optimizer",
+               "command",
                "The keys a command-objective config adds to an optimizer config (gpbandit run: "
                "a program evaluates the suggestions)",
                {{"name", "string", "file stem", "output folder name: results/<name>"},
@@ -51,41 +53,61 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                 {"T", "integer", kReq, "evaluations of the program in all (>= 1)"},
                 {"q", "integer", "1", "candidates per round (a batch; 1 <= q <= N)"},
                 {"objective", "object", kReq, "the program (optimizer_objective command)"}}});
-  r.push_back({"optimizer_objective", "command",
+  r.push_back({"optimizer_objective",
+               "command",
                "A program run on each round's candidates: their CSV on its stdin, one reward per "
                "candidate on its stdout",
                {{"type", "string", kReq, "\"command\""},
                 {"cmd", "string[]", kReq, "the program and its arguments (no shell)"},
                 {"timeout_s", "number", "0", "seconds an evaluation may take (0 = no limit)"}}});
-  r.push_back({"acquisition", "ucb", "GP-UCB: argmax mu + sqrt(beta_t) sigma",
-               {{"beta", "beta", R"({"type":"srinivas"})", "width schedule (see policies: beta)"}}});
-  r.push_back({"acquisition", "ts", "Thompson sampling: argmax of one posterior sample",
+  r.push_back(
+      {"acquisition",
+       "ucb",
+       "GP-UCB: argmax mu + sqrt(beta_t) sigma",
+       {{"beta", "beta", R"({"type":"srinivas"})", "width schedule (see policies: beta)"}}});
+  r.push_back({"acquisition",
+               "ts",
+               "Thompson sampling: argmax of one posterior sample",
                {{"exact_max", "integer", "4096", "largest point set sampled exactly (>= 1)"},
                 {"features", "integer", "1024", "random Fourier features beyond it (>= 1)"}}});
-  r.push_back({"acquisition", "ei", "expected improvement over the best posterior mean observed",
+  r.push_back({"acquisition",
+               "ei",
+               "expected improvement over the best posterior mean observed",
                {{"xi", "number", "0", "improvement threshold (>= 0, units of y)"}}});
   r.push_back({"acquisition", "random", "uniform over the candidates (a baseline)", {}});
-  r.push_back({"optimizer_fit", "fit", "Marginal-likelihood fitting of the kernel",
+  r.push_back({"optimizer_fit",
+               "fit",
+               "Marginal-likelihood fitting of the kernel",
                {{"every", "integer", "0", "refit after every k observations (0: only when asked)"},
                 {"min_observations", "integer", "5", "automatic refits start here (>= 2)"},
                 {"ard", "boolean", "true", "one lengthscale per axis"},
                 {"restarts", "integer", "5", "random L-BFGS-B starts besides the default"},
                 {"max_rows", "integer", "2000", "observations a fit uses (a seeded subsample)"},
                 {"normalize", "boolean", "true", "standardise y at each fit"}}});
-  r.push_back({"optimizer_domain", "grid", "a Cartesian grid",
+  r.push_back({"optimizer_domain",
+               "grid",
+               "a Cartesian grid",
                {{"lower", "number[]", kReq, "lower corner"},
                 {"upper", "number[]", kReq, "upper corner"},
                 {"counts", "integer[]", kReq, "points per axis"}}});
-  r.push_back({"optimizer_domain", "sobol", "count points of a scrambled Sobol sequence in a box",
+  r.push_back({"optimizer_domain",
+               "sobol",
+               "count points of a scrambled Sobol sequence in a box",
                {{"lower", "number[]", kReq, "lower corner"},
                 {"upper", "number[]", kReq, "upper corner"},
                 {"count", "integer", kReq, "number of candidates"},
                 {"seed", "integer", "0", "scrambling seed"}}});
-  r.push_back({"optimizer_domain", "csv", "candidates from a CSV file (one per row)",
+  r.push_back({"optimizer_domain",
+               "csv",
+               "candidates from a CSV file (one per row)",
                {{"path", "path", kReq, "relative to the config's folder"}}});
-  r.push_back({"optimizer_domain", "npy", "candidates from a .npy file (N x d)",
+  r.push_back({"optimizer_domain",
+               "npy",
+               "candidates from a .npy file (N x d)",
                {{"path", "path", kReq, "relative to the config's folder"}}});
-  r.push_back({"optimizer_domain", "points", "explicit candidates",
+  r.push_back({"optimizer_domain",
+               "points",
+               "explicit candidates",
                {{"points", "number[][]", kReq, "one array of d numbers per candidate"},
                 {"source", "string", "\"\"", "where they came from (informational)"}}});
 }

@@ -48,8 +48,7 @@ std::string shortened(const json& v) {
 const json& member(const json& parent, const std::string& path, const char* key) {
   const std::string name = path.empty() ? key : path + "." + key;
   GPB_EXPECTS(parent.is_object(), "state: " << (path.empty() ? "top level" : path)
-                                            << ": expected an object, got "
-                                            << shortened(parent));
+                                            << ": expected an object, got " << shortened(parent));
   GPB_EXPECTS(parent.contains(key), "state: " << name << ": missing");
   return parent[key];
 }
@@ -92,8 +91,8 @@ std::vector<double> flat_rows(const json& rows, int d, const char* name) {
                             "]: expected an array of numbers, got " + shortened(rows[i]));
     }
     GPB_EXPECTS(static_cast<int>(v.size()) == d, "state: " << name << "[" << i << "]: has "
-                                                           << v.size()
-                                                           << " coordinates, expected " << d);
+                                                           << v.size() << " coordinates, expected "
+                                                           << d);
     out.insert(out.end(), v.begin(), v.end());
   }
   return out;
@@ -226,9 +225,9 @@ void replay_posterior(Optimizer::State& s, const json& j) {
   GPB_EXPECTS(outstanding.is_array(),
               "state: outstanding: expected an array, got " << shortened(outstanding));
   for (const json& a : outstanding) {
-    GPB_EXPECTS(a.is_array() && a.size() == 2 && a[0].is_number_integer() &&
-                    a[1].is_number_integer(),
-                "state: outstanding: bad ask " << shortened(a) << " (expected [candidate, slot])");
+    GPB_EXPECTS(
+        a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer(),
+        "state: outstanding: bad ask " << shortened(a) << " (expected [candidate, slot])");
     const OutstandingAsk ask{a[0].get<int>(), a[1].get<int>()};
     GPB_EXPECTS(ask.candidate >= 0 && ask.candidate < s.n && ask.slot >= -1 &&
                     ask.slot < static_cast<int>(s.slot_answer.size()),
@@ -286,8 +285,7 @@ void Optimizer::save(const std::string& path) const {
     } else {
       std::vector<std::int64_t> index;
       for (int p : s.obs_point) index.push_back(p < s.n ? p : -1);
-      const Eigen::MatrixXd x =
-          Eigen::Map<const Eigen::MatrixXd>(s.obs_x.data(), s.d, s.num_obs());
+      const Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(s.obs_x.data(), s.d, s.num_obs());
       bytes = detail::zip_stored(
           {{kStateMember, detail::npy_bytes_u8(text)},
            {"observed_x.npy", detail::npy_bytes(x.transpose())},
