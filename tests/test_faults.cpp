@@ -137,13 +137,13 @@ TEST(Faults, KillNineMidRunThenResumeIsByteIdentical) {
 /// Runs the CLI under a file-size limit of `kib` KiB with SIGXFSZ ignored; returns exit code and
 /// stderr.
 gpb::test::CommandResult run_limited(const TempDir& dir, const std::string& cfg,
-                                     const std::string& out, int kib,
-                                     const std::string& extra = "") {
+                                     const std::string& out, int kib, const std::string& extra = "",
+                                     bool trap = true) {
   const std::string err = dir.file("stderr.txt");
-  const auto r =
-      gpb::test::run_command("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(kib) +
-                             "; exec '" + GPB_CLI_PATH + "' run '" + cfg + "' --out '" + out +
-                             "' --quiet --no-plot " + extra + " 2>'" + err + "' >/dev/null\"");
+  const auto r = gpb::test::run_command(
+      "bash -c \"" + std::string(trap ? "trap '' XFSZ; " : "") + "ulimit -f " +
+      std::to_string(kib) + "; exec '" + GPB_CLI_PATH + "' run '" + cfg + "' --out '" + out +
+      "' --quiet --no-plot " + extra + " 2>'" + err + "' >/dev/null\"");
   gpb::test::CommandResult res{r.exit_code, read_file(err)};
   fs::remove(err);
   return res;
@@ -167,6 +167,20 @@ TEST(Faults, FullDiskDuringCheckpointsGivesOneErrorAndNoPartialFiles) {
   EXPECT_NE(r.output.find("gpbandit: error: cannot write '"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
   expect_no_final_outputs(out);
+}
+
+TEST(Faults, AFileSizeLimitIsReportedWithoutTheShellIgnoringSigxfsz) {
+  // D13: a plain `ulimit -f` used to let SIGXFSZ kill gpbandit silently (exit 153) with a
+  // temporary file left behind; gpbandit ignores the signal itself, so the write fails with
+  // EFBIG and the usual one line names the file.
+  TempDir dir;
+  const std::string cfg = write_config(dir, small_config(2, 40));
+  const std::string out = dir.file("out");
+  const auto r = run_limited(dir, cfg, out, 1, "", /*trap=*/false);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
+  expect_no_final_outputs(out);  // no temporary file either (recursively)
 }
 
 TEST(Faults, FullDiskAtTheFinalOutputsLeavesNeitherAndResumeCompletes) {

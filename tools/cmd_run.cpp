@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -16,12 +17,15 @@
 #include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::cli {
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   CLI::App* cmd = app.add_subcommand("run", "run every policy of an experiment config");
-  cmd->add_option("config", args.config, "experiment config (JSON)")->required();
+  cmd->add_option("config", args.config, "experiment config (JSON), or - to read it from stdin")
+      ->required();
   cmd->add_option("--backend", args.backend, "override the config's backend")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_option("--runs", args.runs, "override the number of runs")
@@ -122,6 +126,9 @@ int run_loaded(const CLI::App& cmd, const RunArgs& args, const Experiment& e,
 
 int run_here(const CLI::App& cmd, const RunArgs& args) {
   detail::InterruptMessage guard(true, kNotStarted);  // from the first moment to the last
+  if (args.config == "-") {  // relative paths in it: from the working directory
+    return run_loaded(cmd, args, parse_experiment(args.config_text, "<stdin>", "."), guard);
+  }
   return run_loaded(cmd, args, load_experiment(args.config), guard);
 }
 
@@ -176,16 +183,33 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
 
 }  // namespace
 
-int run_command(const CLI::App& cmd, const RunArgs& args) {
+int run_command(const CLI::App& cmd, RunArgs& args) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(args.config, ec)) {
+  if (args.config == "-") {
+    if (args.mpi) {
+      throw InvalidArgument("run -: --mpi needs a config file (mpirun gives stdin to rank 0 only)");
+    }
+    args.config_text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    if (args.config_text.empty()) throw InvalidArgument("run -: no config on stdin");
+  } else if (std::filesystem::is_directory(args.config, ec)) {
+    throw InvalidArgument(args.config + ": is a directory, expected a config file (JSON)");
+  } else if (!std::filesystem::is_regular_file(args.config, ec)) {
     throw InvalidArgument(args.config + ": config file not found");
+  } else {
+    args.config_text = detail::read_whole_file(args.config);
   }
   if (args.resume && args.force) {
     throw InvalidArgument("--resume and --force exclude each other (continue, or start over)");
   }
   if (cmd.count("--seed") > 0) (void)parse_seed(args.seed);
-  if (is_command_config(args.config)) return run_optimize_command(cmd, args);
+  const std::string kind = config_kind(args.config_text);
+  if (kind == "command") return run_optimize_command(cmd, args);
+  if (kind == "optimizer") {
+    throw InvalidArgument(args.config +
+                          ": an optimizer config without an objective: drive it with gpbandit "
+                          "init / ask / tell, or add \"objective\": {\"type\": \"command\", "
+                          "\"cmd\": [...]} and \"T\" to run a program on its suggestions");
+  }
   return args.mpi ? run_mpi(cmd, args) : run_here(cmd, args);
 }
 

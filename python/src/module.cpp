@@ -55,6 +55,7 @@ PYBIND11_MODULE(_gpbandit, m) {
   m.attr("__version__") = GPB_VERSION;
   m.attr("HAS_CUDA") = GPB_HAS_CUDA != 0;
   gpb::python::bind_errors(m);
+  gpb::python::bind_warnings(m);
   gpb::python::bind_core(m);
   gpb::python::bind_posterior(m);
   gpb::python::bind_policy(m);

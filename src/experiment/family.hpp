@@ -101,6 +101,10 @@ class Family {
     (void)ranks;
     return {};
   }
+  /// Candidates of the finite domain (0 for a family without one): from 10^7 on, the pipeline
+  /// reports the set-up of each group (the objective over every candidate, the posteriors) while
+  /// it runs, instead of minutes without a word.
+  virtual long long candidates() const { return 0; }
   /// Whether this rank steps policy p (MPI). Default: the writer only.
   virtual bool steps_on(int /*p*/, const StepEnv& env) const { return env.comm->rank() == 0; }
   /// Whether every rank steps every unit together over one sharded Context (--mpi): the pipeline

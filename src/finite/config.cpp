@@ -89,8 +89,6 @@
 // ---------------------------------------------------------------------------------------------
 #include <nlohmann/json.hpp>
 
-#include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -249,26 +247,6 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
   return c.guarded("domain", [&] { return Domain::grid(lower, upper, counts); });
 }
 
-/// A precomputed kernel matrix must be positive semi-definite (a GP's covariance; the rkhs
-/// objective and the posterior are meaningless otherwise): smallest eigenvalue ≥ −1e-8·max|K|.
-/// One Cholesky factorisation of K + 2·tol·I decides; the eigenvalues are computed only to name
-/// the smallest one in the message.
-void check_psd(const Checker& c, const Eigen::MatrixXd& K, const std::string& path) {
-  const double scale = std::max(K.cwiseAbs().maxCoeff(), 1e-300);
-  const double tol = 1e-8 * scale;
-  Eigen::MatrixXd shifted = K;
-  shifted.diagonal().array() += 2.0 * tol;
-  if (Eigen::LLT<Eigen::MatrixXd>(shifted).info() == Eigen::Success) return;
-  const double lmin =
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(K, Eigen::EigenvaluesOnly).eigenvalues()(0);
-  if (lmin >= -tol) return;
-  std::ostringstream os;
-  os.precision(6);
-  os << path << " is not positive semi-definite: smallest eigenvalue " << lmin << " (tolerance "
-     << -tol << "); a kernel matrix must be a covariance matrix";
-  c.fail("kernel.path", os.str());
-}
-
 Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
   const RegistryEntry& e = c.typed_entry(k, "kernel", "kernel");
   c.check_keys(k, e, "kernel", true);
@@ -277,7 +255,7 @@ Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
     *path_out = c.data_path(o, "path", "kernel.path");
     Kernel kern =
         c.guarded("kernel.path", [&] { return Kernel::precomputed(read_csv_matrix(*path_out)); });
-    check_psd(c, *kern.matrix(), *path_out);
+    c.guarded("kernel.path", [&] { check_positive_semidefinite(*kern.matrix(), *path_out); });
     return kern;
   }
   if (e.name == "linear" || e.name == "polynomial") {

@@ -51,6 +51,9 @@ class RankFailure : public Error {
 /// Every collective waits at most timeout_s seconds: past that the live ranks find out which rank
 /// stopped responding and throw RankFailure naming it (never a hang). Cheap to copy (shared
 /// handle); copies share the counters.
+///
+/// Thread safety: one rank's handle is used by one thread (the thread ranks of in_process() are
+/// one thread each); collectives are not reentrant.
 class Communicator {
  public:
   /// Default per-collective timeout, seconds.

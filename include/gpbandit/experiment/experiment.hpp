@@ -168,6 +168,10 @@ class Family;
 }
 
 /// A validated experiment of any family, ready to run (config → Experiment).
+///
+/// Thread safety: immutable once built (its instance data are computed once, behind a lock);
+/// several threads may run_experiment() one Experiment at once into different output folders
+/// (one folder holds one run: a second one on it is refused).
 class Experiment {
  public:
   /// Wraps a family (see load_experiment()).
