@@ -26,6 +26,20 @@ void require_state(const std::string& state) {
   }
 }
 
+/// A data file a command reads: missing, a directory or unreadable is bad input (exit 2), named
+/// with the system's reason.
+void require_input(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InvalidArgument(path + ": " + what + " file is a directory");
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    throw InvalidArgument(path + ": cannot read the " + what + " file: " + std::strerror(errno));
+  }
+  std::fclose(f);
+}
+
 /// The rewards of Y.csv: one column (optional header), or a single row.
 std::vector<double> read_rewards(const std::string& path) {
   const Eigen::MatrixXd y = read_csv_matrix(path);
@@ -91,6 +105,10 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     return 0;
   }
   require_state(a.state);
+  if (c.tell->parsed()) {  // before the state's lock is taken and the state loaded
+    require_input(a.points, "points");
+    require_input(a.y, "rewards");
+  }
   const StateLock lock(a.state, a.lock_timeout_s);
   Optimizer opt = Optimizer::load(a.state);
   if (c.ask->parsed()) {

@@ -221,6 +221,12 @@ void FiniteFamily::check_ranks(int ranks) const {
   }
 }
 
+std::string FiniteFamily::whole_domain(int ranks) const {
+  if (ranks <= 1 || config_.domain.is_slice()) return {};
+  return config_.whole_domain_reason.empty() ? std::string("the config was read for one rank")
+                                             : config_.whole_domain_reason;
+}
+
 std::shared_ptr<const void> FiniteFamily::prepare(const StepEnv& env,
                                                   const std::vector<std::uint32_t>& runs) const {
   auto g = std::make_shared<FiniteGroup>();
