@@ -222,11 +222,13 @@ TEST(CliOptimizer, MissingOrDirectoryInputsExitTwoWithTheReason) {
   write_file(dir.file("y.csv"), "1\n");
   auto r = run_cli("tell " + q(state) + " " + q(dir.file("nope.csv")) + " " + q(dir.file("y.csv")));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.output, "nope.csv: cannot read the points file: No such file or directory"))
+  EXPECT_TRUE(
+      contains(r.output, "nope.csv: cannot read the points file: No such file or directory"))
       << r.output;
   r = run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("none.csv")));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.output, "none.csv: cannot read the rewards file: No such file or directory"))
+  EXPECT_TRUE(
+      contains(r.output, "none.csv: cannot read the rewards file: No such file or directory"))
       << r.output;
   r = run_cli("tell " + q(state) + " " + q(dir.path()) + " " + q(dir.file("y.csv")));
   EXPECT_EQ(r.exit_code, 2);
@@ -253,8 +255,8 @@ TEST(CliOptimizer, BestTellAndASecondRunWhileACommandRunIsEvaluating) {
   // run on the same folder is refused like a busy experiment folder (exit 2, naming the pid), and
   // the run keeps the point told from outside: it counts toward T.
   TempDir dir;
-  const std::string wait_go = "if [ \"$GPBANDIT_ROUND\" = 2 ]; then touch '" +
-                              dir.file("waiting") + "'; i=0; while [ ! -e '" + dir.file("go") +
+  const std::string wait_go = "if [ \"$GPBANDIT_ROUND\" = 2 ]; then touch '" + dir.file("waiting") +
+                              "'; i=0; while [ ! -e '" + dir.file("go") +
                               "' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; fi; " +
                               kAwk;
   const std::string cfg = command_config(dir, wait_go, 4, 1);

@@ -141,8 +141,9 @@ TEST(CommandObjective, AFloodedStdoutStopsAtItsCapNamingTheRoundAndTheLimit) {
   EXPECT_EQ(e.kind(), CommandError::Kind::TooMuchOutput) << e.what();
   EXPECT_EQ(e.round(), 5);
   EXPECT_TRUE(contains(e.what(), "round 5: the command 'sh -c ")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "printed more than 1 MiB (1048576 bytes) on stdout, the limit "
-                                 "for 3 candidate(s), and was killed"))
+  EXPECT_TRUE(contains(e.what(),
+                       "printed more than 1 MiB (1048576 bytes) on stdout, the limit "
+                       "for 3 candidate(s), and was killed"))
       << e.what();
   EXPECT_LT(seconds_since(t0), 20.0);
   EXPECT_EQ(CommandOptions{}.max_output_bytes, std::size_t{4} << 20);  // the default: 4 MiB
@@ -156,7 +157,8 @@ TEST(CommandObjective, TheOutputCapGrowsWithTheBatch) {
     CommandOptions o{{"sh", "-c",
                       "cat > /dev/null; i=0; while [ $i -lt $GPBANDIT_Q ]; do printf '%0" +
                           std::to_string(width - 1) + "d\\n' 7; i=$((i + 1)); done"},
-                     30, ""};
+                     30,
+                     ""};
     o.max_output_bytes = 1000;
     return CommandObjective(o);
   };
@@ -171,7 +173,8 @@ TEST(CommandObjective, AFloodedStderrKeepsOnlyItsTail) {
   // 8 MB of stderr: passed through (here to nowhere) and only the last 64 KiB kept; the message
   // quotes the last line.
   gpb::detail::ProcessSpec spec;
-  spec.argv = {"sh", "-c", "yes 'a line of noise' | head -c 8000000 >&2; echo last words >&2; exit 4"};
+  spec.argv = {"sh", "-c",
+               "yes 'a line of noise' | head -c 8000000 >&2; echo last words >&2; exit 4"};
   spec.pass_stderr = false;
   spec.timeout_s = 60;
   const gpb::detail::ProcessOutcome o = gpb::detail::run_process(spec, "");
@@ -179,9 +182,11 @@ TEST(CommandObjective, AFloodedStderrKeepsOnlyItsTail) {
   EXPECT_LE(o.err_tail.size(), 2 * spec.stderr_tail);
   EXPECT_GE(o.err_tail.size(), spec.stderr_tail / 2);
   EXPECT_TRUE(contains(o.err_tail, "a line of noise\nlast words\n")) << o.err_tail.substr(0, 80);
-  CommandOptions co{{"sh", "-c", "cat > /dev/null; yes noise | head -c 3000000 >&2; "
-                                 "echo 'the real reason' >&2; exit 3"},
-                    60, ""};
+  CommandOptions co{{"sh", "-c",
+                     "cat > /dev/null; yes noise | head -c 3000000 >&2; "
+                     "echo 'the real reason' >&2; exit 3"},
+                    60,
+                    ""};
   const CommandError e = failure_of(CommandObjective(co), points(), 2);
   EXPECT_TRUE(contains(e.what(), "exited with status 3; its last error line: the real reason"))
       << e.what();
@@ -194,11 +199,11 @@ TEST(CommandObjective, EndsWhenTheProgramExitsEvenIfItsChildHoldsThePipe) {
   gpb::test::TempDir dir;
   const std::string pidfile = dir.file("child.pid");
   const auto t0 = std::chrono::steady_clock::now();
-  const auto y = sh("cat > /dev/null; sh -c 'echo $$ > " + pidfile +
-                        "; exec sleep 30' & while [ ! -s " + pidfile +
-                        " ]; do sleep 0.01; done; echo 1; echo 2; echo 3",
-                    20)
-                     .evaluate(points(), 1);
+  const auto y =
+      sh("cat > /dev/null; sh -c 'echo $$ > " + pidfile + "; exec sleep 30' & while [ ! -s " +
+             pidfile + " ]; do sleep 0.01; done; echo 1; echo 2; echo 3",
+         20)
+          .evaluate(points(), 1);
   EXPECT_EQ(y, (std::vector<double>{1, 2, 3}));
   EXPECT_LT(seconds_since(t0), 10.0);
   const std::string pid = gpb::test::read_file(pidfile);
@@ -206,7 +211,8 @@ TEST(CommandObjective, EndsWhenTheProgramExitsEvenIfItsChildHoldsThePipe) {
 }
 
 TEST(CommandObjective, HasADefaultTimeout) {
-  // A hung program must not wait forever by default: one hour, and the message says how to raise it.
+  // A hung program must not wait forever by default: one hour, and the message says how to raise
+  // it.
   EXPECT_EQ(CommandOptions{}.timeout_s, 3600.0);
   const CommandError e = failure_of(sh("sleep 30", 0.2), points(), 3);
   EXPECT_TRUE(contains(e.what(), "raise objective.timeout_s")) << e.what();

@@ -10,9 +10,9 @@
 #include <string>
 #include <thread>
 
+#include "comm/communicator_impl.hpp"
 #include "commands.hpp"
 #include "experiment/interrupt.hpp"
-#include "comm/communicator_impl.hpp"
 #include "gpbandit/comm/communicator.hpp"
 #include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"

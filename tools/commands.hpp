@@ -22,7 +22,7 @@ struct RunArgs {
   bool force = false;
   bool quiet = false;
   bool no_plot = false;
-  bool mpi = false;            ///< run under mpirun (rank 0 writes)
+  bool mpi = false;  ///< run under mpirun (rank 0 writes)
   /// Seconds a sharded run's collective may wait (--mpi-timeout); 0: adaptive.
   double mpi_timeout = 0.0;
 };

@@ -106,7 +106,7 @@ void default_signals() {
 [[noreturn]] void exec_child(const ChildArgs& a, const std::string& dir, pid_t parent, Pipe& in,
                              Pipe& out, Pipe& err, Pipe& status) {
   setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the thread that forked it
+  prctl(PR_SET_PDEATHSIG, SIGKILL);     // dies with the thread that forked it
   if (getppid() != parent) _exit(127);  // that thread's process died before the prctl
   const auto report = [&] {
     const int e = errno;

@@ -21,11 +21,11 @@ namespace gpb::detail {
 
 /// What to run and how.
 struct ProcessSpec {
-  std::vector<std::string> argv;  ///< program (looked up on PATH without '/') and arguments
-  std::vector<std::string> env;   ///< "NAME=value" entries added to (replacing) ours
-  std::string working_dir;        ///< "" for ours
-  double timeout_s = 0;           ///< 0: no limit
-  std::size_t max_stdout = 4u << 20;  ///< bytes of stdout kept; more kills the program
+  std::vector<std::string> argv;        ///< program (looked up on PATH without '/') and arguments
+  std::vector<std::string> env;         ///< "NAME=value" entries added to (replacing) ours
+  std::string working_dir;              ///< "" for ours
+  double timeout_s = 0;                 ///< 0: no limit
+  std::size_t max_stdout = 4u << 20;    ///< bytes of stdout kept; more kills the program
   std::size_t stderr_tail = 64u << 10;  ///< bytes of the end of stderr kept for messages
   bool pass_stderr = true;              ///< copy the program's stderr to ours as it comes
 };

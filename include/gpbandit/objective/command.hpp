@@ -19,9 +19,9 @@ class CommandError : public Error {
  public:
   /// What went wrong.
   enum class Kind {
-    Failed,     ///< could not start, exited with a non-zero status, or was killed by a signal
-    TimedOut,   ///< still running after the timeout (then killed with its process group)
-    Malformed,  ///< exited 0 but its output is not one finite number per candidate
+    Failed,         ///< could not start, exited with a non-zero status, or was killed by a signal
+    TimedOut,       ///< still running after the timeout (then killed with its process group)
+    Malformed,      ///< exited 0 but its output is not one finite number per candidate
     TooMuchOutput,  ///< printed more than CommandOptions::max_output_bytes (then killed)
   };
   /// @param kind what went wrong; @param round the round; @param what the message.

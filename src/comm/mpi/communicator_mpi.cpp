@@ -176,7 +176,8 @@ class MpiImpl final : public Communicator::Impl {
   /// Seconds the next collective may wait: the fixed timeout, or the adaptive one (see
   /// Communicator::kAdaptiveTimeout).
   double limit() const {
-    return timeout_s_ > 0 ? timeout_s_ : Communicator::adaptive_timeout(stats.collectives, longest_);
+    return timeout_s_ > 0 ? timeout_s_
+                          : Communicator::adaptive_timeout(stats.collectives, longest_);
   }
 
   /// Polls `rq` until done: spins first (a round's collectives are short), then yields, then
