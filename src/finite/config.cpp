@@ -27,6 +27,8 @@
 //         {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
 //             lower <= upper, counts >= 1, all three the same length (d)
 //       | {"type": "csv", "path": "pts.csv"}      one candidate per row (optional header)
+//       | {"type": "npy", "path": "pts.npy"}      N x d array (numpy.save); under --mpi each rank
+//                                               reads only its rows
 //       | {"type": "indices", "n": 100}           points 0..n-1 (for a precomputed kernel)
 //     "kernel":    default {"type": "se"} (must be absent for a dataset objective)
 //         {"type": "se" | "matern12" | "matern32" | "matern52",
