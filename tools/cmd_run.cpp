@@ -134,9 +134,8 @@ struct Verdict {
   bool report = false;
 };
 
-Verdict agree(int code, const mpi::World& w, double timeout_s) {
+Verdict agree(int code, const mpi::World& w, const Communicator& comm) {
   if (w.size == 1) return {code, code != 0};
-  const Communicator comm = Communicator::world(timeout_s);
   int v[2] = {code, code != 0 ? w.size - w.rank : 0};
   comm.impl().allreduce_max(v, 2, "the ranks' verdicts on the config");
   return {v[0], code != 0 && w.size - v[1] == w.rank};
@@ -175,12 +174,17 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
         "mpirun/mpiexec, or under Slurm with srun --mpi=pmix (or pmi2) as your site documents");
   }
   detail::InterruptMessage guard(w.rank == 0, kNotStarted);
+  // The communicators of the verdict and of a domain read per slice are made now, while every
+  // rank is here (MPI_Comm_dup blocks): a rank that fails to read the config then leaves the others
+  // waiting in a collective bounded by the timeout, never in a dup.
   DomainShard shard;
+  Communicator verdict;
   if (w.size > 1) {
+    verdict = Communicator::world(args.mpi_timeout);
+    const Communicator slices = Communicator::world(args.mpi_timeout);
     shard.rank = w.rank;
     shard.ranks = w.size;
-    const double timeout = args.mpi_timeout;
-    shard.communicator = [timeout] { return Communicator::world(timeout); };
+    shard.communicator = [slices] { return slices; };
   }
   std::optional<Experiment> e;  // read once (a data file or a CSV/.npy domain too) and kept
   int code = 0;
@@ -196,7 +200,7 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
     message = x.what();
   }
   try {
-    const Verdict v = agree(code, w, args.mpi_timeout);
+    const Verdict v = agree(code, w, verdict);
     if (v.code != 0) {
       if (v.report) print_error(w, message);
       mpi::finalize();
