@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -17,12 +18,18 @@ namespace gpb::dpgibo::detail {
 
 namespace {
 
+/// GPB_LIBSVM (a file name or path) when set, else the SONAME found at build time.
+std::string library_name() {
+  const char* env = std::getenv("GPB_LIBSVM");
+  return env != nullptr && *env != '\0' ? env : GPB_LIBSVM_SONAME;
+}
+
 template <class F>
-void resolve(void* lib, const char* name, F* out) {
+void resolve(void* lib, const std::string& file, const char* name, F* out) {
   void* sym = dlsym(lib, name);
   if (sym == nullptr) {
-    throw InvalidArgument(std::string("task.type: svr_friedman: ") + GPB_LIBSVM_SONAME +
-                          " has no " + name + " (not libsvm?)");
+    throw InvalidArgument("task.type: svr_friedman: " + file + " has no " + name +
+                          " (not libsvm?)");
   }
   *out = reinterpret_cast<F>(sym);
 }
@@ -35,19 +42,20 @@ const Libsvm& libsvm() {
   static bool ready = false;
   const std::lock_guard<std::mutex> lock(m);
   if (ready) return loaded;
-  void* lib = dlopen(GPB_LIBSVM_SONAME, RTLD_NOW | RTLD_LOCAL);
+  const std::string file = library_name();
+  void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    throw InvalidArgument(std::string("task.type: svr_friedman needs libsvm, and ") +
-                          GPB_LIBSVM_SONAME + " cannot be loaded (" +
-                          (why != nullptr ? why : "unknown reason") +
-                          "); on Debian or Ubuntu: apt-get install libsvm3");
+    throw InvalidArgument("task.type: svr_friedman needs libsvm, and " + file +
+                          " cannot be loaded (" + (why != nullptr ? why : "unknown reason") +
+                          "); on Debian or Ubuntu: apt-get install libsvm3 (or set GPB_LIBSVM "
+                          "to its path)");
   }
   Libsvm l;
-  resolve(lib, "svm_train", &l.train);
-  resolve(lib, "svm_check_parameter", &l.check_parameter);
-  resolve(lib, "svm_free_and_destroy_model", &l.free_and_destroy_model);
-  resolve(lib, "svm_set_print_string_function", &l.set_print_string_function);
+  resolve(lib, file, "svm_train", &l.train);
+  resolve(lib, file, "svm_check_parameter", &l.check_parameter);
+  resolve(lib, file, "svm_free_and_destroy_model", &l.free_and_destroy_model);
+  resolve(lib, file, "svm_set_print_string_function", &l.set_print_string_function);
   loaded = l;  // the handle stays open for the life of the process
   ready = true;
   return loaded;

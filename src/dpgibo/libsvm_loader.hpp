@@ -16,9 +16,10 @@ struct Libsvm {
   decltype(&svm_set_print_string_function) set_print_string_function = nullptr;  ///< quiet
 };
 
-/// libsvm, dlopen'ed (GPB_LIBSVM_SONAME, e.g. "libsvm.so.3", found by the dynamic loader's usual
-/// search: LD_LIBRARY_PATH, libgpbandit's RUNPATH, the system folders; never the current folder)
-/// at the first call and kept; thread-safe.
+/// libsvm, dlopen'ed at the first call and kept; thread-safe. The file is the environment's
+/// GPB_LIBSVM (a path, or a name) when set, else GPB_LIBSVM_SONAME (e.g. "libsvm.so.3", the SONAME
+/// found at build time), looked up by the dynamic loader's usual search: LD_LIBRARY_PATH,
+/// libgpbandit's RUNPATH, the system folders; never the current folder.
 /// @throws InvalidArgument naming the library and the loader's reason when it cannot be loaded or
 /// lacks a function (the next call tries again).
 const Libsvm& libsvm();
