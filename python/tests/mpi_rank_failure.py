@@ -6,17 +6,13 @@ Every live rank checks the exception (a gpbandit.Error, failed_rank == 2), the r
 one line, then the exception propagates. Without the package's exit hook a plain
 `mpirun python3 script.py` hung here for ever: the live ranks' MPI_Finalize waits for rank 2; with
 it the job ends (MPI_Abort) within the timeout. Exits 77 (skipped) without mpi4py."""
-import sys
+from mpi_support import mpi_or_skip
 
-try:
-    from mpi4py import MPI
-except ImportError:
-    print(f"SKIP: mpi4py is not installed for {sys.executable}")
-    sys.exit(77)
+MPI = mpi_or_skip()
 
-import numpy as np
+import numpy as np  # noqa: E402
 
-import gpbandit as g
+import gpbandit as g  # noqa: E402
 
 
 def main():

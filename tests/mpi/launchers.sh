@@ -24,7 +24,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -n "$out" ] && rm -rf "$out" && mkdir -p "$out"
 run=(run --quiet --no-plot --threads 1)
 
-# same_as_one_process CONFIG NP NAME: runs.csv of `mpirun -np NP` equals the one-process run's.
+# one_process CONFIG NAME: the one-process run of CONFIG into $out/NAME-np1.
 one_process() {
   "$cli" "${run[@]}" "$1" --out "$out/$2-np1" >/dev/null || { echo "one-process run of $1 failed"; exit 1; }
 }
@@ -52,12 +52,8 @@ PY
     cfg="$here/finite_mpi_slices.json" d=$(mktemp -d)
     for vars in "SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=4" "PMI_RANK=0 PMI_SIZE=4"; do
       env $vars "$cli" "${run[@]}" "$cfg" --mpi --out "$d/o" >"$d/log" 2>&1
-      rc=$?
-      cat "$d/log"
-      [ $rc -eq 2 ] || { echo "$vars: expected exit 2, got $rc"; exit 1; }
-      n=$(grep -c "MPI started this process as a job of 1 rank, but the launcher started 4 processes" "$d/log")
-      [ "$n" -eq 1 ] || { echo "$vars: expected one message, got $n"; exit 1; }
-      [ ! -e "$d/o/runs.csv" ] || { echo "$vars: outputs written"; exit 1; }
+      expect_exit2_once "$d/log" $? "$vars" \
+        "MPI started this process as a job of 1 rank, but the launcher started 4 processes" "$d/o"
     done
     env SLURM_PROCID=3 SLURM_STEP_NUM_TASKS=4 "$cli" "${run[@]}" "$cfg" --mpi --out "$d/o" >"$d/log" 2>&1
     rc=$?
@@ -106,11 +102,8 @@ PY
     done
     timeout 100 "$mpirun" -np 3 --oversubscribe "$cli" "${run[@]}" "$out/npy_nan.json" --mpi \
       --out "$out/nan" >"$out/nan.log" 2>&1
-    rc=$?
-    cat "$out/nan.log"
-    [ $rc -eq 2 ] || { echo "NaN row: expected exit 2, got $rc"; exit 1; }
-    n=$(grep -c "points_nan.npy: row 300, column 1 is not finite" "$out/nan.log")
-    [ "$n" -eq 1 ] || { echo "expected one message naming row 300, got $n"; exit 1; }
+    expect_exit2_once "$out/nan.log" $? "NaN row" "points_nan.npy: row 300, column 1 is not finite" \
+      "$out/nan"
     echo ".npy domains read per slice: runs.csv identical at np 1, 2 (C order), 3 (Fortran order)";;
   hang-auto)
     read -r -a extra <<<"$(fault_extra hang)"
