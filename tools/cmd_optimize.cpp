@@ -9,9 +9,16 @@
 // rewards and saves the state atomically. DIR (default results/<name>) holds state.json (the
 // optimizer, resumable), run.json (what the run was started with), evaluations.csv and, at the end,
 // summary.json. A failing, hanging or malformed evaluation stops the run with one message naming
-// the round (exit 1, or 2 for a malformed answer); every earlier round is kept and `--resume`
-// continues with the same candidates the failed round was given; `--force` discards a previous run
-// in DIR instead.
+// the round (exit 1, or 2 for a malformed or oversized answer); every earlier round is kept and
+// `--resume` continues with the same candidates the failed round was given; `--force` discards a
+// previous run in DIR instead.
+//
+// Locks: the run holds DIR's output lock (DIR/.lock, as every `gpbandit run`: a second run on DIR
+// exits 2 naming the first one's pid) for its whole life, and the state file's lock
+// (state.json.lock, as init/ask/tell/best) only while it reads or writes state.json, so that
+// `gpbandit best/ask/tell` work on the state during a run. Before it asks and before it tells, the
+// run reloads state.json if another process changed it since its own last save, so their tells
+// (and asks) are kept and count toward T.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -29,6 +36,7 @@
 #include "experiment/config_identity.hpp"
 #include "experiment/pipeline_io.hpp"
 #include "experiment/registry_internal.hpp"
+#include "experiment/output_lock.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/command.hpp"
 #include "gpbandit/objective/objective.hpp"
@@ -139,6 +147,15 @@ void on_signal(int sig) {
   std::raise(sig);
 }
 
+/// q ≤ N, checked before anything is written (a refused run leaves no state behind).
+void check_batch(const std::string& config, const CommandRun& r, const Optimizer& opt) {
+  const int n = opt.domain().size();
+  if (r.q > n) {
+    throw InvalidArgument(config + ": q: must be <= N = " + std::to_string(n) +
+                          " (the number of candidates), got " + std::to_string(r.q));
+  }
+}
+
 /// What run.json records: the run's identity (the keys that define it: the optimizer and q, not
 /// name, T, cmd or timeout_s), and the config text for reference.
 json run_record(const CommandRun& r, const std::string& text) {
@@ -162,7 +179,7 @@ json recorded_identity(const std::string& run_json, const std::string& config_pa
   }
 }
 
-/// Opens (or, on --resume, reopens) the run in `dir`.
+/// Opens (or, on --resume, reopens) the run in `dir`; the caller holds the state's lock.
 Optimizer open_run(const std::string& dir, const std::string& text, const CommandRun& r,
                    const RunArgs& args, const std::optional<ContextOptions>& ctx) {
   const std::string state = dir + "/state.json", run = dir + "/run.json";
@@ -176,10 +193,7 @@ Optimizer open_run(const std::string& dir, const std::string& text, const Comman
                             "or another --out");
     }
     Optimizer opt(r.options);
-    if (r.q > opt.domain().size()) {  // before anything is written
-      throw InvalidArgument(args.config + ": q: " + std::to_string(r.q) + " is more than the " +
-                            std::to_string(opt.domain().size()) + " candidates");
-    }
+    check_batch(args.config, r, opt);
     for (const char* f : {"state.json", "evaluations.csv", "summary.json"}) {  // --force
       fs::remove(fs::path(dir) / f, ec);
     }
@@ -204,6 +218,7 @@ Optimizer open_run(const std::string& dir, const std::string& text, const Comman
                           "comments and whitespace may change)");
   }
   Optimizer opt = Optimizer::load(state, ctx);
+  check_batch(args.config, r, opt);
   json now = started;  // the config it now runs with, and the time of the earlier invocations
   now["elapsed_seconds"] = json::parse(recorded).value("elapsed_seconds", 0.0);
   detail::write_file_atomic(run, now.dump(2) + "\n");
@@ -213,6 +228,36 @@ Optimizer open_run(const std::string& dir, const std::string& text, const Comman
   }
   return opt;
 }
+
+/// The run's view of state.json, shared with `gpbandit ask/tell/best` (see the file comment).
+class SharedState {
+ public:
+  SharedState(std::string state, std::optional<ContextOptions> ctx)
+      : state_(std::move(state)), ctx_(std::move(ctx)) {}
+  /// The state's lock, for one read or write (other processes wait at most this long for it).
+  StateLock lock() const { return StateLock(state_, kLockTimeout); }
+  /// Remembers the file as it is now (after open_run wrote or read it).
+  void mark() { saved_ = detail::read_whole_file(state_); }
+  /// Under lock(): `opt` becomes the file's state if another process changed it.
+  void refresh(Optimizer& opt) {
+    std::string now = detail::read_whole_file(state_);
+    if (now == saved_) return;
+    opt = Optimizer::loads(now, ctx_);
+    saved_ = std::move(now);
+  }
+  /// Under lock(): writes `opt` (atomically).
+  void save(const Optimizer& opt) {
+    std::string text = opt.dumps();
+    detail::write_file_atomic(state_, text);
+    saved_ = std::move(text);
+  }
+
+ private:
+  static constexpr double kLockTimeout = 600;
+  std::string state_;
+  std::optional<ContextOptions> ctx_;
+  std::string saved_;  ///< the file's text after our last read or write
+};
 
 }  // namespace
 
@@ -229,8 +274,14 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
   const std::string dir = args.out.empty() ? (fs::path("results") / r.name).string() : args.out;
   detail::ensure_writable_directory(dir);
   const std::string state = dir + "/state.json";
-  const StateLock lock(state, 0.0);
-  Optimizer opt = open_run(dir, text, r, args, ctx);
+  const detail::OutputLock busy(dir);  // exit 2 "output directory DIR is in use by pid N"
+  SharedState shared(state, ctx);
+  Optimizer opt = [&] {
+    const StateLock lock = shared.lock();
+    Optimizer o = open_run(dir, text, r, args, ctx);
+    shared.mark();
+    return o;
+  }();
   std::snprintf(g_interrupt_message, sizeof g_interrupt_message,
                 "\ngpbandit: interrupted; every completed round is saved in %s (continue with "
                 "--resume)\n",
@@ -250,9 +301,15 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
               << " of T = " << r.T << " evaluations)\n";
   }
   while (opt.num_observations() < r.T) {
+    AskResult a;
+    {
+      const StateLock lock = shared.lock();
+      shared.refresh(opt);
+      if (opt.num_observations() >= r.T) break;  // others' tells completed it
+      a = opt.ask(std::min(r.q, r.T - opt.num_observations()));
+    }
     const int done = opt.num_observations();
     const int round = done / r.q + 1;
-    const AskResult a = opt.ask(std::min(r.q, r.T - done));
     std::vector<double> y;
     try {
       y = objective.evaluate(a.points, round);
@@ -263,8 +320,12 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
       if (e.kind() == CommandError::Kind::Malformed) throw InvalidArgument(msg);
       throw Error(msg);
     }
-    opt.tell(a.indices, y);
-    opt.save(state);
+    {
+      const StateLock lock = shared.lock();
+      shared.refresh(opt);
+      opt.tell(a.indices, y);
+      shared.save(opt);
+    }
     detail::write_file_atomic(dir + "/evaluations.csv", evaluations_csv(opt, r.q));
     record["elapsed_seconds"] = total_seconds();
     detail::write_file_atomic(dir + "/run.json", record.dump(2) + "\n");

@@ -33,18 +33,23 @@ void require_state(const std::string& state) {
   }
 }
 
-/// Refuses a path that is not a readable regular file, naming what it should have been.
-void require_file(const std::string& path, const char* what) {
+/// A data file a command reads: missing, a directory or unreadable is bad input (exit 2), named
+/// with the system's reason.
+void require_input(const std::string& path, const char* what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw InvalidArgument(path + ": is a directory, expected the " + what);
+    throw InvalidArgument(path + ": " + what + " file is a directory");
   }
-  if (!std::filesystem::exists(path, ec)) throw InvalidArgument(path + ": " + what + " not found");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    throw InvalidArgument(path + ": cannot read the " + what + " file: " + std::strerror(errno));
+  }
+  std::fclose(f);
 }
 
 /// The rewards of Y.csv: one column (optional header), or a single row.
 std::vector<double> read_rewards(const std::string& path) {
-  require_file(path, "rewards file");
+  require_input(path, "rewards");
   const Eigen::MatrixXd y = read_csv_matrix(path);
   if (y.cols() != 1 && y.rows() != 1) {
     throw InvalidArgument(path + ": expected one column of rewards (or one row), got " +
@@ -67,7 +72,7 @@ void write_text(const std::string& path, const std::string& text) {
 
 /// The rows of a points CSV, with a clear message when it is missing or a directory.
 Eigen::MatrixXd read_points(const std::string& path) {
-  require_file(path, "points file");
+  require_input(path, "points");
   return read_csv_matrix(path);
 }
 
@@ -106,7 +111,7 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     if (std::filesystem::exists(a.state, ec) && !a.force) {
       throw InvalidArgument(a.state + ": state file exists (use --force to overwrite it)");
     }
-    require_file(a.config, "optimizer config (JSON)");
+    require_input(a.config, "optimizer config");
     const OptimizerOptions options = load_optimizer_config(a.config);
     const StateLock lock(a.state, a.lock_timeout_s);
     Optimizer opt(options);
@@ -116,6 +121,10 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     return 0;
   }
   require_state(a.state);
+  if (c.tell->parsed()) {  // before the state's lock is taken and the state loaded
+    require_input(a.points, "points");
+    require_input(a.y, "rewards");
+  }
   const StateLock lock(a.state, a.lock_timeout_s);
   Optimizer opt = Optimizer::load(a.state);
   if (c.ask->parsed()) {

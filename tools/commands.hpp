@@ -24,8 +24,9 @@ struct RunArgs {
   bool force = false;
   bool quiet = false;
   bool no_plot = false;
-  bool mpi = false;            ///< run under mpirun (rank 0 writes)
-  double mpi_timeout = 600.0;  ///< seconds a sharded run's collective may wait (--mpi-timeout)
+  bool mpi = false;  ///< run under mpirun (rank 0 writes)
+  /// Seconds a sharded run's collective may wait (--mpi-timeout); 0: adaptive.
+  double mpi_timeout = 0.0;
 };
 
 /// Declares `run` on `app`; `cmd` receives the parsed flags.

@@ -8,10 +8,16 @@ truncated). ``Domain.from_rows`` copies the points once into the domain, which o
 returns a read-only view valid until the next update.
 
 Errors raise ``gpbandit.Error`` subclasses: ``InvalidArgument`` (also a ``ValueError``),
-``IoError`` (also an ``OSError``), ``NumericalError``, ``CudaError``, ``NoCudaBuildError``;
-arguments of the wrong type raise a one-line ``TypeError`` naming the argument.
+``IoError`` (also an ``OSError``), ``NumericalError``, ``CudaError``, ``NoCudaBuildError``,
+``RankFailure`` (a rank of a sharded job died or hung: ``failed_rank`` names it); arguments of
+the wrong type raise a one-line ``TypeError`` naming the argument.
+
+Under MPI (``Context(comm=MPI.COMM_WORLD)``), once a ``RankFailure`` was raised the process ends
+the whole job at exit (``MPI_Abort``) instead of waiting in ``MPI_Finalize`` for the lost rank;
+``python3 -m mpi4py script.py`` also aborts on any uncaught exception.
 """
 
+import atexit as _atexit
 import json as _json
 import os as _os
 
@@ -48,6 +54,7 @@ from ._gpbandit import (  # noqa: E402,F401
     Policy,
     PolicySummary,
     PoRelease,
+    RankFailure,
     __version__,
     clip,
     config_kind,
@@ -67,7 +74,11 @@ from ._gpbandit import (  # noqa: E402,F401
     secure_source,
     seeded_source,
 )
-from ._gpbandit import _make_policy  # noqa: E402
+from ._gpbandit import _abort_if_rank_failed, _make_policy  # noqa: E402
+
+# Registered at import, so it runs before mpi4py's MPI_Finalize (a Py_AtExit hook, which runs
+# after every atexit function): after a RankFailure that finalize would wait for ever.
+_atexit.register(_abort_if_rank_failed)
 from .optimizer import Best, OptimizeResult, Optimizer, Suggestion, minimize  # noqa: E402,F401
 
 

@@ -179,6 +179,10 @@ void Experiment::check_ranks(int ranks) const {
   family_->check_ranks(ranks);
 }
 
+std::string Experiment::whole_domain(int ranks) const {
+  return family_->whole_domain(ranks);
+}
+
 Experiment parse_experiment(const std::string& json_text, const std::string& source,
                             const std::string& base_dir, DomainShard shard) {
   const std::string base = base_dir.empty() ? "." : base_dir;

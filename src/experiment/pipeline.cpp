@@ -232,8 +232,8 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   const Invocation inv = resolve(f, options);
   // The plan broadcasts wait while rank 0 steps units the other ranks take no part in: a long
   // timeout (a day), unless every rank steps every unit (a sharding family): then the run's.
-  if (options.mpi && f.shards() && !(options.mpi_timeout_s > 0)) {
-    throw InvalidArgument("--mpi-timeout: must be > 0 s");
+  if (options.mpi && f.shards() && !(options.mpi_timeout_s >= 0 && options.mpi_timeout_s < 1e9)) {
+    throw InvalidArgument("--mpi-timeout: must be > 0 s (or 0: adaptive)");
   }
   const Communicator comm = options.mpi
                                 ? Communicator::world(f.shards() ? options.mpi_timeout_s : 86400.0)

@@ -27,6 +27,8 @@
 //         {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
 //             lower <= upper, counts >= 1, all three the same length (d)
 //       | {"type": "csv", "path": "pts.csv"}      one candidate per row (optional header)
+//       | {"type": "npy", "path": "pts.npy"}      N x d array (numpy.save); under --mpi each rank
+//                                               reads only its rows
 //       | {"type": "indices", "n": 100}           points 0..n-1 (for a precomputed kernel)
 //     "kernel":    default {"type": "se"} (must be absent for a dataset objective)
 //         {"type": "se" | "matern12" | "matern32" | "matern52",
@@ -105,6 +107,7 @@
 #include "finite/po_config.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "io/npy.hpp"
 #include "objective/sampling.hpp"
 
 namespace gpb {
@@ -140,7 +143,8 @@ void check_domain_fits(const Checker& c, const std::string& field, double n, int
 }
 
 /// Why a config's finite domain cannot be built as one rank's slice (empty: it can). A slice needs
-/// a grid, or a CSV file when `csv_scatter` (rank 0 reads it and scatters the slices), an objective
+/// a grid, or a CSV or .npy file when `csv_scatter` (rank 0 reads a CSV file and scatters the
+/// slices; every rank reads its own rows of a .npy file), an objective
 /// that evaluates a slice bit for bit as the whole domain does (rkhs, branin, hartmann6, gp_sample
 /// with random Fourier features) and policies whose only N-sized state is the sharded
 /// FinitePosterior. Anything malformed is left to the validator (whole domain).
@@ -151,10 +155,11 @@ std::string whole_domain_reason(const json& root, bool csv_scatter) {
                : std::string();
   };
   const std::string dom = root.contains("domain") ? type_of(root.at("domain")) : "";
-  if (dom != "grid" && !(dom == "csv" && csv_scatter)) {
+  if (dom != "grid" && !((dom == "csv" || dom == "npy") && csv_scatter)) {
     return "domain type '" + dom + "' is not a grid" +
-           (csv_scatter ? " or a CSV file (only those are built per rank)"
-                        : " (only a grid is built per rank; a CSV file under gpbandit run --mpi)");
+           (csv_scatter ? ", a CSV or a .npy file (only those are built per rank)"
+                        : " (only a grid is built per rank; a CSV or .npy file under gpbandit "
+                          "run --mpi)");
   }
   const json obj = root.value("objective", json());
   const std::string o = type_of(obj);
@@ -199,6 +204,23 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
     }
     const std::string path = c.data_path(d, "path", "domain.path");
     return c.guarded("domain.path", [&] { return Domain::from_csv(path); });
+  }
+  if (e.name == "npy") {
+    if (shard.ranks > 1 && shard.communicator) {
+      // Every rank reads its own rows; a rank that cannot is named by the others.
+      const std::string path = c.data_path(d, "path", "domain.path", false);
+      const Communicator comm = shard.communicator();
+      Domain slice =
+          c.guarded("domain.path", [&] { return detail::read_npy_domain_slice(comm, path); });
+      check_domain_fits(c, "domain.path", static_cast<double>(slice.points().cols()), slice.dim(),
+                        budget);
+      return slice;
+    }
+    const std::string path = c.data_path(d, "path", "domain.path");
+    const auto shape = c.guarded("domain.path", [&] { return detail::npy_points_shape(path); });
+    check_domain_fits(c, "domain.path", static_cast<double>(shape.first),
+                      static_cast<int>(std::min<std::int64_t>(shape.second, INT_MAX)), budget);
+    return c.guarded("domain.path", [&] { return Domain::from_npy(path); });
   }
   const json& lo = d["lower"];
   const json& up = d["upper"];

@@ -41,6 +41,7 @@ class FiniteFamily final : public Family {
   bool shards() const override { return true; }
   long long candidates() const override { return config_.domain.size(); }
   void check_ranks(int ranks) const override;
+  std::string whole_domain(int ranks) const override;
   std::shared_ptr<const void> prepare(const StepEnv& env,
                                       const std::vector<std::uint32_t>& runs) const override;
   UnitOutput step(const StepEnv& env, const void* group, int p,
