@@ -4,7 +4,7 @@ experiments that explain the private panels (why-*.json) and the scale configs.
 
 Usage: python3 examples/ldp-bo/make_configs.py [--T 20000]   (writes next to this script)
 
-Every panel: T = 20000 (the paper's horizon), 10 trials (runs 0..9 of seed 0, one at a time:
+Every panel: T = 20000 (the spec's horizon; the paper gives none), 10 trials (runs 0..9 of seed 0, one at a time:
 "lockstep": 1 keeps the exact posterior's t x t Cholesky factor to one run, 1.6 GB at T = 20000,
 and checkpoints after every trial), lambda = 1,
 delta = 0.1, eps_nys = 0.1, alpha = 1, both presets of every algorithm, GP-UCB as the extra curve
