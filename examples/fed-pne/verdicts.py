@@ -115,30 +115,66 @@ def figure2(fig, name, obj):
                     reason_fail=f"M = 10 is the spec's choice (the paper does not give M); {grid}")
 
 
-def m_sweep(fig, obj, reason):
+def m_sweep(fig, obj, reason, Ms=(1, 10, 50, 100), data="paper", explain=None):
+    """Fed-PNE's per-client regret along M (configs x7-<obj>-M<M>, paired by run id)."""
     seq = []
-    for M in (1, 10, 50, 100):
-        a, _ = per_run(f"x7-{obj}-M{M}")
+    for M in Ms:
+        a, s = per_run(f"x7-{obj}-M{M}")
         if a:
-            seq.append((M, a["Fed-PNE"]))
+            seq.append((M, a["Fed-PNE"], s))
     claim = "larger M, smaller per-client regret"
-    if len(seq) < 2:
-        return vr.unit(fig, claim, f"`x7-{obj}-M*`", "—", vr.NOT_RUN, reason or "not configured")
-    holds, steps = vr.trend(seq, -1)
+    name = f"`x7-{obj}-M{{{','.join(map(str, Ms))}}}`"
+    if len(seq) < len(Ms):
+        return vr.unit(fig, claim, name, "—", vr.NOT_RUN,
+                       "configured (issue #33), no committed result yet")
+    holds, steps = vr.trend([(M, v) for M, v, _ in seq], -1)
     stat = "; ".join(f"M {a}→{b}: {c.text()} {c.word}" for a, b, c in steps)
-    means = " → ".join(f"{mean(v):.1f}" for _, v in seq)
+    means = " → ".join(f"{mean(v):.1f}" for _, v, _ in seq)
     bad = [f"M {a}→{b}" for a, b, c in steps if c.sign != -1]
-    return vr.unit(fig, claim, f"`x7-{obj}-M{{1,10,50,100}}` (Fed-PNE, 10 paired runs each, "
-                   f"T = 10³)", f"means {means}; {stat}",
-                   vr.verdict(holds), "—" if holds else
-                   f"does not fall at {', '.join(bad)}; {reason}")
+    runs, T = seq[0][2]["runs"], seq[0][2]["horizon"]
+    by, why = (None, "—")
+    if data != "paper":
+        why = f"substitute data ({data})"
+    if not holds:
+        by, text = explain() if explain else (None, reason)
+        why = "; ".join(w for w in (why if why != "—" else "", f"does not fall at "
+                                    f"{', '.join(bad)}", text) if w)
+    return vr.unit(fig, claim, f"{name} (Fed-PNE, {runs} paired runs each, T = {T})",
+                   f"means {means}; {stat}",
+                   vr.verdict(holds, paper_data=data == "paper", explained_by=by), why)
 
 
-def rounds():
+def seir_federations():
+    """(explained_by, text) for SEIR's rise at M = 100: the centralised HCT, which sees only the
+    federation's global f, run at M = 10, 50, 100 (x12-seir-M<M>-hct). If its regret also changes
+    with M, the federations differ (their global objective changes with M), so the M columns
+    are not the same problem."""
+    hct = []
+    for M in (10, 50, 100):
+        a, _ = per_run(f"x12-seir-M{M}-hct")
+        if a:
+            hct.append((M, a))
+    if len(hct) < 3:
+        return None, ("hypothesis, untested: the clients' populations, hence the local and "
+                      "global objectives, change with M")
+    c = vr.paired(hct[2][1]["HCT"], hct[1][1]["HCT"])
+    f = [vr.paired(a["Fed-PNE"], a["HCT"]) for _, a in hct]
+    rel = "; ".join(f"M = {M}: Fed-PNE − HCT = {x.text()} {x.word}" for (M, _), x in zip(hct, f))
+    if not c.tied:
+        return ("x12", f"explained by `x12-seir-M{{10,50,100}}-hct` (10 paired runs each): the "
+                f"centralised HCT, which sees only the federation's global objective, also "
+                f"changes from M = 50 to 100 (HCT(100) − HCT(50) = {c.text()} {c.word}), so the "
+                f"M columns are different problems; {rel}")
+    return None, (f"`x12-seir-M{{10,50,100}}-hct`: HCT's regret does not change from M = 50 to "
+                  f"100 (HCT(100) − HCT(50) = {c.text()}), so the federations' global objective "
+                  f"is not what changes; the rise is unexplained; {rel}")
+
+
+def rounds(fig, objs, Ts, data="paper"):
     parts, ok, used = [], True, []
-    for obj in ("garland", "doublesine"):
+    for obj in objs:
         seq = []
-        for T in GRID_T:
+        for T in Ts:
             s = summary(f"x8-{obj}-T{T}")
             if s:
                 m = s["methods"][0]
@@ -146,50 +182,67 @@ def rounds():
                 ok = ok and m["rounds_mean"] <= bound and (not seq or m["rounds_mean"] >= seq[-1][0])
                 seq.append((m["rounds_mean"], bound))
                 used.append(f"x8-{obj}-T{T}")
-        parts.append(f"{obj}: P = " + " → ".join(f"{p:.0f} (bound {b:.1f})" for p, b in seq))
+        parts.append(f"{obj}: P = " + " → ".join(f"{p:.1f} (bound {b:.1f})" for p, b in seq))
     claim = "rounds and information grow logarithmically in T"
-    if not used:
-        return vr.unit("7a, 7b rounds vs T", claim, "`x8-*`", "—", vr.NOT_RUN, "not committed")
-    return vr.unit("7a, 7b rounds vs T", claim,
-                   "`x8-{garland,doublesine}-T{10³,10⁴,10⁵}` (Fed-PNE, M = 10, 10 runs each)",
-                   "rounds P (mean) against Eq. 37's logarithmic bound, for T = 10³, 10⁴, 10⁵: "
-                   + "; ".join(parts) + " (a bound check: P is the same in every run)",
-                   vr.verdict(ok), "—" if ok else "P exceeds the bound or falls with T")
+    name = f"`x8-{{{','.join(objs)}}}-T{{{','.join(pow10(t) for t in Ts)}}}`"
+    if len(used) < len(objs) * len(Ts):
+        return vr.unit(fig, claim, name, "—", vr.NOT_RUN,
+                       "configured (issue #33), no committed result yet")
+    why = "—" if ok else "P exceeds the bound or falls with T"
+    if data != "paper":
+        why = f"substitute data ({data})" + ("" if ok else "; " + why)
+    return vr.unit(fig, claim, f"{name} (Fed-PNE, M = 10, 10 runs each)",
+                   f"rounds P (mean over runs) against Eq. 37's logarithmic bound, T = "
+                   f"{', '.join(pow10(t) for t in Ts)}: " + "; ".join(parts),
+                   vr.verdict(ok, paper_data=data == "paper"), why)
+
+
+def mesh_cells(name):
+    """(parts text, too_many ok, too_few ok) of one x9 mesh config."""
+    a, s = per_run(name)
+    ks = sorted(a, key=lambda k: int(k.split("=")[1]))
+    stuck = [k for k in ks if next(m for m in s["methods"] if m["label"] == k)
+             .get("rounds_mean", 1) == 0]
+    best = min(ks, key=lambda k: mean(a[k]))
+    few = vr.paired(a[ks[0]], a[best]) if best != ks[0] else None
+    text = (f"lowest mean {best} ({mean(a[best]):.0f}); smallest mesh {ks[0]} "
+            + ("is the lowest" if few is None else f"− {best} = {few.text()}: {few.word}")
+            + f"; no completed round for {', '.join(stuck) or 'none'}")
+    return text, bool(stuck), few is not None and few.higher
 
 
 def mesh():
     parts, many_ok, few_ok, used = [], True, True, []
     for obj in ("garland", "doublesine"):
-        a, s = per_run(f"x9-{obj}-mesh")
-        if not a:
+        if not summary(f"x9-{obj}-mesh"):
             continue
         used.append(f"`x9-{obj}-mesh`")
-        ks = sorted(a, key=lambda k: int(k.split("=")[1]))
-        stuck = [k for k in ks if next(m for m in s["methods"] if m["label"] == k)
-                 .get("rounds_mean", 1) == 0]
-        best = min(ks, key=lambda k: mean(a[k]))
-        few = vr.paired(a[ks[0]], a[best]) if best != ks[0] else None
-        # "too few arms are far from the optimum": the smallest mesh higher than the best one
-        few_ok = few_ok and few is not None and few.higher
-        many_ok = many_ok and bool(stuck)
-        parts.append(f"{obj}: lowest mean {best} ({mean(a[best]):.0f}); smallest mesh {ks[0]} "
-                     + ("is the lowest" if few is None else f"− {best} = {few.text()}: {few.word}")
-                     + f"; no completed round for {', '.join(stuck) or 'none'}")
+        text, many, few = mesh_cells(f"x9-{obj}-mesh")
+        many_ok, few_ok = many_ok and many, few_ok and few
+        parts.append(f"{obj}: {text}")
     claim = ("too many arms: exploration never ends; too few: the best arm is far from the "
              "optimum")
     if not used:
         return vr.unit("3a, 3b Fed1-UCB mesh", claim, "`x9-*-mesh`", "—", vr.NOT_RUN, "—")
-    long_runs = [n for n in ("x9-garland-mesh-T100000", "x9-doublesine-mesh-T100000")
-                 if summary(n)]
-    reason = "—"
+    reason, by = "—", None
     if not few_ok:
-        reason = ("the 'too many arms' half holds; the smallest mesh is the lowest at T = 10³ "
-                  "(hypothesis: the 'too few arms' half needs a longer horizon"
-                  + (f"; tested by {', '.join(long_runs)}, see fed-pne/README.md)" if long_runs
-                     else ", untested)"))
+        long = [o for o in ("garland", "doublesine") if summary(f"x9-{o}-mesh-T100000")]
+        if long:
+            cells = {o: mesh_cells(f"x9-{o}-mesh-T100000") for o in long}
+            shown = all(c[2] for c in cells.values()) and len(long) == 2
+            txt = "; ".join(f"{o}: {c[0]}" for o, c in cells.items())
+            by = "x9 T = 1e5" if shown else None
+            reason = (("explained by " if shown else "not explained by ")
+                      + f"`x9-{{garland,doublesine}}-mesh-T100000` (10 paired runs, T = 10⁵): "
+                      f"{txt}" + ("" if shown else " — the smallest mesh is not higher there "
+                                  "either, so the horizon is not the reason"))
+        else:
+            reason = ("the 'too many arms' half holds; the smallest mesh is the lowest at "
+                      "T = 10³ (hypothesis, untested: the 'too few arms' half needs a longer "
+                      "horizon)")
     return vr.unit("3a, 3b Fed1-UCB mesh", claim, ", ".join(used) + " (Fed1-UCB, K ∈ {10, 50, "
                    "100, 200, 500}, M = 10, T = 10³, 10 paired runs)", "; ".join(parts),
-                   vr.verdict(many_ok and few_ok), reason)
+                   vr.verdict(many_ok and few_ok, explained_by=by), reason)
 
 
 def c_sweep():
@@ -236,34 +289,47 @@ def dp():
                    "—" if holds else f"regret does not fall at {', '.join(bad)}", counts=False)
 
 
+def seir_m_explains():
+    """2d at larger M: Fed-PNE against HCT on SEIR at M = 50, 100 (x12-seir-M<M>-hct)."""
+    cells = []
+    for M in (50, 100):
+        a, _ = per_run(f"x12-seir-M{M}-hct")
+        if a:
+            cells.append((M, vr.paired(a["Fed-PNE"], a["HCT"])))
+    if len(cells) < 2:
+        return None, "no experiment tests why (the M effect was not run on SEIR)"
+    text = "; ".join(f"M = {M}: Fed-PNE − HCT = {c.text()} {c.word}" for M, c in cells)
+    if all(c.lower for _, c in cells):
+        return "x12", (f"explained by `x12-seir-M{{50,100}}-hct` (10 paired runs): with more "
+                       f"clients Fed-PNE is lower than HCT ({text}); M = 10 is the spec's choice")
+    return None, f"`x12-seir-M{{50,100}}-hct` does not show Fed-PNE below HCT at larger M ({text})"
+
+
 def units():
+    by2d, why2d = seir_m_explains()
     out = [figure2("2a, 4a Garland", "x1-garland", "garland"),
            figure2("2b, 4b DoubleSine", "x2-doublesine", "doublesine"),
            smallest("2c landmine", "Fed-PNE has the smallest cumulative regret",
                     ["x4-landmine-like"], data="generated landmine-like",
                     reason_fail="no experiment tests why (M = 10)"),
            smallest("2d SEIR", "Fed-PNE converges fastest (smallest regret)",
-                    ["x5-seir", "x5-seir-hct-random"],
-                    reason_fail="no experiment tests why (M = 10; the grid's M effect was not run "
-                                "on SEIR)"),
+                    ["x5-seir", "x5-seir-hct-random", "x12-seir-M10-hct"], reason_fail=why2d,
+                    explained=by2d),
            smallest("8a MNIST", "Fed-PNE has the smallest regret (Section 4's conclusions)",
                     ["x6-digits-like"], data="generated digits for Fashion-MNIST",
                     reason_fail="no experiment tests why (M = 10)"),
            m_sweep("6a regret vs M (Garland)", "garland", ""),
            m_sweep("6b regret vs M (DoubleSine)", "doublesine", ""),
-           m_sweep("6d regret vs M (SEIR)", "seir",
-                   "hypothesis, untested: the clients' populations, hence the local objectives, "
-                   "change with M"),
-           rounds(), mesh(), c_sweep()]
-    for fig, what in (("6c regret vs M (landmine)", "x7-landmine-like-M*"),
-                      ("7c rounds vs T (landmine)", "x8-landmine-like-T*"),
-                      ("7d rounds vs T (SEIR)", "x8-seir-T*"),
-                      ("8b regret vs M (MNIST)", "x7-digits-like-M*")):
-        out.append(vr.unit(fig, "as 6a/6b, 7a/7b" if fig[0] in "67" else "larger M helps",
-                           f"`{what}`", "—", vr.NOT_RUN,
-                           "not configured: the landmine and MNIST data are not available (only "
-                           "generated substitutes, which could not reproduce the figure) and the "
-                           "SEIR sweep was left out of the CPU budget"))
+           m_sweep("6c regret vs M (landmine)", "landmine-like", "no experiment tests why",
+                   data="generated landmine-like"),
+           m_sweep("6d regret vs M (SEIR)", "seir", "", explain=seir_federations),
+           rounds("7a, 7b rounds vs T", ("garland", "doublesine"), GRID_T),
+           rounds("7c rounds vs T (landmine)", ("landmine-like",), (1000, 10000),
+                  data="generated landmine-like"),
+           rounds("7d rounds vs T (SEIR)", ("seir",), (1000, 10000)),
+           m_sweep("8b regret vs M (MNIST)", "digits-like", "no experiment tests why",
+                   Ms=(2, 5, 10, 20), data="generated digits for Fashion-MNIST"),
+           mesh(), c_sweep()]
     ext = smallest("Himmelblau (extension)", "—", ["x3-himmelblau"], reason_fail="")
     ext["counts"] = False
     return out + [ext, dp()]
