@@ -11,11 +11,20 @@ RTOL = 1e-6, ATOL = 1e-9 (the engine is deterministic for a fixed seed and threa
 tolerance absorbs only printing and summation-order noise, not a changed result).
 
 Usage: check_committed_results.py --cli build/gpbandit [--work DIR] [--only SUBSTRING] [--list]
+       check_committed_results.py --cli build/gpbandit --sweep [--max-seconds S] [--only SUB]
 Exit 1 when a sample differs or fails to run; prints one line per sample and a summary line.
+
+--sweep: instead of the sample, every committed examples/*/results/<name>/summary.json whose
+config is in the repository (<name> = the config's stem; -f<k> = draw k of a synthetic PO config,
+--seed k; -s<S> = a split DP-GIBO run, --seed S), first run only, skipping those whose committed
+timing puts one run above --max-seconds (default 120) and those with secure (unreproducible)
+privacy noise: the search for committed results that predate the current code.
 """
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,14 +81,52 @@ def compare(new, ref, runs):
     return ""
 
 
+def sweep_samples(max_seconds):
+    """(samples, skipped) for --sweep: every committed result with a config, first run only."""
+    out, skipped = [], []
+    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*", "results", "*",
+                                              "summary.json"))):
+        res = os.path.basename(os.path.dirname(path))
+        suite = os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(path))))
+        extra, stem = [], res
+        m = re.fullmatch(r"(.+)-(f|s)(\d+)", res)
+        if m and not os.path.exists(os.path.join(ROOT, "examples", suite, res + ".json")):
+            stem, extra = m.group(1), ["--seed", m.group(3)]
+        cfg = os.path.join(ROOT, "examples", suite, stem + ".json")
+        if not os.path.exists(cfg):
+            skipped.append(f"{suite}/{res} (no config {stem}.json)")
+            continue
+        with open(path) as f:
+            s = json.load(f)
+        with open(cfg) as f:
+            c = json.load(f)
+        runs = max(1, s.get("runs", 1))
+        total = s.get("timings", {}).get("total_seconds") or s.get("seconds") or sum(
+            m.get("seconds", 0) for m in s.get("methods", s.get("policies", [])))
+        if c.get("experiment") in ("fed-pne",) and "dp-fed-pne" in json.dumps(c) and \
+                c.get("privacy_noise") != "seeded":
+            skipped.append(f"{suite}/{res} (secure privacy noise: not reproducible)")
+            continue
+        if total / runs > max_seconds:
+            skipped.append(f"{suite}/{res} (≈ {total / runs:.0f} s per run)")
+            continue
+        out.append((f"{suite}/{stem}.json", res, 1, extra))
+    return out, skipped
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--cli", required=True)
     ap.add_argument("--work")
     ap.add_argument("--only")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--max-seconds", type=float, default=120)
     a = ap.parse_args()
-    samples = [s for s in SAMPLES if not a.only or a.only in s[0]]
+    pool, skipped = sweep_samples(a.max_seconds) if a.sweep else (SAMPLES, [])
+    samples = [s for s in pool if not a.only or a.only in s[0] or a.only in s[1]]
+    for sk in skipped:
+        print(f"skip  {sk}")
     if a.list:
         for cfg, res, k, extra in samples:
             print(f"{cfg} -> results/{res} (first {k} runs) {' '.join(extra)}")

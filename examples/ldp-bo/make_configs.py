@@ -95,7 +95,7 @@ EXPLORE = {"type": "gp_ucb", "label": "max posterior sd (pure exploration)",
 
 def why_config(kind, instance, kernel, T, description, policies, runs=10):
     cfg = base(f"why-{kind}-{instance}", description + " (project experiment, not in the paper)",
-               instance, kernel, 1.0, T, runs)
+               "synthetic" if instance == "matern" else instance, kernel, 1.0, T, runs)
     cfg["policies"] = policies + [RANDOM]
     return cfg
 
@@ -108,6 +108,18 @@ def why_epsilon(instance, kernel, T):
         pols += [heavy(fam, "practical", e, suffix=f"; eps={e:g}") for e in (1, 4, 16, 64, 256)]
     return why_config("eps", instance, kernel, T, "LDP-MoMA, LDP-TGP and LDP-ATA (practical) "
                       f"against uniform random play over eps on the {instance} instance", pols)
+
+
+def why_epsilon_matern(T):
+    """The privacy level on L1's instance (synthetic, Matérn 5/2, issue #33): LDP-MoMA for eps
+    from 0.5 to 1000, LDP-TGP from 1 to 256, LDP-ATA (≈ 20x MoMA's cost) at 16 and 256 only."""
+    pols = [heavy("moma_gp_ucb", "practical", e, suffix=f"; eps={e:g}")
+            for e in (0.5, 1, 4, 16, 64, 256, 1000)]
+    pols += [heavy("tgp_ucb", "practical", e, suffix=f"; eps={e:g}") for e in (1, 4, 16, 64, 256)]
+    pols += [heavy("ata_gp_ucb", "practical", e, suffix=f"; eps={e:g}") for e in (16, 256)]
+    return why_config("eps", "matern", M52, T, "LDP-MoMA, LDP-TGP and LDP-ATA (practical) "
+                      "against uniform random play over eps on L1's synthetic Matérn instance",
+                      pols)
 
 
 def why_width(instance, kernel, T):
@@ -199,6 +211,7 @@ def main():
     for make, insts in WHY:
         for inst, ker in insts:
             write(make(inst, ker, T))
+    write(why_epsilon_matern(T))
     for cfg in scale_configs():
         write(cfg)
 

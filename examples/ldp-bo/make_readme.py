@@ -101,7 +101,7 @@ def eps_pairs(data):
 def why_table(data, kind):
     rows = ["| instance | policy | R_T mean ± sd | R_T / random | vs random: paired wins, rule "
             "| seconds |", "|---|---|---|---|---|---|"]
-    for inst in ("synthetic", "light", "stock"):
+    for inst in ("synthetic", "matern", "light", "stock"):
         s = data.get(f"why-{kind}-{inst}")
         if s is None:
             continue
@@ -124,7 +124,7 @@ def scales_table(data):
     rows = ["| instance | ϵ | 𝓛 = 2(B+R)/ϵ | reward noise sd | mean gap of random play "
             "| se of an arm mean, all T/N plays (TGP) | se of MoMA's kept replicate (T/(kN) plays) "
             "| β_TGP(T) | β_MoMA |", "|---|---|---|---|---|---|---|---|---|"]
-    for inst in ("synthetic", "light", "stock"):
+    for inst in ("synthetic", "matern", "light", "stock"):
         s = data.get(f"why-eps-{inst}")
         if s is None:
             continue

@@ -6,7 +6,7 @@ difference below zero by more than two standard errors."""
 import ldp_stats as st
 from ldp_stats import vr
 
-INSTANCES = ("synthetic", "light", "stock")
+INSTANCES = ("synthetic", "matern", "light", "stock")
 PRIVATE_PANELS = ("L1", "L2", "L3", "L7", "L8", "L9")
 
 

@@ -11,7 +11,7 @@ from ldp_stats import vr
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLAIMS = {  # specs/ldp-bo.md §7
-    "L1": ("Fig 2(a)", "LDP, synthetic Matérn, ϵ = 1", "outperform", None),
+    "L1": ("Fig 2(a)", "LDP, synthetic Matérn, ϵ = 1", "outperform", "matern"),
     "L2": ("Fig 2(b)", "LDP, light sensor, ϵ = 0.5", "outperform", "light"),
     "L3": ("Fig 2(c)", "LDP, stock, ϵ = 1", "outperform", "stock"),
     "L4": ("Fig 2(d)", "non-private, synthetic SE, Student-t₃", "outperform", None),
