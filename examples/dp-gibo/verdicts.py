@@ -108,7 +108,10 @@ def edp0():
     if last is None:
         return vr.unit("Fig 1 (d sweep), E-DP0", claim, "`E-DP0-d*`", "—", vr.NOT_RUN, "—")
     d, c_rs, c_ucb, s, n = last
-    holds = d == 10 and c_rs.lower and c_ucb.lower
+    if d != 10:
+        return vr.unit("Fig 1 (d sweep), E-DP0", claim, "; ".join(parts), " — ".join(cells),
+                       vr.NOT_RUN, "d = 10, which decides, is not committed yet")
+    holds = c_rs.lower and c_ucb.lower
     scaled = unit_range(s) == "scaled"
     reason = "—"
     if not holds:
