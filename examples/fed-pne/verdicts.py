@@ -158,16 +158,20 @@ def seir_federations():
         return None, ("hypothesis, untested: the clients' populations, hence the local and "
                       "global objectives, change with M")
     c = vr.paired(hct[2][1]["HCT"], hct[1][1]["HCT"])
+    rise = vr.paired(hct[2][1]["Fed-PNE"], hct[1][1]["Fed-PNE"])
     f = [vr.paired(a["Fed-PNE"], a["HCT"]) for _, a in hct]
     rel = "; ".join(f"M = {M}: Fed-PNE − HCT = {x.text()} {x.word}" for (M, _), x in zip(hct, f))
-    if not c.tied:
+    # The global objective explains the rise only if it moves HCT by a comparable amount.
+    if c.higher and c.d >= 0.5 * rise.d:
         return ("x12", f"explained by `x12-seir-M{{10,50,100}}-hct` (10 paired runs each): the "
-                f"centralised HCT, which sees only the federation's global objective, also "
-                f"changes from M = 50 to 100 (HCT(100) − HCT(50) = {c.text()} {c.word}), so the "
-                f"M columns are different problems; {rel}")
-    return None, (f"`x12-seir-M{{10,50,100}}-hct`: HCT's regret does not change from M = 50 to "
-                  f"100 (HCT(100) − HCT(50) = {c.text()}), so the federations' global objective "
-                  f"is not what changes; the rise is unexplained; {rel}")
+                f"centralised HCT, which sees only the federation's global objective, rises "
+                f"comparably from M = 50 to 100 (HCT: {c.text()}; Fed-PNE: {rise.text()}), so "
+                f"the M columns are different problems; {rel}")
+    return None, (f"not explained: in `x12-seir-M{{10,50,100}}-hct` (10 paired runs each) the "
+                  f"centralised HCT moves by {c.text()} from M = 50 to 100 against Fed-PNE's "
+                  f"{rise.text()}, so the federation's global objective does not account for the "
+                  f"rise; that the clients' local objectives do is a hypothesis no experiment "
+                  f"tests; {rel}")
 
 
 def rounds(fig, objs, Ts, data="paper"):
