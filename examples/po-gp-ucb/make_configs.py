@@ -116,7 +116,7 @@ def main():
             c = base(f"po-{fig}-{dataset}-beta", dataset, f"non-private GP-UCB on {dataset} with "
                      f"beta_t scaled by 1, 2, 4, 8 beside PO r = {fig_r} eps = e^{fig_eps[-1]} "
                      f"(ELSE); T = {T} UCB steps after n_init = 1")
-            c["policies"] += [{"type": "po_gp_ucb", "label": f"GP-UCB on X, beta x{k}",
+            c["policies"] += [{"type": "po_gp_ucb", "label": f"GP-UCB on X beta x{k}",
                                "curator": False,
                                "beta": {"type": "srinivas", "delta": 0.025, "scale": k}}
                               for k in (2, 4, 8)]

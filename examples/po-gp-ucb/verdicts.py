@@ -99,7 +99,7 @@ def explanation(kind, d):
             base = "GP-UCB on X (non-private)"
             labels = [p["label"] for p in ex[0]["policies"] if "beta x" in p["label"]]
             cm = {lab: compare(ex, lab, base) for lab in labels}
-            text = "; ".join(f"{lab.split(', ')[1]} − β x1 = {c.text(wins=False)} {c.word}"
+            text = "; ".join(f"{lab.split('X ')[1]} − β x1 = {c.text(wins=False)} {c.word}"
                              for lab, c in cm.items())
             if any(c.lower for c in cm.values()):
                 return ("exploration", f"explained by `{EXPLORE}` (50 paired runs): non-private "
