@@ -107,8 +107,9 @@ def explanation(kind, d):
                         "exploration than the fitted model's helps here, as the ELSE branch's "
                         "distance inflation does (the length-scale itself is not varied: no "
                         "modeller option)")
-            return None, (f"`{EXPLORE}` does not support the stated cause: a wider β_t does not "
-                          f"lower non-private GP-UCB's regret ({text})")
+            return None, (f"the stated cause is not supported: in `{EXPLORE}` (50 paired runs) "
+                          f"a wider β_t does not lower non-private GP-UCB's regret ({text}), so "
+                          "more exploration is not why the ELSE rows end lower; unexplained")
         return None, ("hypothesis, untested: the ELSE branch's distance inflation acts as a "
                       "shorter length-scale that helps on the look-alike")
     if kind == "loans":
