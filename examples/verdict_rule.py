@@ -44,7 +44,9 @@ RULE = """\
    baseline); a trend over a sweep ("larger M, smaller regret") when every adjacent pair moves the
    claimed way under 1; an "≈" claim ("robust to c₁", "noiseless ≈ low noise") when the pair is
    *equivalent*: |d̄| + 2·se ≤ 5 % of the reference arm's mean (or the margin the spec states, e.g.
-   0.05σ_y for PO-GP-UCB) — a tie under 1 alone does not show equality.
+   0.05σ_y for PO-GP-UCB) — a tie under 1 alone does not show equality. A claim about a bound
+   (Fed-PNE's rounds against Eq. 37) or about a spread ("oscillates more", "less variance") is
+   checked against the bound or the sample sd, and the row says so.
 3. *Verdicts.* **reproduced** — the claim holds under 2 at the paper's scale (or the spec's stated
    size where the paper gives none), from the paper's start, on the paper's data. **explained** —
    it does not, and an experiment in the repository tests the stated cause (the row names it and
