@@ -140,9 +140,10 @@ def table_unit(tid, d):
             + "; ".join(f"{r}: {c.text(wins=False)} {c.word}" for r, c in sorted(cmps.items())))
     by, why = (None, "—")
     if not holds or not PAPER_DATA[kind]:
-        by, why = explanation(kind, d)
+        by, why = explanation(kind, d) if not holds else (None, "")
         if not PAPER_DATA[kind]:
-            why = f"substitute data ({SUBST[kind]}); " + why
+            why = ("holds on the substitute; " if holds else "") + \
+                f"substitute data ({SUBST[kind]})" + (f"; {why}" if why else "")
         if not holds:
             lost = [str(r) for r, c in sorted(cmps.items()) if r not in best_r and not c.lower]
             why = f"r = {star} not lower than r = {', '.join(lost) or '—'}; " + why
@@ -173,9 +174,10 @@ def figure_unit(fig, d):
             f"{drop.text(wins=False)} {drop.word}")
     by, why = (None, "—")
     if not holds or not PAPER_DATA[kind]:
-        by, why = explanation(kind, d)
+        by, why = explanation(kind, d) if not holds else (None, "")
         if not PAPER_DATA[kind]:
-            why = f"substitute data ({SUBST[kind]}); " + why
+            why = ("holds on the substitute; " if holds else "") + \
+                f"substitute data ({SUBST[kind]})" + (f"; {why}" if why else "")
     word = vr.verdict(holds, paper_data=PAPER_DATA[kind], explained_by=by)
     return vr.unit(name, claim, runs_text(fig, ss), stat, word, why)
 
