@@ -49,12 +49,16 @@ def closing(all_units):
     subst = sum("substitute data" in u["reason"] for u in neither)
     reduced = sum("reduced" in u["reason"] for u in neither)
     hyp = sum("hypothesis" in u["reason"] for u in neither)
+    own = [u["fig"] for u in neither if "substitute data" not in u["reason"]
+           and "reduced" not in u["reason"] and u["verdict"] != vr.NOT_RUN]
     return (f"**Count** (generated): of the {len(counted)} figure and table units of the four "
             f"papers, **{t[vr.REPRODUCED]} reproduced**, **{t[vr.EXPLAINED]} explained**, "
             f"**{t['neither']} neither** — of these {not_run} not run, {subst} on substitute data "
             f"(the paper's data are not available), {reduced} only at reduced size, {hyp} with "
             f"an untested hypothesis (a unit can be in more than one of these groups; rows marked "
-            f"'not counted' are extensions or text claims).")
+            f"'not counted' are extensions or text claims). Run on the paper's data at its scale, "
+            f"not reproduced, and no experiment explains why ({len(own)}): "
+            f"{'; '.join(own) if own else 'none'}.")
 
 
 def section():
