@@ -38,6 +38,21 @@ def eps_explanation(d, inst, eps):
     s = d.get(f"why-eps-{inst}")
     if s is None:
         return False, f"`why-eps-{inst}` not run: the cause is untested"
+    extra = d.get(f"why-eps-{inst}-ata")  # LDP-ATA run apart (same seed and trials: paired)
+    if extra is not None:
+        s = dict(s, policies=s["policies"] + [p for p in extra["policies"]
+                                               if p["type"].startswith("ldp_ata")])
+    ata = regime.by_param(s, "ata", "epsilon")
+    if not ata:  # LDP-ATA not run: decide on LDP-TGP first
+        moma, tgp = regime.by_param(s, "moma", "epsilon"), regime.by_param(s, "tgp", "epsilon")
+        wins = [e for e in sorted(tgp) if e in moma and regime.beats(moma[e], tgp[e])]
+        if not wins:
+            return False, (f"`why-eps-{inst}` (10 paired trials per ϵ): LDP-MoMA is lower than "
+                           "LDP-TGP at no ϵ of the sweep, so the privacy noise does not explain "
+                           "the ordering (no experiment explains it)")
+        return False, (f"`why-eps-{inst}`: LDP-MoMA is lower than LDP-TGP at ϵ ∈ "
+                       f"{{{', '.join(f'{e:g}' for e in wins)}}}; LDP-ATA there "
+                       f"(`why-eps-{inst}-ata`) not run yet, so the cause is not tested")
     cells = regime.winning_cells(inst, s)
     scale = {r["eps"]: r for r in st.scales(s)}
     here = scale.get(eps)
