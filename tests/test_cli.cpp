@@ -144,6 +144,11 @@ TEST(Cli, RunWritesCsvSummaryAndPlot) {
                 p["simple_regret"]["mean"].get<double>(), 1e-9);
     EXPECT_NEAR(p["sd_simple_regret_curve"].back().get<double>(),
                 p["simple_regret"]["sd"].get<double>(), 1e-9);
+    ASSERT_EQ(p["simple_regret_per_run"].size(), p["cumulative_regret_per_run"].size());
+    double simple_sum = 0;  // the per-run values behind simple_regret.mean (paired verdicts)
+    for (const auto& v : p["simple_regret_per_run"]) simple_sum += v.get<double>();
+    EXPECT_NEAR(simple_sum / p["simple_regret_per_run"].size(),
+                p["simple_regret"]["mean"].get<double>(), 1e-9);
     for (std::size_t k = 1; k < p["mean_simple_regret_curve"].size(); ++k) {  // non-increasing
       EXPECT_LE(p["mean_simple_regret_curve"][k].get<double>(),
                 p["mean_simple_regret_curve"][k - 1].get<double>());

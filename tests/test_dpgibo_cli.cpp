@@ -106,6 +106,36 @@ TEST(DpGiboCli, TheSvrTaskLoadsLibsvmOnlyWhenItRuns) {
   EXPECT_FALSE(fs::exists(dir.file("no/runs.csv")));
 }
 
+TEST(DpGiboCli, GpLengthscaleInputRangeKey) {
+  // "input_range": "scaled" (default, √(15/d)) or a number > 0 (specs/dp-gibo.md §8).
+  const std::string method =
+      R"({"type": "gibo", "label": "DP", "B": 3, "T": 2, "b": 3, "n_cand": 8})";
+  auto cfg = [&](const std::string& extra) {
+    std::string c = config(method);
+    const std::string task = R"("task": {"type": "normal_location", "d": 2, "n": 20)";
+    c.replace(c.find(task), task.size(),
+              R"("task": {"type": "gp_lengthscale", "d": 2, "n_train": 30, "n": 20)" + extra);
+    return c;
+  };
+  auto task_of = [](const std::string& c) {
+    test::TempDir dir;
+    test::write_file(dir.file("c.json"), c);
+    const auto r = test::run_cli("run " + dir.file("c.json") + " --out " + dir.file("out") +
+                                 " --quiet --no-plot");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(test::read_file(dir.file("out/summary.json")))["task"]
+        .get<std::string>();
+  };
+  EXPECT_NE(task_of(cfg("")).find("U[0, 2.73861]^d"), std::string::npos);  // √(15/2)
+  EXPECT_NE(task_of(cfg(R"(, "input_range": "scaled")")).find("U[0, 2.73861]^d"),
+            std::string::npos);
+  EXPECT_EQ(task_of(cfg(R"(, "input_range": 1)")), "gp_lengthscale(d=2, n_train=30, n=20)");
+  EXPECT_NE(task_of(cfg(R"(, "input_range": 3)")).find("U[0, 3]^d"), std::string::npos);
+  expect_rejected(cfg(R"(, "input_range": 0)"), "task.input_range");
+  expect_rejected(cfg(R"(, "input_range": "wide")"), "task.input_range");
+  expect_rejected(cfg(R"(, "input_range": [1, 2])"), "task.input_range");
+}
+
 TEST(DpGiboCli, PolynomialKernelAndJointDesignKeys) {
   const std::string poly = R"({"type": "dp_gibo", "label": "DP", "mu": 1, "B": 1, "T": 3,
     "b": 3, "n_cand": 8, "n_restart": 1, "n_steps": 3, "kernel": "polynomial", "acq": "joint",
