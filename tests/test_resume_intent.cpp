@@ -165,19 +165,6 @@ TEST(ResumeIntent, ACommandRunResumesWithALargerTAndAFixedCommand) {
       << other.output;
 }
 
-TEST(ResumeIntent, QMoreThanTheCandidatesIsRefusedBeforeAnythingIsWritten) {
-  TempDir dir;
-  write_objective(dir);
-  json j = json::parse(kCommand);
-  j["q"] = 101;
-  write_file(dir.file("c.json"), j.dump());
-  const auto r = run_cli("run " + q(dir.file("c.json")) + " --out " + q(dir.file("out")));
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "q: 101 is more than the 100 candidates")) << r.output;
-  EXPECT_FALSE(fs::exists(dir.file("out/state.json")));
-  EXPECT_FALSE(fs::exists(dir.file("out/run.json")));
-}
-
 // ---------------------------------------------------------------- asks of a state file
 
 const char* kState = R"({
