@@ -11,8 +11,8 @@
 #if GPB_HAS_LIBSVM
 #include <svm.h>
 
-#include "dpgibo/libsvm_loader.hpp"
 #include "dpgibo/svr_predict.hpp"
+#include "objective/libsvm_loader.hpp"
 #endif
 
 namespace gpb::dpgibo {
@@ -21,6 +21,7 @@ namespace gpb::dpgibo {
 namespace {
 
 constexpr std::uint32_t kSvrStream = 102;
+constexpr const char* kNeededBy = "task.type: svr_friedman";
 
 void quiet(const char*) {}
 
@@ -56,7 +57,7 @@ class SvrFriedman final : public Task {
     lo_(p) = std::log(0.01), hi_(p) = 0.0;                    // ln ε_svr
     lo_(p + 1) = std::log(0.1), hi_(p + 1) = std::log(3.0);   // ln C
     lo_(p + 2) = std::log(0.01), hi_(p + 2) = std::log(5.0);  // ln γ
-    detail::libsvm().set_print_string_function(&quiet);
+    gpb::detail::libsvm(kNeededBy).set_print_string_function(&quiet);
   }
   std::string describe() const override {
     std::ostringstream os;
@@ -85,7 +86,7 @@ class SvrFriedman final : public Task {
     par.cache_size = 100;
     par.eps = 1e-3;
     par.shrinking = 1;
-    const detail::Libsvm& svm = detail::libsvm();
+    const gpb::detail::Libsvm& svm = gpb::detail::libsvm(kNeededBy);
     if (const char* err = svm.check_parameter(&prob, &par)) {
       throw InvalidArgument(std::string("svr task: libsvm rejects the parameters: ") + err);
     }
@@ -116,7 +117,7 @@ class SvrFriedman final : public Task {
 }  // namespace
 
 std::unique_ptr<Task> make_svr_friedman(int p, int n_train, int n_val, std::uint64_t seed) {
-  (void)detail::libsvm();  // a missing libsvm is reported when the config is read
+  (void)gpb::detail::libsvm(kNeededBy);  // a missing libsvm is reported when the config is read
   GPB_EXPECTS(p >= 5, "task.p: Friedman #1 needs p >= 5 features, got " << p);
   GPB_EXPECTS(n_train >= 2, "task.n_train: must be >= 2, got " << n_train);
   GPB_EXPECTS(n_val >= 1, "task.n: must be >= 1, got " << n_val);

@@ -103,23 +103,26 @@ void default_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+/// In the child: sends errno to the parent through `status` and exits 127.
+[[noreturn]] void report_errno(const Pipe& status) {
+  const int e = errno;
+  (void)!write(status.fd[1], &e, sizeof e);
+  _exit(127);
+}
+
 [[noreturn]] void exec_child(const ChildArgs& a, const std::string& dir, pid_t parent, Pipe& in,
                              Pipe& out, Pipe& err, Pipe& status) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);     // dies with the thread that forked it
   if (getppid() != parent) _exit(127);  // that thread's process died before the prctl
-  const auto report = [&] {
-    const int e = errno;
-    (void)!write(status.fd[1], &e, sizeof e);
-    _exit(127);
-  };
+  const auto report = [&] { report_errno(status); };
   if (!dir.empty() && chdir(dir.c_str()) != 0) report();
   default_signals();
   dup2(in.fd[0], 0);
   dup2(out.fd[1], 1);
   dup2(err.fd[1], 2);
   execvpe(a.argv[0], a.argv.data(), a.envp.data());
-  report();
+  report_errno(status);
 }
 
 /// The watcher: joins the program's group, keeps only `lifeline` open and waits for its EOF (our

@@ -1,6 +1,6 @@
 // libsvm loaded on first use (see libsvm_loader.hpp).
 #if GPB_HAS_LIBSVM
-#include "dpgibo/libsvm_loader.hpp"
+#include "objective/libsvm_loader.hpp"
 
 #include <dlfcn.h>
 
@@ -14,7 +14,7 @@
 #define GPB_LIBSVM_SONAME "libsvm.so.3"
 #endif
 
-namespace gpb::dpgibo::detail {
+namespace gpb::detail {
 
 namespace {
 
@@ -25,18 +25,18 @@ std::string library_name() {
 }
 
 template <class F>
-void resolve(void* lib, const std::string& file, const char* name, F* out) {
+void resolve(void* lib, const std::string& needed_by, const std::string& file, const char* name,
+             F* out) {
   void* sym = dlsym(lib, name);
   if (sym == nullptr) {
-    throw InvalidArgument("task.type: svr_friedman: " + file + " has no " + name +
-                          " (not libsvm?)");
+    throw InvalidArgument(needed_by + ": " + file + " has no " + name + " (not libsvm?)");
   }
   *out = reinterpret_cast<F>(sym);
 }
 
 }  // namespace
 
-const Libsvm& libsvm() {
+const Libsvm& libsvm(const std::string& needed_by) {
   static std::mutex m;
   static Libsvm loaded;
   static bool ready = false;
@@ -46,20 +46,21 @@ const Libsvm& libsvm() {
   void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    throw InvalidArgument("task.type: svr_friedman needs libsvm, and " + file +
-                          " cannot be loaded (" + (why != nullptr ? why : "unknown reason") +
+    throw InvalidArgument(needed_by + " needs libsvm, and " + file + " cannot be loaded (" +
+                          (why != nullptr ? why : "unknown reason") +
                           "); on Debian or Ubuntu: apt-get install libsvm3 (or set GPB_LIBSVM "
                           "to its path)");
   }
   Libsvm l;
-  resolve(lib, file, "svm_train", &l.train);
-  resolve(lib, file, "svm_check_parameter", &l.check_parameter);
-  resolve(lib, file, "svm_free_and_destroy_model", &l.free_and_destroy_model);
-  resolve(lib, file, "svm_set_print_string_function", &l.set_print_string_function);
+  resolve(lib, needed_by, file, "svm_train", &l.train);
+  resolve(lib, needed_by, file, "svm_check_parameter", &l.check_parameter);
+  resolve(lib, needed_by, file, "svm_free_and_destroy_model", &l.free_and_destroy_model);
+  resolve(lib, needed_by, file, "svm_set_print_string_function", &l.set_print_string_function);
+  resolve(lib, needed_by, file, "svm_predict_values", &l.predict_values);
   loaded = l;  // the handle stays open for the life of the process
   ready = true;
   return loaded;
 }
 
-}  // namespace gpb::dpgibo::detail
+}  // namespace gpb::detail
 #endif
