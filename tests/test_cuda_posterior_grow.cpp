@@ -33,8 +33,8 @@ double rel(const double* a, const double* b, int n) {
 
 /// Both backends from `n` candidates; every third step adds `add` new ones (once with rows
 /// pending), observations fall on old and new candidates alike, the CPU's UCB choice drives both.
-void grow_parity(const gpb::Context& cuda, PosteriorMode mode, double tol, int n, int add,
-                 int runs, int steps) {
+void grow_parity(const gpb::Context& cuda, PosteriorMode mode, double tol, int n, int add, int runs,
+                 int steps) {
   const auto cpu = gpb::test::cpu_context();
   const gpb::Kernel k = gpb::Kernel::ard(gpb::KernelType::Matern52, Eigen::Vector2d(0.2, 0.5));
   PosteriorOptions o;

@@ -51,9 +51,9 @@ double log_ei(double m, double v, double best) {
 }
 
 TEST(AcquisitionRule, DerivativesMatchFiniteDifferences) {
-  for (const AcquisitionKind kind : {AcquisitionKind::ExpectedImprovement,
-                                     AcquisitionKind::ProbabilityOfImprovement,
-                                     AcquisitionKind::Ucb}) {
+  for (const AcquisitionKind kind :
+       {AcquisitionKind::ExpectedImprovement, AcquisitionKind::ProbabilityOfImprovement,
+        AcquisitionKind::Ucb}) {
     gpb::detail::AcquisitionRule r{kind, 0.3, 1.7};
     // z from about +3 to −40: the direct formula, the continued fraction, the far tail.
     for (const double m : {1.5, 0.2, -0.9, -2.7, -6.0, -12.0}) {
@@ -72,7 +72,8 @@ TEST(AcquisitionRule, DerivativesMatchFiniteDifferences) {
   // log EI agrees with the direct formula where that one is accurate, and stays finite far out.
   gpb::detail::AcquisitionRule ei{AcquisitionKind::ExpectedImprovement, 0.0, 0.0};
   for (const double m : {0.5, -0.5, -2.0, -4.0}) {
-    EXPECT_NEAR(ei.value(m, 0.25), log_ei(m, 0.25, 0.0), 1e-12 * (1 + std::abs(log_ei(m, 0.25, 0))));
+    EXPECT_NEAR(ei.value(m, 0.25), log_ei(m, 0.25, 0.0),
+                1e-12 * (1 + std::abs(log_ei(m, 0.25, 0))));
   }
   EXPECT_TRUE(std::isfinite(ei.value(-1e3, 1e-4)));  // z = −1e5: EI underflows, log EI does not
   EXPECT_LT(ei.value(-1e3, 1e-4), ei.value(-1e2, 1e-4));
@@ -99,8 +100,8 @@ TEST(Surrogate, GradientsOfMeanVarianceAndAcquisitionMatchFiniteDifferences) {
     L.diagonal().array() += 1e-3;
     gpb::PosteriorFactor f;
     f.L = Eigen::LLT<Eigen::MatrixXd>(L).matrixL();
-    f.alpha = f.L.triangularView<Eigen::Lower>().solve(
-        Eigen::Map<const Eigen::VectorXd>(y.data(), 12));
+    f.alpha =
+        f.L.triangularView<Eigen::Lower>().solve(Eigen::Map<const Eigen::VectorXd>(y.data(), 12));
     const gpb::detail::Surrogate s(ctx, k, f, 12, X.transpose());
     const gpb::detail::AcquisitionRule rule{AcquisitionKind::ExpectedImprovement, -0.2, 0.0};
     for (int trial = 0; trial < 5; ++trial) {
@@ -234,7 +235,8 @@ TEST(OptimizerRefine, SaveLoadContinuesWithTheSameRefinedAsks) {
     const gpb::AskResult b = copy.ask(call == 0 ? 1 : 2);
     ASSERT_EQ(a.points, b.points) << "call " << call;
     std::vector<double> y;
-    for (Eigen::Index i = 0; i < a.points.rows(); ++i) y.push_back(branin(a.points.row(i).transpose()));
+    for (Eigen::Index i = 0; i < a.points.rows(); ++i)
+      y.push_back(branin(a.points.row(i).transpose()));
     opt.tell(a.points, y);
     copy.tell(b.points, y);
   }

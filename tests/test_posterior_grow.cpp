@@ -85,7 +85,8 @@ void check_growth(const Setting& st) {
     if (added == m) {
       for (int r = 0; r < st.runs; ++r) {
         for (int j = 0; j < st.n + m; ++j) {
-          ASSERT_EQ(grown.mean(r)[j], full.mean(r)[j]) << "step " << step << " run " << r << " j " << j;
+          ASSERT_EQ(grown.mean(r)[j], full.mean(r)[j])
+              << "step " << step << " run " << r << " j " << j;
           ASSERT_EQ(grown.variance(r)[j], full.variance(r)[j]) << "step " << step << " j " << j;
         }
       }
@@ -105,7 +106,9 @@ void check_growth(const Setting& st) {
   EXPECT_GT(full.rows(), 20);
 }
 
-TEST(PosteriorGrow, EagerIncrementalEqualsFullDomain) { check_growth({}); }
+TEST(PosteriorGrow, EagerIncrementalEqualsFullDomain) {
+  check_growth({});
+}
 
 TEST(PosteriorGrow, LazyBlocksEqualFullDomain) {
   Setting s;
@@ -175,8 +178,8 @@ TEST(PosteriorGrow, RefusesBadPoints) {
       "dimension 3"));
   Eigen::MatrixXd bad = random_points(2, 1, 1);
   bad(1, 0) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_TRUE(gpb::test::contains(
-      gpb::test::invalid_argument_of([&] { post.add_candidates(bad); }), "not finite"));
+  EXPECT_TRUE(gpb::test::contains(gpb::test::invalid_argument_of([&] { post.add_candidates(bad); }),
+                                  "not finite"));
   EXPECT_EQ(post.size(), 5);
   post.add_candidates(Eigen::MatrixXd(2, 0));  // nothing to add
   EXPECT_EQ(post.size(), 5);

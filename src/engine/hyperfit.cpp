@@ -267,8 +267,7 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
     if (s < 0) {  // a given start, in the caller's units: into the fit's
       const GpHyperparameters& g = o.starts[static_cast<std::size_t>(s + given)];
       GPB_EXPECTS(g.lengthscales.size() == 1 || g.lengthscales.size() == q,
-                  "hyperfit: a start has " << g.lengthscales.size() << " length-scales for "
-                                           << q);
+                  "hyperfit: a start has " << g.lengthscales.size() << " length-scales for " << q);
       for (Eigen::Index j = 0; j < q; ++j) {
         psi(j) = std::log(g.lengthscales(g.lengthscales.size() == 1 ? 0 : j) / sd(j));
       }

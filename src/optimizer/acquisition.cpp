@@ -81,8 +81,7 @@ int Optimizer::State::choose(std::vector<std::uint8_t>& excluded) {
   detail::AcquisitionRule rule;
   rule.kind = a.kind;
   if (a.kind == AcquisitionKind::Ucb) {
-    rule.width = a.beta.width(post->rows() + 1, n,
-                              a.beta.uses_gamma() ? post->info_gain(0) : 0.0);
+    rule.width = a.beta.width(post->rows() + 1, n, a.beta.uses_gamma() ? post->info_gain(0) : 0.0);
     if (!refining) {  // the engine's fused argmax
       const auto c = post->ucb_argmax(&rule.width, excluded.empty() ? nullptr : excluded.data(),
                                       opt.random_ties ? &tiebreak : nullptr);

@@ -89,8 +89,8 @@ void DomainSpec::validate() const {
                   << lower.size() << " and " << upper.size());
   std::vector<int> role(static_cast<std::size_t>(d), 0);  // 1: integer, 2: one-hot
   for (const int a : integer_axes) {
-    GPB_EXPECTS(a >= 0 && a < d, "domain.integer: axis " << a << " is out of range [0, " << d
-                                                         << ")");
+    GPB_EXPECTS(a >= 0 && a < d,
+                "domain.integer: axis " << a << " is out of range [0, " << d << ")");
     GPB_EXPECTS(role[static_cast<std::size_t>(a)] == 0,
                 "domain.integer: axis " << a << " is listed twice");
     role[static_cast<std::size_t>(a)] = 1;
@@ -101,14 +101,15 @@ void DomainSpec::validate() const {
   }
   for (const auto& [first, k] : onehot_groups) {
     GPB_EXPECTS(k >= 2 && first >= 0 && first + k <= d,
-                "domain.onehot: group {" << first << ", " << k << "} must have k >= 2 axes inside [0, "
-                                         << d << ")");
+                "domain.onehot: group {" << first << ", " << k
+                                         << "} must have k >= 2 axes inside [0, " << d << ")");
     for (int a = first; a < first + k; ++a) {
       GPB_EXPECTS(role[static_cast<std::size_t>(a)] == 0,
                   "domain.onehot: axis " << a << " belongs to another group or is an integer axis");
       role[static_cast<std::size_t>(a)] = 2;
-      GPB_EXPECTS(lower[static_cast<std::size_t>(a)] == 0 && upper[static_cast<std::size_t>(a)] == 1,
-                  "domain.onehot: axis " << a << " must have bounds 0 and 1");
+      GPB_EXPECTS(
+          lower[static_cast<std::size_t>(a)] == 0 && upper[static_cast<std::size_t>(a)] == 1,
+          "domain.onehot: axis " << a << " must have bounds 0 and 1");
     }
   }
 }
@@ -138,7 +139,8 @@ Domain DomainSpec::build() const {
       return Domain::from_rows(points);
   }
   validate();
-  if (integer_axes.empty() && onehot_groups.empty()) return Domain::sobol(lower, upper, count, seed);
+  if (integer_axes.empty() && onehot_groups.empty())
+    return Domain::sobol(lower, upper, count, seed);
   // Integer axes are sampled over [lo − ½, hi + ½] so that rounding gives every value an equal
   // share; then every point is projected and repeats are dropped (first occurrence kept, so the
   // Sobol order of the initial design survives).

@@ -1,5 +1,5 @@
-// Hyperparameter fits of the Optimizer's kernel (maximum a posteriori or marginal likelihood, in unit
-// coordinates by default) with the L-BFGS-B fitter of hyperfit.hpp.
+// Hyperparameter fits of the Optimizer's kernel (maximum a posteriori or marginal likelihood, in
+// unit coordinates by default) with the L-BFGS-B fitter of hyperfit.hpp.
 #include <algorithm>
 #include <cmath>
 
@@ -51,7 +51,8 @@ HyperFit Optimizer::State::fit() {
   if (warm) {
     GpHyperparameters g;
     g.lengthscales = opt.kernel.lengthscales();
-    if (g.lengthscales.size() == 1) g.lengthscales = Eigen::VectorXd::Constant(d, g.lengthscales[0]);
+    if (g.lengthscales.size() == 1)
+      g.lengthscales = Eigen::VectorXd::Constant(d, g.lengthscales[0]);
     if (f.unit_inputs) g.lengthscales = g.lengthscales.cwiseQuotient(unit_width);
     if (!ho.ard) g.lengthscales = Eigen::VectorXd::Constant(1, g.lengthscales.mean());
     g.signal_variance = opt.kernel.variance();
@@ -76,6 +77,7 @@ HyperFit Optimizer::State::fit() {
 }
 
 HyperFit Optimizer::fit_hyperparameters() {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->fit();
 }
 

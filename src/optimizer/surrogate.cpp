@@ -97,7 +97,7 @@ double AcquisitionRule::value(double mean, double variance, double* d_mean,
     out = std::log(sd) + lh;  // EI = σ·h(z)
     dm = cdf_h / sd;
     dv = pdf_h / sd / (2.0 * sd);  // ∂/∂σ = φ/(hσ), ∂σ/∂σ² = 1/(2σ)
-  } else {  // probability of improvement
+  } else {                         // probability of improvement
     const double z = (mean - threshold) / sd;
     double lc = 0, ratio = 0;
     log_cdf_parts(z, &lc, &ratio);

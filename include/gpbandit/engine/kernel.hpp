@@ -29,6 +29,9 @@ const char* kernel_type_name(KernelType t);
 ///  - Matérn 5/2: v·(1 + √5 s + 5s²/3)·exp(−√5 s)
 /// Dot-product kernels: linear v·(x·x' + c), polynomial v·(x·x' + c)^p.
 /// Precomputed: an N×N PSD matrix; points are candidate indices (1×N rows holding 0..N−1).
+///
+/// Thread safety: immutable after construction (a value type; a precomputed matrix is shared
+/// read-only between copies); any number of threads may evaluate one Kernel at once.
 class Kernel {
  public:
   /// Squared exponential. @throws InvalidArgument if lengthscale ≤ 0 or variance ≤ 0.
@@ -44,7 +47,8 @@ class Kernel {
   static Kernel linear(double variance = 1.0, double offset = 0.0);
   /// v·(x·x' + c)^degree. @throws InvalidArgument if degree < 1, variance ≤ 0 or offset < 0.
   static Kernel polynomial(int degree, double variance = 1.0, double offset = 1.0);
-  /// A given N×N matrix (column-major, symmetric; checked for finiteness and symmetry).
+  /// A given N×N matrix (column-major, symmetric; checked for finiteness and symmetry; see
+  /// check_positive_semidefinite() for the O(N³) check the config reader and Python also make).
   /// @throws InvalidArgument if not square, not finite, or not symmetric to 1e-10 relative.
   static Kernel precomputed(Eigen::MatrixXd matrix);
 
@@ -93,5 +97,12 @@ class Kernel {
   int degree_ = 1;
   std::shared_ptr<const Eigen::MatrixXd> matrix_;
 };
+
+/// Checks that the symmetric matrix K is positive semi-definite, as a covariance (a precomputed
+/// kernel) must be: smallest eigenvalue ≥ −1e-8·max|K|. One Cholesky factorisation of
+/// K + 2·tol·I decides (O(N³)); the eigenvalues are computed only to name the smallest one.
+/// @throws InvalidArgument "<what> is not positive semi-definite: smallest eigenvalue λ
+/// (tolerance −tol); a kernel matrix must be a covariance matrix".
+void check_positive_semidefinite(const Eigen::MatrixXd& K, const std::string& what);
 
 }  // namespace gpb

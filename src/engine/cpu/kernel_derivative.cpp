@@ -1,8 +1,8 @@
 // SE kernel derivative blocks on the CPU, and the public entry points that dispatch on the backend.
 #include "gpbandit/engine/kernel_derivative.hpp"
 
-#include "engine/detail/se_derivative_formula.hpp"
 #include <cmath>
+#include "engine/detail/se_derivative_formula.hpp"
 
 #include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
@@ -80,8 +80,8 @@ Eigen::MatrixXd kernel_gradient(const Kernel& k, const Eigen::Ref<const Eigen::V
       type == KernelType::SE || type == KernelType::Matern32 || type == KernelType::Matern52,
       "kernel_gradient: the kernel must be se, matern32 or matern52, got " << k.describe());
   const Eigen::Index d = x.size(), m = Z.cols();
-  GPB_EXPECTS(Z.rows() == d, "kernel_gradient: x has dimension " << d << " but Z has dimension "
-                                                                 << Z.rows());
+  GPB_EXPECTS(Z.rows() == d,
+              "kernel_gradient: x has dimension " << d << " but Z has dimension " << Z.rows());
   GPB_EXPECTS(!k.is_ard() || k.ard_dim() == d,
               "kernel_gradient: dimension " << d << " does not match the kernel " << k.describe());
   const Eigen::VectorXd& inv = k.inverse_lengthscales();

@@ -58,10 +58,10 @@ struct CpuState {
   Eigen::VectorXd kdiag;  // ncap entries (the first n are the candidates')
   int rows = 0;
   int pending = 0;
-  int cap = 0;                     // rows V has room for (incremental)
-  std::unique_ptr<double[]> v;     // R×cap×ncap, run-major (run, row, candidate); incremental only
-  std::unique_ptr<float[]> vf;     // the same in float when mixed (v is then empty)
-  mutable std::vector<double> mu;  // R×ncap
+  int cap = 0;                  // rows V has room for (incremental)
+  std::unique_ptr<double[]> v;  // R×cap×ncap, run-major (run, row, candidate); incremental only
+  std::unique_ptr<float[]> vf;  // the same in float when mixed (v is then empty)
+  mutable std::vector<double> mu;           // R×ncap
   mutable std::vector<double> sigma2;       // R×ncap
   mutable bool stale = false;               // recompute mode: μ, σ² out of date
   bool lazy = false;                        // incremental mode with lazy blocks

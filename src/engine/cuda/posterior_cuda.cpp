@@ -165,8 +165,8 @@ class CudaPosterior final : public detail::PosteriorBackend {
       grown.allocate(height * static_cast<std::size_t>(n1) * elem / sizeof(*buf.data()));
       const std::size_t w0 = static_cast<std::size_t>(n0) * elem, w1 = n1 * elem;
       auto* dst = reinterpret_cast<unsigned char*>(grown.data());
-      GPB_CUDA_TRY(cudaMemcpy2DAsync(dst, w1, buf.data(), w0, w0, height,
-                                     cudaMemcpyDeviceToDevice, s));
+      GPB_CUDA_TRY(
+          cudaMemcpy2DAsync(dst, w1, buf.data(), w0, w0, height, cudaMemcpyDeviceToDevice, s));
       if (fresh != nullptr) {
         GPB_CUDA_TRY(cudaMemcpy2DAsync(dst + w0, w1, fresh, mm * elem, mm * elem, height,
                                        cudaMemcpyHostToDevice, s));
@@ -180,12 +180,13 @@ class CudaPosterior final : public detail::PosteriorBackend {
     widen(s2_d_, R, sizeof(double), recompute_ && rows_ > 0 ? nullptr : s2.data());
     if (!recompute_) {
       // V: R·cap rows of n0 values become rows of n1; the new columns hold rows [0, t) of each run.
-      const std::size_t w0 = static_cast<std::size_t>(n0) * vb, w1 = static_cast<std::size_t>(n1) * vb;
+      const std::size_t w0 = static_cast<std::size_t>(n0) * vb,
+                        w1 = static_cast<std::size_t>(n1) * vb;
       DeviceBuffer<unsigned char> grown;
       if (grown.try_allocate(w1 * R * static_cast<std::size_t>(cap_))) {
         GPB_CUDA_TRY(cudaMemcpy2DAsync(grown.data(), w1, v_d_.data(), w0, w0,
-                                       R * static_cast<std::size_t>(cap_),
-                                       cudaMemcpyDeviceToDevice, s));
+                                       R * static_cast<std::size_t>(cap_), cudaMemcpyDeviceToDevice,
+                                       s));
         for (std::size_t r = 0; r < R && t > 0; ++r) {
           GPB_CUDA_TRY(cudaMemcpy2DAsync(grown.data() + r * cap_ * w1 + w0, w1,
                                          cols.data() + r * t * mm * vb, mm * vb, mm * vb,
