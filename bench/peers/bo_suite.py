@@ -229,8 +229,9 @@ def main_table(results, names, problems, seeds, label=bp.LABELS.get):
         for n, r in ranks({n: row[n][0] for n in names if n in row}).items():
             rank_sum[n] += r
         lines.append(f"| {p.label} ({p.dim}, {p.calls}) | " + " | ".join(cells) + " |")
-    lines.append("| mean rank | " + " | ".join(f"{rank_sum[n] / len(problems):.2f}"
-                                             for n in names) + " |")
+    ran = {n: sum(n in s[p.key] for p in problems) for n in names}
+    lines.append("| mean rank (over the functions it ran) | " + " | ".join(
+        f"{rank_sum[n] / max(ran[n], 1):.2f}" for n in names) + " |")
     secs = {n: [row[n][4] for row in s.values() if n in row] for n in names}
     lines.append("| seconds per call (median over functions) | " +
                  " | ".join(f"{np.median(secs[n]):.3g}" for n in names) + " |")
