@@ -270,7 +270,7 @@ TEST(CliOptimizer, BestTellAndASecondRunWhileACommandRunIsEvaluating) {
       " ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; " + cli + " best " + q(state) +
       " --lock-timeout 5; echo best_rc=$?; " + cli + " tell " + q(state) + " " +
       q(dir.file("p.csv")) + " " + q(dir.file("y.csv")) + " --lock-timeout 5; echo tell_rc=$?; " +
-      cli + " run " + q(cfg) + " --out " + q(out) + " --resume; echo second_rc=$?; touch " +
+      cli + " run " + q(cfg) + " --out " + q(out) + " --resume 2>&1; echo second_rc=$?; touch " +
       q(dir.file("go")) + "; wait $pid; echo run_rc=$?");
   EXPECT_TRUE(contains(r.output, "best_rc=0")) << r.output;
   EXPECT_TRUE(contains(r.output, "x0,x1,y\n")) << r.output;

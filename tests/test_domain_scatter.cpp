@@ -26,6 +26,7 @@
 #include "io/npy.hpp"
 #include "objective/blocks.hpp"
 #include "slice_check.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -245,7 +246,8 @@ TEST_F(DomainScatter, ConfigScattersACsvDomainOnlyWithACommunicator) {
   };
   gpb::ExperimentConfig c = parse({1, 3, {}});  // no communicator: whole, and why
   EXPECT_FALSE(c.domain.is_slice());
-  EXPECT_NE(c.whole_domain_reason.find("a CSV file under gpbandit run --mpi"), std::string::npos)
+  EXPECT_NE(c.whole_domain_reason.find("a CSV or .npy file under gpbandit run --mpi"),
+            std::string::npos)
       << c.whole_domain_reason;
   std::vector<gpb::Domain> got(3, gpb::Domain::indices(1));
   std::vector<std::string> why(3);

@@ -120,8 +120,9 @@ class ErrorWalk : public ::testing::Test {
       const std::string line = c.command.rfind("sh:", 0) == 0
                                    ? c.command.substr(3)
                                    : cli() + " " + c.command + " < /dev/null";
-      // stderr alone: the error line; stdout goes to /dev/null.
-      const auto r = run_command("cd '" + dir_.path() + "' && " + line + " 2>&1 >/dev/null");
+      // stderr alone: the error line; stdout goes to /dev/null (in a subshell: run_command
+      // appends its own 2>&1).
+      const auto r = run_command("(cd '" + dir_.path() + "' && " + line + " 2>&1 >/dev/null)");
       SCOPED_TRACE(c.label + ": " + line + "\n" + r.output);
       EXPECT_NE(r.exit_code, 0);
       EXPECT_TRUE(codes_.count(r.exit_code)) << "exit " << r.exit_code << " is not documented";

@@ -81,8 +81,8 @@ TEST(Progress, APipelineRunOverABigDomainSaysItIsSettingUp) {
     "upper": [1], "counts": [50]}, "objective": {"type": "rkhs"}, "runs": 1, "T": 3,
     "policies": [{"type": "gp_ucb"}, {"type": "random"}], "backend": "cpu"})");
   const auto r = gpb::test::run_command(
-      "GPB_TEST_SETUP_CANDIDATES=50 '" + std::string(GPB_CLI_PATH) + "' run '" +
-      dir.file("c.json") + "' --no-plot --out '" + dir.file("out") + "' 2>&1 >/dev/null");
+      "(GPB_TEST_SETUP_CANDIDATES=50 '" + std::string(GPB_CLI_PATH) + "' run '" +
+      dir.file("c.json") + "' --no-plot --out '" + dir.file("out") + "' 2>&1 >/dev/null)");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("gpbandit: setting up gp_ucb runs 1-1 over N = 50 candidates (the "
                           "objective, the posterior)"),

@@ -385,7 +385,11 @@ class Optimizer:
     def _as_rows(self, arr, what):
         """m×d rows from an m×d array, one point of d values, or (d = 1) m values."""
         dim = self._core.domain.dim
-        arr = np.asarray(arr, dtype=float)
+        try:
+            arr = np.asarray(arr, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{what}: expected numbers (an m×{dim} array of floats), got "
+                            f"{type(arr).__name__}") from None
         if arr.ndim == 0 or (arr.ndim == 1 and dim == 1):
             return arr.reshape(-1, 1)
         if arr.ndim == 1:

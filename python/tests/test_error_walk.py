@@ -15,7 +15,7 @@ import gpbandit as g
 INTERNAL = re.compile(
     r"basic_string|json\.exception|bad_alloc|std::|_M_|zero-size array|reduction operation|"
     r"<lambda>|Invoked with|incompatible function arguments|got an unexpected keyword|"
-    r"positional argument|NoneType|unsupported operand|ufunc|could not convert|invalid literal|"
+    r"positional argument|NoneType|unsupported operand|ufunc|could not convert|invalid literal for|"
     r"object is not subscriptable|object is not iterable|has no attribute|list index out of range")
 
 GRID = {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [4, 4]}

@@ -491,6 +491,12 @@ std::string config_kind(const std::string& json_text) {
                           "capacity", "fit", "allow_outside", "match_tolerance"}) {
     if (root.contains(key)) return root.contains("objective") ? "command" : "optimizer";
   }
+  // A domain and nothing to run on it (no objective, policies or experiment): the smallest
+  // optimizer config, {"domain": ...}.
+  if (root.contains("domain") && !root.contains("objective") && !root.contains("task") &&
+      !root.contains("methods")) {
+    return "optimizer";
+  }
   return "experiment";
 }
 

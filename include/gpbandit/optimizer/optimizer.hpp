@@ -479,7 +479,8 @@ OptimizerOptions load_optimizer_config(const std::string& path);
 /// or "experiment" (anything else: a pipeline config of any family, or text that is not valid
 /// JSON, which the experiment reader then reports). Decided by the keys only an optimizer config
 /// has (objective with cmd, acquisition, goal, initial_points, distinct, tie_break, capacity,
-/// fit, allow_outside, match_tolerance) and the absence of "policies" and "experiment"; a
+/// fit, allow_outside, match_tolerance) and the absence of "policies" and "experiment", or by a
+/// "domain" with nothing to run on it (no objective, policies, experiment, task or methods); a
 /// misspelt "type" therefore reaches the reader that names it.
 std::string config_kind(const std::string& json_text);
 
