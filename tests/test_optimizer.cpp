@@ -37,6 +37,8 @@ OptimizerOptions grid_options(std::uint64_t seed) {
   o.seed = seed;
   o.context.backend = gpb::Backend::Cpu;
   o.acquisition.beta.scale = 0.2;  // narrow widths: the mean matters, not only σ
+  o.fit.every = 0;                 // the kernel as given, y as told: the policies' model
+  o.fit.normalize = false;
   return o;
 }
 
@@ -280,7 +282,7 @@ TEST(OptimizerConfig, ParsesEveryKeyAndNamesTheBadField) {
   EXPECT_EQ(bad(R"("acquisition": {"type": "ucb", "beta": {"type": "srinivass"}})"),
             "cfg.json: acquisition.beta.type: expected srinivas, igp_ucb or constant, got "
             "'srinivass'");
-  EXPECT_TRUE(contains(bad(R"("acquisition": {"type": "pi"})"), "cfg.json: acquisition.type"));
+  EXPECT_TRUE(contains(bad(R"("acquisition": {"type": "pj"})"), "cfg.json: acquisition.type"));
   EXPECT_TRUE(contains(bad(R"("memory_budget_mb": 0)"), "cfg.json: memory_budget_mb"));
   EXPECT_TRUE(contains(bad(R"("fit": {"evry": 2})"), "unknown key 'evry'"));
 }

@@ -34,6 +34,7 @@ class Real:
     """A real parameter in [low, high]; ``prior`` "uniform" or "log-uniform" (base ``base``)."""
 
     def __init__(self, low, high, prior="uniform", base=10, name=None):
+        """Checks low < high (finite; low > 0 for log-uniform)."""
         self.low, self.high = float(low), float(high)
         self.prior, self.base, self.name = str(prior), base, name
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
@@ -53,10 +54,12 @@ class Real:
         return [(self.low, self.high)]
 
     def to_axes(self, value):
+        """The engine's axis value for a user value."""
         v = float(value)
         return [self._log(v) if self.prior == "log-uniform" else v]
 
     def from_axes(self, z):
+        """The user value for the engine's axis value(s) z."""
         v = float(self.base ** z[0]) if self.prior == "log-uniform" else float(z[0])
         return min(max(v, self.low), self.high)
 
@@ -68,6 +71,7 @@ class Integer:
     """An integer parameter in [low, high] (both included)."""
 
     def __init__(self, low, high, prior="uniform", name=None):
+        """Checks integer low <= high (uniform prior only)."""
         if int(low) != low or int(high) != high or int(low) > int(high):
             raise _invalid(f"Integer({low!r}, {high!r}): needs integers low <= high")
         if prior != "uniform":
@@ -77,12 +81,15 @@ class Integer:
         self.low, self.high, self.prior, self.name = int(low), int(high), prior, name
 
     def axes(self):
+        """(lower, upper) of the engine's axis."""
         return [(float(self.low), float(self.high))]
 
     def to_axes(self, value):
+        """The engine's axis value for a user value."""
         return [float(value)]
 
     def from_axes(self, z):
+        """The user value (an int, rounded and clamped) for the engine's axis value."""
         return int(min(max(round(z[0]), self.low), self.high))
 
     def __repr__(self):
@@ -93,6 +100,7 @@ class Categorical:
     """One of ``categories`` (any hashable values)."""
 
     def __init__(self, categories, prior=None, name=None):
+        """Keeps the categories (at least one; uniform prior only)."""
         self.categories = list(categories)
         if not self.categories:
             raise _invalid("Categorical: needs at least one category")
@@ -101,10 +109,12 @@ class Categorical:
         self.name = name
 
     def axes(self):
+        """The one-hot group's axes ([0, 1] each; one fixed axis for a single category)."""
         k = len(self.categories)
         return [(0.0, 0.0)] if k == 1 else [(0.0, 1.0)] * k
 
     def to_axes(self, value):
+        """The one-hot axes of a category."""
         for i, c in enumerate(self.categories):
             if c == value:
                 k = len(self.categories)
@@ -112,6 +122,7 @@ class Categorical:
         raise _invalid(f"Categorical: {value!r} is not one of {self.categories!r}")
 
     def from_axes(self, z):
+        """The category of the largest axis."""
         return self.categories[0 if len(z) == 1 else int(np.argmax(z))]
 
     def __repr__(self):
@@ -153,6 +164,7 @@ class Space:
     """A list of dimensions and their map onto the engine's box (see the module docstring)."""
 
     def __init__(self, dimensions):
+        """Reads the dimensions in any accepted form (see the module docstring)."""
         if isinstance(dimensions, Space):
             dimensions = dimensions.dimensions
         self.dimensions = [_dimension(d) for d in dimensions]

@@ -127,7 +127,8 @@ def instances(ctx, tmp_path):
     return {
         "Optimizer": opt, "Suggestion": suggestion, "Best": opt.best,
         "HyperFit": opt.fit_hyperparameters(), "DomainSpec": opt.domain,
-        "OptimizeResult": result,
+        "OptimizeResult": result, "Space": result.space, "Real": g.Real(0.0, 1.0),
+        "Integer": g.Integer(1, 3), "Categorical": g.Categorical(["a", "b"]),
         "Context": ctx, "Domain": d, "Kernel": g.Kernel.se(0.3),
         "FinitePosterior": g.FinitePosterior(ctx, g.Kernel.se(0.3), d),
         "Policy": g.make_policy("random", context=ctx, domain=d, kernel=g.Kernel.se(0.3)),
