@@ -173,15 +173,17 @@ def _fit(fit, fit_every):
         raise _invalid(f"fit.{sorted(unknown)[0]}: unknown key ({', '.join(_FIT_KEYS)})")
     if fit_every is not None:
         fit["every"] = fit_every
+    fit.setdefault("every", 1)  # refit after every tell by default (see the class docstring)
     return fit
 
 
 def _finite(values):
-    """A bool mask of the values that are finite numbers (None and NaN are failures)."""
+    """A bool mask of the values that are not failures (None and NaN are failed evaluations;
+    an infinite value is refused by the engine, naming it)."""
     out = []
     for v in values:
         try:
-            out.append(v is not None and np.isfinite(float(v)))
+            out.append(v is not None and not np.isnan(float(v)))
         except (TypeError, ValueError):
             out.append(False)
     return np.asarray(out, dtype=bool)
@@ -218,10 +220,10 @@ class Optimizer:
     are maximised unless ``minimize``. The first ``initial_points`` asks are an initial design
     (``initial_design`` "sobol": the Sobol prefix of a box or Sobol set; "random").
 
-    Defaults a scikit-optimize or BoTorch user expects, each chosen by an ablation
+    Defaults a scikit-optimize or BoTorch user expects, chosen by measurement
     (bench/RESULTS.md): y is standardised after every tell, and the kernel (ARD lengthscales,
-    variance, noise) is refitted after every ``fit_every`` = 1 tell from ``fit["min_observations"]``
-    = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that scales with
+    variance, noise) is refitted after every ``fit_every`` (default 1) tells from
+    ``fit["min_observations"]`` = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that scales with
     the dimension; ``fit`` sets the rest (every, min_observations, ard, restarts, max_rows,
     normalize, unit_inputs, prior, noise_floor, warm_start, restarts_every; ``fit_every=0`` never
     refits: then the
@@ -246,7 +248,7 @@ class Optimizer:
     def __init__(self, domain, kernel="matern52", *, lengthscale=None, variance=1.0,
                  noise_variance=1e-2, acquisition="ei", beta=None, xi=0.0, exact_max=4096,
                  features=1024, minimize=False, initial_points=0, initial_design="sobol",
-                 distinct=True, random_ties=True, seed=0, fit_every=1, fit=None, refine=None,
+                 distinct=True, random_ties=True, seed=0, fit_every=None, fit=None, refine=None,
                  n_candidates=4096, domain_seed=None, backend="auto", threads=0,
                  memory_budget_bytes=0, capacity=256, allow_outside=False,
                  match_tolerance=1e-5):

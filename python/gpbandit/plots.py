@@ -11,6 +11,12 @@ def plot_convergence(*results, ax=None, true_minimum=None, yscale=None):
     or ``(label, result)`` pairs; a list of results of one method is drawn as its runs with their
     mean). ``true_minimum`` draws a horizontal line; ``yscale`` "log" plots on a log axis.
     Returns the matplotlib Axes."""
+    for item in results:
+        res = item[1] if isinstance(item, tuple) and len(item) == 2 else item
+        runs = res if isinstance(res, (list, tuple)) else [res]
+        if not runs or not all(hasattr(r, "func_vals") for r in runs):
+            raise TypeError("plot_convergence: expected minimize results (or (label, result) "
+                            f"pairs, or lists of results), got {type(item).__name__}")
     try:
         import matplotlib.pyplot as plt
     except ImportError as e:  # pragma: no cover - depends on the environment

@@ -64,7 +64,7 @@ class Real:
         return min(max(v, self.low), self.high)
 
     def __repr__(self):
-        return f"Real(low={self.low}, high={self.high}, prior={self.prior!r})"
+        return f"<gpbandit.Real low={self.low} high={self.high} prior={self.prior!r}>"
 
 
 class Integer:
@@ -93,7 +93,7 @@ class Integer:
         return int(min(max(round(z[0]), self.low), self.high))
 
     def __repr__(self):
-        return f"Integer(low={self.low}, high={self.high})"
+        return f"<gpbandit.Integer low={self.low} high={self.high}>"
 
 
 class Categorical:
@@ -126,7 +126,7 @@ class Categorical:
         return self.categories[0 if len(z) == 1 else int(np.argmax(z))]
 
     def __repr__(self):
-        return f"Categorical(categories={tuple(self.categories)!r})"
+        return f"<gpbandit.Categorical categories={tuple(self.categories)!r}>"
 
 
 def _dimension(d):
@@ -154,6 +154,9 @@ def _dimension(d):
             if all(isinstance(v, numbers.Integral) for v in (lo, hi)) and prior == "uniform":
                 return Integer(lo, hi)
             return Real(lo, hi, prior=prior)
+        if isinstance(d, tuple) and numeric and len(values) < 2:
+            raise _invalid(f"dimension {d!r}: a range needs (low, high) (a list of values makes "
+                           "categories)")
         if len(values) >= 1:
             return Categorical(values)
     raise TypeError(f"dimension: expected (low, high), (low, high, prior), a list of categories, "
@@ -243,7 +246,7 @@ class Space:
         return out
 
     def __repr__(self):
-        return "Space([" + ", ".join(repr(d) for d in self.dimensions) + "])"
+        return "<gpbandit.Space [" + ", ".join(repr(d) for d in self.dimensions) + "]>"
 
 
 def space_to_json(space):
