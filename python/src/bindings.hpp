@@ -52,5 +52,6 @@ void bind_policy(py::module_& m);      // Policy, make_policy
 void bind_privacy(py::module_& m);     // noise sources, clip, Laplace, CTL, PO curator
 void bind_experiment(py::module_& m);  // configs, run_experiment, registry
 void bind_optimizer(py::module_& m);   // DomainSpec, HyperFit, OptimizerCore
+void bind_fingerprint(py::module_& m);  // fingerprint domains, kernels, features, caches
 
 }  // namespace gpb::python

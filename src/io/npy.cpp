@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -163,7 +164,7 @@ std::uint64_t zip64_size(std::string_view extra, const std::string& what) {
 
 }  // namespace
 
-NpyArray parse_npy(std::string_view b, const std::string& what) {
+NpyHeader parse_npy_header(std::string_view b, const std::string& what) {
   GPB_EXPECTS(b.size() >= 10 && b.substr(0, 6) == std::string_view(kMagic, 6),
               what << ": not a .npy file (no \\x93NUMPY magic)");
   const int major = static_cast<unsigned char>(b[6]);
@@ -177,26 +178,65 @@ NpyArray parse_npy(std::string_view b, const std::string& what) {
   const std::string header(b.substr(8 + hl_size, hlen));
   const std::string descr = dict_value(header, "descr");
   const std::string fortran = dict_value(header, "fortran_order");
-  char kind = 0;
-  const int size = element(descr, &kind);
-  GPB_EXPECTS(size > 0, what << ": unsupported dtype " << (descr.empty() ? "(none)" : descr)
-                             << "; expected little-endian float64, float32, integers or bool");
+  NpyHeader h;
+  h.size = element(descr, &h.kind);
+  GPB_EXPECTS(h.size > 0, what << ": unsupported dtype " << (descr.empty() ? "(none)" : descr)
+                               << "; expected little-endian float64, float32, integers or bool");
   GPB_EXPECTS(fortran == "False" || fortran == "True",
               what << ": bad fortran_order in the .npy header");
+  h.fortran = fortran == "True";
+  h.shape = parse_shape(dict_value(header, "shape"), what);
+  h.data = start;
+  const std::int64_t rows = h.shape[0], cols = h.shape.size() == 2 ? h.shape[1] : 1;
+  const std::uint64_t count = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  GPB_EXPECTS(b.size() - start >= count * static_cast<std::uint64_t>(h.size),
+              what << ": truncated .npy data (" << (b.size() - start) << " bytes for " << count
+                   << " values of " << h.size << " bytes)");
+  return h;
+}
+
+std::int64_t NpyHeader::integer(std::string_view bytes, std::uint64_t i) const {
+  const char* p = bytes.data() + data + i * static_cast<std::uint64_t>(size);
+  if (kind == 'b') return p[0] != 0 ? 1 : 0;
+  if (kind == 'i') {
+    switch (size) {
+      case 1:
+        return load_le<std::int8_t>(p);
+      case 2:
+        return load_le<std::int16_t>(p);
+      case 4:
+        return load_le<std::int32_t>(p);
+      default:
+        return load_le<std::int64_t>(p);
+    }
+  }
+  switch (size) {  // 'u' (callers reject 'f')
+    case 1:
+      return load_le<std::uint8_t>(p);
+    case 2:
+      return load_le<std::uint16_t>(p);
+    case 4:
+      return load_le<std::uint32_t>(p);
+    default: {
+      const std::uint64_t v = load_le<std::uint64_t>(p);
+      return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
+    }
+  }
+}
+
+NpyArray parse_npy(std::string_view b, const std::string& what) {
+  const NpyHeader h = parse_npy_header(b, what);
   NpyArray a;
-  a.shape = parse_shape(dict_value(header, "shape"), what);
+  a.shape = h.shape;
   const std::int64_t rows = a.shape[0], cols = a.shape.size() == 2 ? a.shape[1] : 1;
   const std::uint64_t count = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
-  GPB_EXPECTS(b.size() - start >= count * static_cast<std::uint64_t>(size),
-              what << ": truncated .npy data (" << (b.size() - start) << " bytes for " << count
-                   << " values of " << size << " bytes)");
   a.values.resize(count);
-  const char* p = b.data() + start;
-  const bool f_order = fortran == "True";
+  const char* p = b.data() + h.data;
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < cols; ++j) {
-      const std::int64_t src = f_order ? j * rows + i : i * cols + j;
-      a.values[static_cast<std::size_t>(i * cols + j)] = element_value(p + src * size, kind, size);
+      const std::int64_t src = h.fortran ? j * rows + i : i * cols + j;
+      a.values[static_cast<std::size_t>(i * cols + j)] =
+          element_value(p + src * h.size, h.kind, h.size);
     }
   }
   return a;
@@ -222,6 +262,17 @@ std::string npy_bytes(const std::vector<double>& v) {
 
 std::string npy_bytes_u8(std::string_view data) {
   return npy_header("|u1", "(" + std::to_string(data.size()) + ",)") + std::string(data);
+}
+
+std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows,
+                          std::int64_t cols) {
+  GPB_EXPECTS(static_cast<std::int64_t>(v.size()) == rows * cols,
+              "npy_bytes_u64: " << v.size() << " values for a " << rows << " x " << cols
+                                << " array");
+  std::string out =
+      npy_header("<u8", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(std::uint64_t));
+  return out;
 }
 
 std::string npy_bytes_i64(const std::vector<std::int64_t>& v) {

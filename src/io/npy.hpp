@@ -19,6 +19,21 @@ struct NpyArray {
   std::vector<double> values;       ///< product(shape) values, C (row-major) order
 };
 
+/// The header of a .npy array and where its data starts, without converting any value.
+struct NpyHeader {
+  std::vector<std::int64_t> shape;  ///< one or two extents
+  char kind = 0;                    ///< 'f' float, 'i' signed, 'u' unsigned, 'b' bool
+  int size = 0;                     ///< bytes per element (1, 2, 4 or 8)
+  bool fortran = false;             ///< column-major data
+  std::size_t data = 0;             ///< offset of the first element in the bytes
+  /// Element i (0-based, in file order) as a signed integer ('f' kinds: not allowed).
+  std::int64_t integer(std::string_view bytes, std::uint64_t i) const;
+};
+
+/// Parses the header of .npy bytes (as parse_npy) and checks that the data is complete.
+/// @throws InvalidArgument "<what>: ..." as parse_npy.
+NpyHeader parse_npy_header(std::string_view bytes, const std::string& what);
+
 /// Parses .npy bytes (format 1.0, 2.0 or 3.0; little-endian float64, float32, signed or unsigned
 /// integers of 1, 2, 4 or 8 bytes, or bool; C or Fortran order; 1-d or 2-d). `what` names the
 /// source in messages. @throws InvalidArgument "<what>: ..." for anything else.
@@ -32,6 +47,8 @@ std::string npy_bytes(const std::vector<double>& v);
 std::string npy_bytes_u8(std::string_view data);
 /// .npy bytes of a 1-d '<i8' array.
 std::string npy_bytes_i64(const std::vector<std::int64_t>& v);
+/// .npy bytes of a 2-d rows×cols '<u8' array (row-major `v`, rows·cols values).
+std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows, std::int64_t cols);
 
 /// A zip archive of stored (uncompressed) members, as numpy.savez writes: (name, bytes) pairs.
 std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& members);

@@ -22,6 +22,8 @@ constexpr NamedType kKernelNames[] = {
     {"linear", KernelType::Linear},
     {"polynomial", KernelType::Polynomial},
     {"precomputed", KernelType::Precomputed},
+    {"tanimoto", KernelType::Tanimoto},
+    {"minmax", KernelType::MinMax},
 };
 
 void check_positive(double value, const char* field) {
@@ -116,6 +118,29 @@ Kernel Kernel::polynomial(int degree, double variance, double offset) {
   return k;
 }
 
+Kernel Kernel::tanimoto(double variance) {
+  check_positive(variance, "variance");
+  Kernel k;
+  k.type_ = KernelType::Tanimoto;
+  k.variance_ = variance;
+  return k;
+}
+
+Kernel Kernel::minmax(double variance) {
+  check_positive(variance, "variance");
+  Kernel k;
+  k.type_ = KernelType::MinMax;
+  k.variance_ = variance;
+  return k;
+}
+
+Kernel Kernel::with_variance(double v) const {
+  check_positive(v, "variance");
+  Kernel k = *this;
+  k.variance_ = v;
+  return k;
+}
+
 Kernel Kernel::precomputed(Eigen::MatrixXd matrix) {
   GPB_EXPECTS(
       matrix.rows() > 0 && matrix.rows() == matrix.cols(),
@@ -159,6 +184,10 @@ std::string Kernel::describe() const {
       break;
     case KernelType::Precomputed:
       os << "n=" << matrix_->rows();
+      break;
+    case KernelType::Tanimoto:
+    case KernelType::MinMax:
+      os << "v=" << variance_;
       break;
     default:
       if (is_ard()) {

@@ -372,6 +372,10 @@ struct CpuState {
     ++rows;
   }
 
+  /// Incremental mode with V in double: appends q observed rows per run (candidate and y: R×q,
+  /// run-major) as one block update (cpu/posterior_block.cpp; FinitePosterior::observe_batch).
+  void append_block(int q, const int* candidate, const double* y);
+
   /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
   /// excluded) reaches once brought up to `t` rows (see the header's "Lazy blocks"); NaN when a
   /// stored value is NaN (the block is then brought up to date and the NaN reported). `lower`
