@@ -155,7 +155,7 @@ def write_cache(source, smiles_column, spec, npy_path, json_path):
     tmp = npy_path + ".tmp.npy"
     np.save(tmp, fp)
     os.replace(tmp, npy_path)
-    meta = {"format": FORMAT, "source": os.path.abspath(source),
+    meta = {"format": FORMAT, "source": os.path.basename(source),
             "source_bytes": os.path.getsize(source), "rows": len(smiles),
             "smiles": smiles_column, "fingerprint": spec, "rdkit": rdkit_version(),
             "seconds": round(time.time() - t0, 3)}
