@@ -34,7 +34,8 @@ std::vector<std::int64_t> dense_rows(long long n, int bits, double density, int 
   gpb::Rng rng(seed, 0, 3);
   std::vector<std::int64_t> v(static_cast<std::size_t>(n) * bits);
   for (auto& x : v) {
-    if (rng.uniform() < density) x = max_count <= 1 ? 1 : 1 + static_cast<int>(rng.below(max_count));
+    if (rng.uniform() < density)
+      x = max_count <= 1 ? 1 : 1 + static_cast<int>(rng.below(max_count));
   }
   return v;
 }
@@ -80,8 +81,10 @@ TEST(Fingerprint, PackingRoundTripsAndChecksValues) {
   std::vector<std::int64_t> bad(d);
   bad[bits + 4] = 2;
   EXPECT_TRUE(gpb::test::contains(gpb::test::invalid_argument_of([&] {
-    Fingerprints::from_dense(bad.data(), 7, bits, FingerprintKind::Bits);
-  }), "row 1, position 4 is 2"));
+                                    Fingerprints::from_dense(bad.data(), 7, bits,
+                                                             FingerprintKind::Bits);
+                                  }),
+                                  "row 1, position 4 is 2"));
   std::vector<std::uint64_t> words(fp.data());
   words[2] |= std::uint64_t{1} << 63;  // position 191 of row 0: past the 131 bits
   EXPECT_THROW(Fingerprints::from_words(words, 7, bits, FingerprintKind::Bits),
@@ -176,15 +179,14 @@ TEST(Fingerprint, DomainHoldsTheWordsAndChecksItsKernel) {
   EXPECT_TRUE(slice.is_fingerprint());
   EXPECT_EQ(slice.fingerprints_of(12, 13).data(), fp.rows(12, 13).data());
   const gpb::Context ctx = gpb::test::make_cpu_context(1);
-  const std::string se = gpb::test::invalid_argument_of(
-      [&] { gpb::FinitePosterior(ctx, Kernel::se(0.5), dom, 1); });
+  const std::string se =
+      gpb::test::invalid_argument_of([&] { gpb::FinitePosterior(ctx, Kernel::se(0.5), dom, 1); });
   EXPECT_TRUE(gpb::test::contains(se, "use the tanimoto (bits) or minmax (counts) kernel")) << se;
-  const std::string mm = gpb::test::invalid_argument_of(
-      [&] { gpb::FinitePosterior(ctx, Kernel::minmax(), dom, 1); });
+  const std::string mm =
+      gpb::test::invalid_argument_of([&] { gpb::FinitePosterior(ctx, Kernel::minmax(), dom, 1); });
   EXPECT_TRUE(gpb::test::contains(mm, "needs counts fingerprints")) << mm;
-  const std::string grid = gpb::test::invalid_argument_of([&] {
-    gpb::FinitePosterior(ctx, Kernel::tanimoto(), Domain::grid({0}, {1}, {5}), 1);
-  });
+  const std::string grid = gpb::test::invalid_argument_of(
+      [&] { gpb::FinitePosterior(ctx, Kernel::tanimoto(), Domain::grid({0}, {1}, {5}), 1); });
   EXPECT_TRUE(gpb::test::contains(grid, "needs fingerprint candidates")) << grid;
 }
 

@@ -38,7 +38,8 @@ Domain related_fingerprints(long long n, int bits, std::uint64_t seed) {
       v.push_back(rng.uniform() < flip ? 1 - x : x);
     }
   }
-  return Domain::fingerprints(Fingerprints::from_dense(v.data(), n, bits, gpb::FingerprintKind::Bits));
+  return Domain::fingerprints(
+      Fingerprints::from_dense(v.data(), n, bits, gpb::FingerprintKind::Bits));
 }
 
 TEST(TanimotoFeatures, UnitNormAndUnbiasedEstimate) {
@@ -47,7 +48,8 @@ TEST(TanimotoFeatures, UnitNormAndUnbiasedEstimate) {
   const TanimotoFeatures tf(1024, m, 99);
   const Eigen::MatrixXd phi = tf.features(dom, 0, 12);
   const gpb::Context ctx = gpb::test::make_cpu_context(2);
-  const Eigen::MatrixXd K = gpb::kernel_matrix(ctx, gpb::Kernel::tanimoto(), dom.points(), dom.points());
+  const Eigen::MatrixXd K =
+      gpb::kernel_matrix(ctx, gpb::Kernel::tanimoto(), dom.points(), dom.points());
   const Eigen::MatrixXd Khat = phi * phi.transpose();
   for (int i = 0; i < 12; ++i) {
     EXPECT_NEAR(Khat(i, i), 1.0, 1e-12);

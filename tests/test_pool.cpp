@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <vector>
 
 #include "gpbandit/engine/fingerprint.hpp"
@@ -56,7 +56,8 @@ json synthetic_library(const std::string& dir, long long n, std::uint64_t seed) 
   gpb::Rng rng(seed, 0, 9);
   std::string csv = "id,score\n";
   for (long long i = 0; i < n; ++i) {
-    const double s = -10 * gpb::tanimoto(fp.row(i), target.row(0), fp.words()) + 0.05 * rng.normal();
+    const double s =
+        -10 * gpb::tanimoto(fp.row(i), target.row(0), fp.words()) + 0.05 * rng.normal();
     csv += std::to_string(i) + "," + std::to_string(s) + "\n";
   }
   gpb::test::write_file(dir + "/lib.csv", csv);
@@ -210,10 +211,10 @@ TEST(PoolProtocol, SyntheticLibraryEndToEnd) {
   cfg["batch"] = 16;
   cfg["batches"] = 4;
   cfg["top_k"] = 16;
-  cfg["policies"] = json::array({{{"type", "greedy"}},
-                                 {{"type", "thompson"}, {"label", "ts-features"},
-                                  {"prior", "features"}, {"features", 256}},
-                                 {{"type", "random"}}});
+  cfg["policies"] = json::array(
+      {{{"type", "greedy"}},
+       {{"type", "thompson"}, {"label", "ts-features"}, {"prior", "features"}, {"features", 256}},
+       {{"type", "random"}}});
   gpb::test::write_file(dir + "/c.json", cfg.dump());
   const auto r = gpb::test::run_cli("run " + dir + "/c.json --out " + dir + "/out --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -230,8 +231,9 @@ TEST(PoolProtocol, MolPalOnA1000MoleculeSubset) {
   // CI smoke test: tests/data/pool/smoke.json, its fingerprint cache committed beside it
   // (python3 -m gpbandit.chem featurize tests/data/pool/smoke.json).
   const std::string out = testing::TempDir() + "/pool_smoke";
-  const auto r = gpb::test::run_cli(std::string("run ") + GPB_SOURCE_DIR +
-                                    "/tests/data/pool/smoke.json --out " + out + " --quiet --force");
+  const auto r =
+      gpb::test::run_cli(std::string("run ") + GPB_SOURCE_DIR +
+                         "/tests/data/pool/smoke.json --out " + out + " --quiet --force");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto found = found_means(out + "/summary.json");
   // Random finds 2·6% = 12% of the top 20 on average (sd 7% per run, 3.3% over 5 runs); every

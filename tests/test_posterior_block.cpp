@@ -144,8 +144,8 @@ TEST(PosteriorBlock, RowsAtAndApplyRowsGiveTheDenseCovarianceAndMean) {
     Eigen::MatrixXd P(dom.dim(), 4);
     for (int i = 0; i < 4; ++i) P.col(i) = dom.points().col(probe[static_cast<std::size_t>(i)]);
     const Eigen::MatrixXd Kpx = gpb::kernel_matrix(ctx, k, P, X);
-    const Eigen::MatrixXd dense =
-        gpb::kernel_matrix(ctx, k, P, P) - Kpx * Eigen::LLT<Eigen::MatrixXd>(Kxx).solve(Kpx.transpose());
+    const Eigen::MatrixXd dense = gpb::kernel_matrix(ctx, k, P, P) -
+                                  Kpx * Eigen::LLT<Eigen::MatrixXd>(Kxx).solve(Kpx.transpose());
     const Eigen::MatrixXd ours = gpb::kernel_matrix(ctx, k, P, P) - v.transpose() * v;
     EXPECT_LT((ours - dense).cwiseAbs().maxCoeff(), 1e-10);
     // apply_rows(L⁻¹ y) = μ.

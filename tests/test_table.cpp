@@ -20,8 +20,8 @@ std::string temp(const std::string& name, const std::string& text) {
 }
 
 TEST(Table, ReadsANamedColumnWithQuotesAndBlankLines) {
-  const std::string p = temp("t1.csv",
-                             "smiles,score\n\"C(=O)O,x\",-7.5\n\nCCO, 1e-2\r\n\"C\"\"N\",3\n");
+  const std::string p =
+      temp("t1.csv", "smiles,score\n\"C(=O)O,x\",-7.5\n\nCCO, 1e-2\r\n\"C\"\"N\",3\n");
   const std::vector<double> v = read_table_column(p, "score");
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0], -7.5);
@@ -32,8 +32,10 @@ TEST(Table, ReadsANamedColumnWithQuotesAndBlankLines) {
 
 TEST(Table, MessagesNameFileAndLine) {
   const std::string missing = temp("t2.csv", "smiles,dock\nC,1\n");
-  const std::string m1 = gpb::test::invalid_argument_of([&] { read_table_column(missing, "score"); });
-  EXPECT_TRUE(gpb::test::contains(m1, "t2.csv:1: no column 'score' in the header (columns: smiles, dock)"))
+  const std::string m1 =
+      gpb::test::invalid_argument_of([&] { read_table_column(missing, "score"); });
+  EXPECT_TRUE(
+      gpb::test::contains(m1, "t2.csv:1: no column 'score' in the header (columns: smiles, dock)"))
       << m1;
   const std::string bad = temp("t3.csv", "smiles,score\nC,1\nN,abc\n");
   const std::string m2 = gpb::test::invalid_argument_of([&] { read_table_column(bad, "score"); });

@@ -27,6 +27,20 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def load_chem():
+    """gpbandit.chem (pure Python) from the installed module or, without it, from the source."""
+    try:
+        from gpbandit import chem
+        return chem
+    except ImportError:
+        import importlib.util
+        path = os.path.join(os.path.dirname(os.path.dirname(HERE)), "python", "gpbandit", "chem.py")
+        spec = importlib.util.spec_from_file_location("gpbandit_chem", path)
+        chem = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(chem)
+        return chem
+
+
 def read_scores(path, column):
     with open(path, "rb") as f:
         raw = f.read()
@@ -61,18 +75,28 @@ def main(argv):
     p.add_argument("out")
     p.add_argument("--runs", type=int)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--fingerprints", help="the fingerprint cache .npy (default: the one the "
+                   "config's molecules domain names, found through the gpbandit module)")
     a = p.parse_args(argv)
     try:
         from sklearn.ensemble import RandomForestRegressor
     except ImportError:
         print("rf_baseline.py: needs scikit-learn (pip install scikit-learn)", file=sys.stderr)
         return 2
-    import gpbandit as gb
-    from gpbandit import chem
+    chem = load_chem()
 
     with open(a.config) as f:
         cfg = json.load(f)
-    (cache,) = gb._gpbandit._molecule_caches(a.config)
+    if a.fingerprints:
+        with open(a.fingerprints[:-4] + ".json") as f:
+            meta = json.load(f)
+        cache = {"npy": a.fingerprints, "fingerprint": json.dumps(meta["fingerprint"]),
+                 "file": os.path.join(os.path.dirname(os.path.abspath(a.config)),
+                                      cfg["domain"]["file"])}
+    else:
+        import gpbandit as gb
+
+        (cache,) = gb._gpbandit._molecule_caches(a.config)
     spec = json.loads(cache["fingerprint"])
     words = np.load(cache["npy"])
     x = chem.unpack_bits(words, spec["bits"]) if not spec["counts"] else words

@@ -36,18 +36,21 @@ Fingerprints fingerprints_arg(const py::handle& a, int bits, const std::string& 
   const py::dtype dt = arr.dtype();
   if (dt.kind() == 'u' && dt.itemsize() == 8) {
     if (kind != FingerprintKind::Bits) {
-      throw InvalidArgument(std::string(what) + ": uint64 words are packed bit fingerprints; "
-                                                "give count fingerprints as one integer per "
-                                                "position");
+      throw InvalidArgument(std::string(what) +
+                            ": uint64 words are packed bit fingerprints; "
+                            "give count fingerprints as one integer per "
+                            "position");
     }
     const auto w = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(a);
     std::vector<std::uint64_t> words(w.data(), w.data() + w.size());
-    return Fingerprints::from_words(std::move(words), n, bits > 0 ? bits : static_cast<int>(64 * cols),
-                                    kind);
+    return Fingerprints::from_words(std::move(words), n,
+                                    bits > 0 ? bits : static_cast<int>(64 * cols), kind);
   }
   if (dt.kind() != 'u' && dt.kind() != 'i' && dt.kind() != 'b') {
-    throw py::type_error(std::string(what) + ": expected uint64 words or bool/integer values, "
-                                             "got dtype " + std::string(py::str(dt)));
+    throw py::type_error(std::string(what) +
+                         ": expected uint64 words or bool/integer values, "
+                         "got dtype " +
+                         std::string(py::str(dt)));
   }
   if (bits > 0 && bits != cols) {
     throw InvalidArgument(std::string(what) + ": " + std::to_string(cols) +
@@ -120,8 +123,8 @@ void bind_fingerprint(py::module_& m) {
          const std::string& kind) {
         const Fingerprints fa = fingerprints_arg(a, bits, kind, "A");
         const Fingerprints fb = fingerprints_arg(b, fa.bits(), kind, "B");
-        GPB_EXPECTS(k.fingerprint(), "kernel: expected the tanimoto or minmax kernel, got "
-                                         << k.describe());
+        GPB_EXPECTS(k.fingerprint(),
+                    "kernel: expected the tanimoto or minmax kernel, got " << k.describe());
         return kernel_matrix(ctx, k, as_points(fa), as_points(fb));
       },
       py::arg("context"), py::arg("kernel"), py::arg("A"), py::arg("B"), py::arg("bits") = 0,

@@ -55,8 +55,8 @@ std::uint64_t last_word_mask(int bits, FingerprintKind kind) {
 Fingerprints dense_npy(std::string_view bytes, const detail::NpyHeader& h, FingerprintKind kind,
                        int bits, const std::string& path) {
   const std::int64_t rows = h.shape[0], cols = h.shape[1];
-  GPB_EXPECTS(bits == 0 || bits == cols, path << ": " << cols << " columns (positions) but bits = "
-                                              << bits << " was given");
+  GPB_EXPECTS(bits == 0 || bits == cols,
+              path << ": " << cols << " columns (positions) but bits = " << bits << " was given");
   check_shape(rows, static_cast<int>(std::min<std::int64_t>(cols, kMaxBits + 1)), path);
   std::vector<std::int64_t> row(static_cast<std::size_t>(cols));
   const int w = fingerprint_words(static_cast<int>(cols), kind);
@@ -81,8 +81,7 @@ Fingerprints dense_npy(std::string_view bytes, const detail::NpyHeader& h, Finge
           kind);
     }
   }
-  Fingerprints fp =
-      Fingerprints::from_words(std::move(words), rows, static_cast<int>(cols), kind);
+  Fingerprints fp = Fingerprints::from_words(std::move(words), rows, static_cast<int>(cols), kind);
   FingerprintsAccess::set_clipped(fp, clipped);
   return fp;
 }
@@ -135,8 +134,7 @@ Fingerprints Fingerprints::from_words(std::vector<std::uint64_t> words, long lon
   const int w = fingerprint_words(bits, kind);
   GPB_EXPECTS(words.size() == static_cast<std::size_t>(n) * static_cast<std::size_t>(w),
               "fingerprints: " << words.size() << " words for " << n << " fingerprints of " << w
-                               << " words (" << bits << " " << fingerprint_kind_name(kind)
-                               << ")");
+                               << " words (" << bits << " " << fingerprint_kind_name(kind) << ")");
   const std::uint64_t mask = last_word_mask(bits, kind);
   for (long long i = 0; i < n; ++i) {
     const std::uint64_t last = words[static_cast<std::size_t>(i) * w + (w - 1)];
@@ -211,18 +209,17 @@ std::vector<int> Fingerprints::dense(long long j) const {
   std::vector<int> out(static_cast<std::size_t>(bits_));
   const std::uint64_t* r = row(j);
   for (int b = 0; b < bits_; ++b) {
-    out[static_cast<std::size_t>(b)] =
-        kind_ == FingerprintKind::Bits ? static_cast<int>((r[b / 64] >> (b % 64)) & 1u)
-                                       : static_cast<int>((r[b / 8] >> (8 * (b % 8))) & 0xffu);
+    out[static_cast<std::size_t>(b)] = kind_ == FingerprintKind::Bits
+                                           ? static_cast<int>((r[b / 64] >> (b % 64)) & 1u)
+                                           : static_cast<int>((r[b / 8] >> (8 * (b % 8))) & 0xffu);
   }
   return out;
 }
 
 Fingerprints Fingerprints::rows(long long begin, long long end) const {
-  GPB_EXPECTS(begin >= 0 && begin < end && end <= n_, "fingerprints: rows ["
-                                                          << begin << ", " << end
-                                                          << ") are empty or out of [0, " << n_
-                                                          << ")");
+  GPB_EXPECTS(
+      begin >= 0 && begin < end && end <= n_,
+      "fingerprints: rows [" << begin << ", " << end << ") are empty or out of [0, " << n_ << ")");
   std::vector<std::uint64_t> w(row(begin), row(begin) + (end - begin) * words_per_row_);
   return from_words(std::move(w), end - begin, bits_, kind_);
 }
@@ -233,9 +230,8 @@ Fingerprints Fingerprints::select(const std::vector<long long>& index) const {
   w.reserve(index.size() * static_cast<std::size_t>(words_per_row_));
   for (std::size_t i = 0; i < index.size(); ++i) {
     const long long j = index[i];
-    GPB_EXPECTS(j >= 0 && j < n_, "fingerprints.select: index[" << i << "] = " << j
-                                                                << " is out of range [0, " << n_
-                                                                << ")");
+    GPB_EXPECTS(j >= 0 && j < n_, "fingerprints.select: index["
+                                      << i << "] = " << j << " is out of range [0, " << n_ << ")");
     w.insert(w.end(), row(j), row(j) + words_per_row_);
   }
   return from_words(std::move(w), static_cast<long long>(index.size()), bits_, kind_);

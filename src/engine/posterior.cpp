@@ -121,9 +121,9 @@ void FinitePosterior::observe(const int* index, const double* y) {
 void FinitePosterior::observe_batch(int q, const int* index, const double* y) {
   Impl& s = *impl_;
   GPB_EXPECTS(q >= 1, "posterior.observe_batch: q must be >= 1, got " << q);
-  GPB_EXPECTS(s.backend->pending() == 0, "posterior.observe_batch: "
-                                             << s.backend->pending()
-                                             << " pending row(s) must be resolved first");
+  GPB_EXPECTS(s.backend->pending() == 0,
+              "posterior.observe_batch: " << s.backend->pending()
+                                          << " pending row(s) must be resolved first");
   GPB_EXPECTS(index != nullptr, "posterior.observe_batch: index array is null");
   const int R = s.backend->runs(), n = s.backend->size();
   for (int e = 0; e < R * q; ++e) {

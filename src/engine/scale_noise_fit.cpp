@@ -42,8 +42,8 @@ ScaleNoiseFit fit_scale_and_noise(const Eigen::Ref<const Eigen::MatrixXd>& K,
   const Eigen::Index m = y.size();
   GPB_EXPECTS(m >= 2, "fit_scale_and_noise: needs at least 2 observations, got " << m);
   GPB_EXPECTS(K.rows() == m && K.cols() == m, "fit_scale_and_noise: K is "
-                                                  << K.rows() << "x" << K.cols() << " for "
-                                                  << m << " observations");
+                                                  << K.rows() << "x" << K.cols() << " for " << m
+                                                  << " observations");
   GPB_EXPECTS(y.allFinite(), "fit_scale_and_noise: y has a value that is not finite");
   GPB_EXPECTS(K.allFinite(), "fit_scale_and_noise: K has a value that is not finite");
   GPB_EXPECTS(ratio_lower > 0 && ratio_lower < ratio_upper && std::isfinite(ratio_upper),

@@ -68,14 +68,14 @@ json FingerprintSpec::to_json() const {
 }
 
 std::string MoleculesSpec::cache_npy() const {
-  return (fs::path(cache_dir) / (fs::path(file).filename().string() + "." + fingerprint.tag() +
-                                 ".npy"))
+  return (fs::path(cache_dir) /
+          (fs::path(file).filename().string() + "." + fingerprint.tag() + ".npy"))
       .string();
 }
 
 std::string MoleculesSpec::cache_json() const {
-  return (fs::path(cache_dir) / (fs::path(file).filename().string() + "." + fingerprint.tag() +
-                                 ".json"))
+  return (fs::path(cache_dir) /
+          (fs::path(file).filename().string() + "." + fingerprint.tag() + ".json"))
       .string();
 }
 
@@ -160,9 +160,9 @@ Domain load_fingerprint_domain(const Checker& c, const json& domain, const std::
     const ConfigObject d(c, domain, field);
     d.keys("domain", "fingerprints");
     const std::string path = c.data_path(domain, "path", d.field("path"));
-    const FingerprintKind kind =
-        d.choice("kind", "bits", {"bits", "counts"}) == "bits" ? FingerprintKind::Bits
-                                                               : FingerprintKind::Counts;
+    const FingerprintKind kind = d.choice("kind", "bits", {"bits", "counts"}) == "bits"
+                                     ? FingerprintKind::Bits
+                                     : FingerprintKind::Counts;
     const long long bits = d.integer("bits", 0);
     if (bits < 0 || bits > (1 << 20)) d.fail("bits", "must be in [0, 1048576]");
     return c.guarded(d.field("path"), [&] {
@@ -204,9 +204,8 @@ Domain load_fingerprint_domain(const Checker& c, const json& domain, const std::
   return dom;
 }
 
-std::vector<double> load_lookup_rewards(const Checker& c, const json& objective,
-                                        const json& domain, const std::string& field,
-                                        long long n) {
+std::vector<double> load_lookup_rewards(const Checker& c, const json& objective, const json& domain,
+                                        const std::string& field, long long n) {
   const ConfigObject o(c, objective, field);
   o.keys("objective", "lookup");
   std::string file;

@@ -38,7 +38,7 @@ struct FingerprintSpec {
 
 /// A "molecules" domain: the library file, its SMILES column, the fingerprint and the cache.
 struct MoleculesSpec {
-  std::string file;            ///< the CSV (or .csv.gz) of the library
+  std::string file;               ///< the CSV (or .csv.gz) of the library
   std::string smiles = "smiles";  ///< the column of SMILES strings
   FingerprintSpec fingerprint;
   std::string cache_dir;  ///< where the featuriser writes (default: <config dir>/fingerprints)

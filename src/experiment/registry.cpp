@@ -22,8 +22,7 @@ std::vector<ParamDoc> common_params(const std::string& family) {
       {"name", "string", "file stem", "output folder name, [A-Za-z0-9._-]+"},
       {"description", "string", "\"\"", "free text, ignored"},
       {"seed", "integer", "0", "master seed of every simulation stream, in [0, 2^64 - 1]"},
-      {"runs", "integer",
-       family == "pool" ? "5" : (finite || family == "fed-pne" ? "10" : "3"),
+      {"runs", "integer", family == "pool" ? "5" : (finite || family == "fed-pne" ? "10" : "3"),
        "independent runs per policy (>= 1)"},
       {"lockstep", "integer", "0",
        "runs advanced together (a checkpoint after each group); 0 = as many as fit the memory "

@@ -111,12 +111,12 @@
 #include "dist/domain_scatter.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
+#include "experiment/fingerprint_domain.hpp"
 #include "experiment/registry_internal.hpp"
 #include "finite/finite_family.hpp"
 #include "finite/po_config.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
-#include "experiment/fingerprint_domain.hpp"
 #include "objective/sampling.hpp"
 
 namespace gpb {
@@ -584,8 +584,9 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     } else {
       if (cfg.domain.is_fingerprint() && objective.value("type", std::string()) != "rkhs" &&
           objective.value("type", std::string()) != "gp_sample") {
-        c.fail("objective.type", "fingerprint candidates take a lookup, rkhs or gp_sample "
-                                 "objective (the others need coordinates)");
+        c.fail("objective.type",
+               "fingerprint candidates take a lookup, rkhs or gp_sample "
+               "objective (the others need coordinates)");
       }
       cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
     }

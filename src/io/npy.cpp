@@ -266,9 +266,9 @@ std::string npy_bytes_u8(std::string_view data) {
 
 std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows,
                           std::int64_t cols) {
-  GPB_EXPECTS(static_cast<std::int64_t>(v.size()) == rows * cols,
-              "npy_bytes_u64: " << v.size() << " values for a " << rows << " x " << cols
-                                << " array");
+  GPB_EXPECTS(
+      static_cast<std::int64_t>(v.size()) == rows * cols,
+      "npy_bytes_u64: " << v.size() << " values for a " << rows << " x " << cols << " array");
   std::string out =
       npy_header("<u8", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(std::uint64_t));

@@ -67,8 +67,9 @@ std::string read_maybe_gzip(const std::string& path) {
 #if GPB_HAS_ZLIB
   return gunzip(bytes, path);
 #else
-  throw InvalidArgument(path + ": a gzip file, but this build has no zlib (apt-get install "
-                               "zlib1g-dev and rebuild, or gunzip the file)");
+  throw InvalidArgument(path +
+                        ": a gzip file, but this build has no zlib (apt-get install "
+                        "zlib1g-dev and rebuild, or gunzip the file)");
 #endif
 }
 
@@ -120,16 +121,16 @@ std::vector<double> read_table_column(const std::string& path, const std::string
       width = f.size();
       continue;
     }
-    GPB_EXPECTS(f.size() > col, path << ":" << line_no << ": " << f.size() << " fields, the header has "
-                                     << width);
+    GPB_EXPECTS(f.size() > col,
+                path << ":" << line_no << ": " << f.size() << " fields, the header has " << width);
     double v = 0;
-    GPB_EXPECTS(parse_number(f[col], &v), path << ":" << line_no << ": " << column << " '"
-                                               << f[col] << "' is not a number");
+    GPB_EXPECTS(parse_number(f[col], &v),
+                path << ":" << line_no << ": " << column << " '" << f[col] << "' is not a number");
     GPB_EXPECTS(std::isfinite(v), path << ":" << line_no << ": " << column << " is " << v);
     values.push_back(v);
   }
-  GPB_EXPECTS(have_header, path << ": empty file (expected a header line naming '" << column
-                                << "')");
+  GPB_EXPECTS(have_header,
+              path << ": empty file (expected a header line naming '" << column << "')");
   GPB_EXPECTS(!values.empty(), path << ": no data rows");
   return values;
 }

@@ -84,8 +84,8 @@ Eigen::MatrixXd posterior_draws(const AcquisitionSpec& spec, const RunModel& m, 
   const double sd = std::sqrt(m.lambda);
   for (int i = 0; i < t; ++i) {
     for (int j = 0; j < q; ++j) {
-      r(i, j) = (*m.centred)[static_cast<std::size_t>(i)] - f(hist[static_cast<std::size_t>(i)], j) -
-                sd * rng.normal();
+      r(i, j) = (*m.centred)[static_cast<std::size_t>(i)] -
+                f(hist[static_cast<std::size_t>(i)], j) - sd * rng.normal();
     }
   }
   const Eigen::MatrixXd L = m.post->factor(0).L;
@@ -117,7 +117,7 @@ std::vector<int> gp_bucb(const AcquisitionSpec& spec, const RunModel& m, int q) 
     heap.push({mean[a] + spec.beta * std::sqrt(std::max(s2[a], 0.0)), a, 0});
   }
   std::vector<int> picks;
-  Eigen::MatrixXd vp;                          // t × |P|: the stored rows at the picks
+  Eigen::MatrixXd vp;                                // t × |P|: the stored rows at the picks
   Eigen::MatrixXd lp = Eigen::MatrixXd::Zero(q, q);  // Cholesky of Σ(P, P) + λI
   // Σ(P, a) solved by L_P: w with L_P w = Σ(P, a); returns σ²_P(a) = σ²(a) − ‖w‖².
   const auto pending_var = [&](int a, Eigen::VectorXd* w_out) {
@@ -167,7 +167,9 @@ std::vector<int> top_q(const double* score, const std::vector<unsigned char>& ev
   }
   GPB_EXPECTS(static_cast<int>(idx.size()) >= q,
               "acquire: " << idx.size() << " candidates left for a batch of " << q);
-  const auto better = [&](int a, int b) { return score[a] > score[b] || (score[a] == score[b] && a < b); };
+  const auto better = [&](int a, int b) {
+    return score[a] > score[b] || (score[a] == score[b] && a < b);
+  };
   std::nth_element(idx.begin(), idx.begin() + (q - 1), idx.end(), better);
   idx.resize(static_cast<std::size_t>(q));
   std::sort(idx.begin(), idx.end(), better);

@@ -27,7 +27,8 @@ int size_of(const ConfigObject& top, const std::string& key, double def, long lo
   if (!(x > 0)) top.fail(key, "must be > 0 (a fraction of the library below 1, or a count)");
   if (x < 1) return static_cast<int>(std::max(1.0, std::floor(x * static_cast<double>(n))));
   if (x != std::floor(x)) top.fail(key, "a count must be an integer, got " + std::to_string(x));
-  if (x > static_cast<double>(n)) top.fail(key, "larger than the library (" + std::to_string(n) + ")");
+  if (x > static_cast<double>(n))
+    top.fail(key, "larger than the library (" + std::to_string(n) + ")");
   return static_cast<int>(x);
 }
 
@@ -37,7 +38,8 @@ std::vector<long long> draw_subset(long long total, long long n, std::uint64_t s
   std::iota(idx.begin(), idx.end(), 0LL);
   Rng rng(seed, 0, kSubsetStream);
   for (long long i = 0; i < n; ++i) {  // partial Fisher–Yates
-    const long long j = i + static_cast<long long>(rng.below(static_cast<std::uint64_t>(total - i)));
+    const long long j =
+        i + static_cast<long long>(rng.below(static_cast<std::uint64_t>(total - i)));
     std::swap(idx[static_cast<std::size_t>(i)], idx[static_cast<std::size_t>(j)]);
   }
   idx.resize(static_cast<std::size_t>(n));
@@ -49,12 +51,13 @@ std::shared_ptr<Library> load_library(const Checker& c, const json& root, long l
                                       std::uint64_t subset_seed, const json& top_k) {
   const json& domain = root.at("domain");
   if (!gpb::detail::is_fingerprint_domain(domain)) {
-    c.fail("domain.type", "the pool family takes fingerprint candidates: molecules or "
-                          "fingerprints");
+    c.fail("domain.type",
+           "the pool family takes fingerprint candidates: molecules or "
+           "fingerprints");
   }
   Domain whole = gpb::detail::load_fingerprint_domain(c, domain, "domain");
-  std::vector<double> reward = gpb::detail::load_lookup_rewards(c, root.at("objective"), domain,
-                                                                "objective", whole.size());
+  std::vector<double> reward =
+      gpb::detail::load_lookup_rewards(c, root.at("objective"), domain, "objective", whole.size());
   auto lib = std::make_shared<Library>();
   const long long total = whole.size();
   if (subset > 0) {
@@ -88,7 +91,8 @@ std::shared_ptr<Library> load_library(const Checker& c, const json& root, long l
   lib->top.assign(static_cast<std::size_t>(n), 0);
   for (long long i = 0; i < k; ++i) {
     lib->top[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = 1;
-    lib->top_values.push_back(lib->reward[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
+    lib->top_values.push_back(
+        lib->reward[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
   }
   return lib;
 }
@@ -112,9 +116,10 @@ AcquisitionSpec parse_policy(const Checker& c, const json& o, const std::string&
     const long long n = lib.domain.size();
     const bool exact = a.prior == "exact" || (a.prior == "auto" && n <= a.exact_limit);
     if (!exact && kernel == KernelType::MinMax) {
-      p.fail("prior", "MinHash prior features exist for the tanimoto kernel only; with minmax a "
-                      "prior draw is exact (N x N Cholesky): set prior \"exact\" or exact_limit >= " +
-                          std::to_string(n));
+      p.fail("prior",
+             "MinHash prior features exist for the tanimoto kernel only; with minmax a "
+             "prior draw is exact (N x N Cholesky): set prior \"exact\" or exact_limit >= " +
+                 std::to_string(n));
     }
     if (exact && n > 20000) {
       p.fail("prior", "an exact prior draw over " + std::to_string(n) +
@@ -139,8 +144,8 @@ Config parse_config(const Checker& c, const json& root, ExperimentSettings setti
   const long long n = lib.domain.size();
   // Kernel: tanimoto for bits, minmax for counts (the default follows the candidates).
   const bool counts = lib.domain.fingerprint_kind() == FingerprintKind::Counts;
-  json kernel = root.contains("kernel") ? root.at("kernel")
-                                        : json{{"type", counts ? "minmax" : "tanimoto"}};
+  json kernel =
+      root.contains("kernel") ? root.at("kernel") : json{{"type", counts ? "minmax" : "tanimoto"}};
   const ConfigObject k(c, kernel, "kernel");
   const std::string kt = k.choice("type", counts ? "minmax" : "tanimoto", {"tanimoto", "minmax"});
   for (const auto& [key, value] : kernel.items()) {
@@ -163,9 +168,9 @@ Config parse_config(const Checker& c, const json& root, ExperimentSettings setti
   cfg.batches = static_cast<int>(top.integer("batches", 5));
   if (cfg.batches < 1) top.fail("batches", "must be >= 1");
   if (static_cast<long long>(cfg.n_init) + static_cast<long long>(cfg.batches) * cfg.batch > n) {
-    top.fail("batches", "init + batches x batch = " +
-                            std::to_string(cfg.n_init + cfg.batches * cfg.batch) +
-                            " evaluations exceed the library (" + std::to_string(n) + ")");
+    top.fail("batches",
+             "init + batches x batch = " + std::to_string(cfg.n_init + cfg.batches * cfg.batch) +
+                 " evaluations exceed the library (" + std::to_string(n) + ")");
   }
   const json& pol = root.at("policies");
   if (!pol.is_array() || pol.empty()) top.fail("policies", "must be a non-empty array");

@@ -21,10 +21,10 @@ namespace gpb::pool::detail {
 
 /// One acquisition of the config's "policies".
 struct AcquisitionSpec {
-  std::string type;   ///< greedy | ucb | thompson | gp_bucb | random
-  std::string label;  ///< unique name in the outputs
-  double beta = 2.0;  ///< ucb, gp_bucb: μ + β·σ
-  int features = 1024;        ///< thompson: MinHash features of a prior draw (prior "features")
+  std::string type;            ///< greedy | ucb | thompson | gp_bucb | random
+  std::string label;           ///< unique name in the outputs
+  double beta = 2.0;           ///< ucb, gp_bucb: μ + β·σ
+  int features = 1024;         ///< thompson: MinHash features of a prior draw (prior "features")
   std::string prior = "auto";  ///< thompson: exact | features | auto (exact when N ≤ exact_limit)
   long long exact_limit = 4096;  ///< thompson auto: largest N drawn exactly (N×N Cholesky)
 };

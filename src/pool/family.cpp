@@ -60,12 +60,12 @@ struct Model {
 
 /// Fits (or takes) v, λ and the mean on the evaluated candidates, then builds the posterior with
 /// them in one block update.
-void build_model(const Config& c, const Context& ctx, const std::vector<int>& acquired,
-                 Model& m) {
+void build_model(const Config& c, const Context& ctx, const std::vector<int>& acquired, Model& m) {
   const Library& lib = *c.library;
   const int t = static_cast<int>(acquired.size());
   Eigen::VectorXd y(t);
-  for (int i = 0; i < t; ++i) y[i] = lib.reward[static_cast<std::size_t>(acquired[static_cast<std::size_t>(i)])];
+  for (int i = 0; i < t; ++i)
+    y[i] = lib.reward[static_cast<std::size_t>(acquired[static_cast<std::size_t>(i)])];
   if (c.fit == "none") {
     m.kernel = c.kernel;
     m.lambda = c.noise_variance;
@@ -173,7 +173,8 @@ RunResult run_protocol(const Config& c, const Context& ctx, int p, std::uint64_t
     }
     row.acquire_seconds = seconds_since(t0);
     for (const int a : batch) {
-      GPB_EXPECTS(evaluated[static_cast<std::size_t>(a)] == 0, "pool: candidate " << a << " chosen twice");
+      GPB_EXPECTS(evaluated[static_cast<std::size_t>(a)] == 0,
+                  "pool: candidate " << a << " chosen twice");
       evaluated[static_cast<std::size_t>(a)] = 1;
     }
     acquired.insert(acquired.end(), batch.begin(), batch.end());

@@ -14,12 +14,12 @@ namespace gpb::pool::detail {
 
 /// One batch of one run, as runs.csv and the record hold it.
 struct BatchRow {
-  int batch = 0;                 ///< 0: the random initial batch
-  int evaluated = 0;             ///< evaluations so far
-  FoundFractions found;          ///< after this batch
-  double fit_seconds = 0;        ///< marginal-likelihood fit before this batch's choice
-  double acquire_seconds = 0;    ///< choosing the batch
-  double update_seconds = 0;     ///< the block update of the posterior with the batch
+  int batch = 0;               ///< 0: the random initial batch
+  int evaluated = 0;           ///< evaluations so far
+  FoundFractions found;        ///< after this batch
+  double fit_seconds = 0;      ///< marginal-likelihood fit before this batch's choice
+  double acquire_seconds = 0;  ///< choosing the batch
+  double update_seconds = 0;   ///< the block update of the posterior with the batch
 };
 
 /// One finished run.

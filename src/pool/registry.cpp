@@ -33,16 +33,15 @@ void add_pool_entries(std::vector<RegistryEntry>& r) {
                "ucb",
                "the q best mu + beta * sigma",
                {label, {"beta", "number", "2", "width (>= 0)"}}});
-  r.push_back(
-      {"acquisition",
-       "thompson",
-       "q pathwise posterior draws over every candidate, the best new candidate of each",
-       {label,
-        {"prior", "string", "\"auto\"",
-         "exact (N x N Cholesky) | features (MinHash, tanimoto) | auto (exact when N <= "
-         "exact_limit)"},
-        {"features", "integer", "1024", "MinHash features of a prior draw"},
-        {"exact_limit", "integer", "4096", "auto: largest N drawn exactly"}}});
+  r.push_back({"acquisition",
+               "thompson",
+               "q pathwise posterior draws over every candidate, the best new candidate of each",
+               {label,
+                {"prior", "string", "\"auto\"",
+                 "exact (N x N Cholesky) | features (MinHash, tanimoto) | auto (exact when N <= "
+                 "exact_limit)"},
+                {"features", "integer", "1024", "MinHash features of a prior draw"},
+                {"exact_limit", "integer", "4096", "auto: largest N drawn exactly"}}});
   r.push_back({"acquisition",
                "gp_bucb",
                "GP-BUCB: q UCB picks, each hallucinating the earlier ones (exact batch "

@@ -31,7 +31,8 @@ std::vector<std::vector<double>> by_batch(const std::vector<json>& runs, int col
   for (const json& r : runs) {
     for (const json& row : r.at("rows")) {
       const int b = row.at(0).get<int>();
-      if (b >= 0 && b <= batches) out[static_cast<std::size_t>(b)].push_back(row.at(col).get<double>());
+      if (b >= 0 && b <= batches)
+        out[static_cast<std::size_t>(b)].push_back(row.at(col).get<double>());
     }
   }
   return out;

@@ -46,8 +46,8 @@ class Fingerprints {
   /// equal to the column count). The file's dtype decides the format; `kind` the meaning.
   /// @throws InvalidArgument naming the file (bad shape, dtype, value at row and column);
   /// IoError if it cannot be read.
-  static Fingerprints from_npy(const std::string& path, FingerprintKind kind = FingerprintKind::Bits,
-                               int bits = 0);
+  static Fingerprints from_npy(const std::string& path,
+                               FingerprintKind kind = FingerprintKind::Bits, int bits = 0);
   /// `count` random bit fingerprints of `bits` positions, each position set with probability
   /// `density` (Philox keyed by `seed`): synthetic pools for scale tests and benchmarks.
   /// O(count·bits/64). @throws InvalidArgument if count < 1, bits < 1 or density ∉ [0, 1].

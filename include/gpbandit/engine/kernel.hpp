@@ -33,7 +33,8 @@ const char* kernel_type_name(KernelType t);
 /// Fingerprint kernels (points are W packed 64-bit words, see fingerprint.hpp and
 /// Domain::fingerprints; never coordinates):
 ///  - Tanimoto (Jaccard on bit fingerprints): v·|a ∧ b| / |a ∨ b|
-///  - MinMax (on count fingerprints, one byte per position): v·Σ_i min(a_i, b_i) / Σ_i max(a_i, b_i)
+///  - MinMax (on count fingerprints, one byte per position):
+///    v·Σ_i min(a_i, b_i) / Σ_i max(a_i, b_i)
 /// with 0/0 = 1 (two empty fingerprints are identical). Both are positive semi-definite (Ralaivola
 /// et al. 2005; Ioffe 2010) and take values in [0, v]; k(x, x) = v.
 class Kernel {
@@ -82,9 +83,7 @@ class Kernel {
   /// True for SE and Matérn kernels (functions of ‖x − x'‖ only).
   bool stationary() const;
   /// True for the Tanimoto and MinMax kernels, whose points are packed fingerprint words.
-  bool fingerprint() const {
-    return type_ == KernelType::Tanimoto || type_ == KernelType::MinMax;
-  }
+  bool fingerprint() const { return type_ == KernelType::Tanimoto || type_ == KernelType::MinMax; }
   /// The same kernel with variance v (every other parameter kept).
   /// @throws InvalidArgument if v ≤ 0 or not finite.
   Kernel with_variance(double v) const;

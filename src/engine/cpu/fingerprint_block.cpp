@@ -29,14 +29,14 @@ inline double pair_formula(const KernelFormula& f, const double* x, const double
 #if GPB_X86
 /// Scalar path with the POPCNT instruction (the formula, compiled for it).
 __attribute__((target("popcnt"))) double pair_popcnt(const KernelFormula& f, const double* x,
-                                                      const double* y, int w) {
+                                                     const double* y, int w) {
   return f(x, y, w);
 }
 
 /// Bytes of v replaced by their popcounts (0..8), by a 16-entry nibble table.
 __attribute__((target("avx2"))) inline __m256i popcount_bytes(__m256i v) {
-  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
-                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
   const __m256i low = _mm256_set1_epi8(0x0f);
   const __m256i lo = _mm256_and_si256(v, low);
   const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
@@ -53,8 +53,8 @@ __attribute__((target("avx2"))) inline long long lane_sum(__m256i v) {
 /// |x ∧ y| and |x ∨ y| over w words: 4 words per step, byte counters flushed into 64-bit lanes
 /// (by SAD against zero) every 31 steps, before a byte can exceed 8·31 = 248.
 __attribute__((target("avx2,popcnt"))) void tanimoto_counts_avx2(const double* x, const double* y,
-                                                                  int w, long long& both,
-                                                                  long long& either) {
+                                                                 int w, long long& both,
+                                                                 long long& either) {
   const __m256i zero = _mm256_setzero_si256();
   __m256i sum_and = zero, sum_or = zero;
   int i = 0;
@@ -97,7 +97,7 @@ __attribute__((target("avx2"))) void minmax_sums_avx2(const double* x, const dou
 }
 
 __attribute__((target("avx2,popcnt"))) double pair_avx2(const KernelFormula& f, const double* x,
-                                                         const double* y, int w) {
+                                                        const double* y, int w) {
   long long num = 0, den = 0;
   if (f.type == KernelType::Tanimoto) {
     tanimoto_counts_avx2(x, y, w, num, den);

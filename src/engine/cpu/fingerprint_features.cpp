@@ -80,9 +80,8 @@ void TanimotoFeatures::hash_rows(const double* words, long long count, int w, do
       }
     }
     for (int i = 0; i < m_; ++i) {
-      out[r + i * ldo] = sign_bit(h[static_cast<std::size_t>(i)], static_cast<std::uint32_t>(i))
-                             ? scale
-                             : -scale;
+      out[r + i * ldo] =
+          sign_bit(h[static_cast<std::size_t>(i)], static_cast<std::uint32_t>(i)) ? scale : -scale;
     }
   }
 }
@@ -94,8 +93,8 @@ Eigen::MatrixXd TanimotoFeatures::features(const Domain& domain, long long begin
               "tanimoto_features: candidates [" << begin << ", " << end << ") are not held");
   const int w = domain.dim();
   Eigen::MatrixXd out(end - begin, m_);
-  hash_rows(domain.points().data() + (begin - domain.slice_begin()) * w, end - begin, w,
-            out.data(), end - begin);
+  hash_rows(domain.points().data() + (begin - domain.slice_begin()) * w, end - begin, w, out.data(),
+            end - begin);
   return out;
 }
 
@@ -103,14 +102,14 @@ Eigen::MatrixXd TanimotoFeatures::apply(const Domain& domain,
                                         const Eigen::Ref<const Eigen::MatrixXd>& W,
                                         int threads) const {
   check(domain);
-  GPB_EXPECTS(W.rows() == m_, "tanimoto_features.apply: W has " << W.rows() << " rows, expected "
-                                                                << m_);
+  GPB_EXPECTS(W.rows() == m_,
+              "tanimoto_features.apply: W has " << W.rows() << " rows, expected " << m_);
   const long long n = domain.points().cols();
   const int w = domain.dim();
   Eigen::MatrixXd out(n, W.cols());
   const long long chunks = (n + kChunk - 1) / kChunk;
   const int nt = threads > 0 ? threads : omp_get_max_threads();
-#pragma omp parallel num_threads(static_cast<int>(std::min<long long>(nt, chunks)))
+#pragma omp parallel num_threads(static_cast <int>(std::min <long long>(nt, chunks)))
   {
     Eigen::MatrixXd phi(kChunk, m_);
 #pragma omp for schedule(dynamic)

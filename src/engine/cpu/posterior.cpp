@@ -149,7 +149,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
       std::vector<double*> ptrs(static_cast<std::size_t>(t));
       for (int j0 = 0; j0 < n; j0 += chunk) {
         const int len = std::min(chunk, n - j0);
-        for (int q = 0; q < t; ++q) ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk;
+        for (int q = 0; q < t; ++q)
+          ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk;
         detail::rows_over_block(s.eval, s.points.data(), s.d, rr, 0, t, j0, len, ptrs.data(),
                                 acc.data());
         internal.middleRows(j0, len).noalias() = w.topRows(len).leftCols(t) * B;

@@ -35,8 +35,8 @@ void kernel_columns(const KernelEval& eval, const double* points, int n, const d
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < q; ++i) {
-      out[j + i * ldo] = eval(packed.data() + static_cast<long>(i) * d,
-                              points + static_cast<long>(j) * d, d);
+      out[j + i * ldo] =
+          eval(packed.data() + static_cast<long>(i) * d, points + static_cast<long>(j) * d, d);
     }
   }
 }
@@ -98,8 +98,8 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
 
   std::vector<BatchFactor> factors;
   for (int r = 0; r < R; ++r) {
-    factors.push_back(batch_factor(eval, cols.data() + static_cast<std::size_t>(r) * q * w, t, d,
-                                   q, lambda));
+    factors.push_back(
+        batch_factor(eval, cols.data() + static_cast<std::size_t>(r) * q * w, t, d, q, lambda));
   }
   // The factor rows, in the order q observe() calls would append them.
   std::vector<double> col;

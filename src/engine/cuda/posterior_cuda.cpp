@@ -198,7 +198,8 @@ class CudaPosterior final : public detail::PosteriorBackend {
       std::vector<double*> ptrs(static_cast<std::size_t>(t));
       for (int j0 = 0; j0 < n_; j0 += chunk_) {
         const int len = std::min(chunk_, n_ - j0);
-        for (int q = 0; q < t; ++q) ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk_;
+        for (int q = 0; q < t; ++q)
+          ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk_;
         detail::rows_over_block(eval_, points_.data(), d_, rr, 0, t, j0, len, ptrs.data(),
                                 acc.data());
         out.middleRows(j0, len).noalias() = w.topRows(len) * B;

@@ -41,7 +41,8 @@ GPB_HD inline int popcount64(unsigned long long w) {
 GPB_HD inline void byte_min_max(unsigned long long a, unsigned long long b, long long& lo,
                                 long long& hi) {
   for (int k = 0; k < 8; ++k) {
-    const int x = static_cast<int>((a >> (8 * k)) & 0xffu), y = static_cast<int>((b >> (8 * k)) & 0xffu);
+    const int x = static_cast<int>((a >> (8 * k)) & 0xffu),
+              y = static_cast<int>((b >> (8 * k)) & 0xffu);
     lo += x < y ? x : y;
     hi += x < y ? y : x;
   }
