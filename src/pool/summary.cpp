@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpbandit/engine/fingerprint.hpp"
 #include "pool/family.hpp"
 
 namespace gpb::pool::detail {
