@@ -17,8 +17,10 @@ export OMP_WAIT_POLICY=passive
 export PYTHONPATH=${PYTHONPATH:-$(dirname "$bin")/python}
 for n in $names; do
   python3 -m gpbandit.chem featurize "$here/$n.json"
+  resume=
+  [ -d "results/pools/$n" ] && resume=--resume  # continue an interrupted run
   /usr/bin/time -f "$n: %e s wall, %U s user" \
-    "$bin" run "$here/$n.json" --out "results/pools/$n" --resume --quiet --no-plot
+    "$bin" run "$here/$n.json" --out "results/pools/$n" $resume --quiet --no-plot
   mkdir -p "$here/results/$n"
   cp "results/pools/$n/summary.json" "$here/results/$n/summary.json"
   if [ ! -f "results/pools/$n-rf/summary.json" ]; then
