@@ -2,6 +2,7 @@
 """Writes README.md (from README.template.md) from the committed summary.json files under
 results/ (written by run_all.sh from real runs). Usage: make_readme.py [--check]
   --check: exit 1 if README.md differs from what the summaries give."""
+import csv
 import json
 import math
 import os
@@ -43,11 +44,32 @@ def margin(s, library):
     return f"{(100 * s['mean'] - best) / (100 * s['se']):+.1f}"
 
 
-def seconds(p):
+def batch_seconds(name):
+    """Mean seconds per acquisition batch (batches 1..) by policy label, from the runs.csv copied
+    beside summary.json: (fit + acquire, update)."""
+    path = os.path.join(HERE, "results", name, "runs.csv")
+    if not os.path.exists(path):
+        return {}
+    sums = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if int(row["batch"]) < 1:
+                continue
+            s = sums.setdefault(row["policy"], [0.0, 0.0, 0])
+            s[0] += float(row["fit_seconds"]) + float(row["acquire_seconds"])
+            s[1] += float(row.get("update_seconds") or 0)
+            s[2] += 1
+    return {k: (a / n, u / n) for k, (a, u, n) in sums.items()}
+
+
+def seconds(p, timing):
+    if p["label"] in timing and p["type"] != "rf_greedy":
+        a, u = timing[p["label"]]
+        return f"{a:.2f} + {u:.2f}"
     t = p.get("seconds", {})
-    if "update_per_batch" in t:
-        return f"{t['acquire_per_batch']:.2f} + {t['update_per_batch']:.2f}"
-    return f"{t.get('fit_per_batch', 0) + t.get('acquire_per_batch', 0):.2f} (fit + predict)"
+    if isinstance(t, dict) and "fit_per_batch" in t:
+        return f"{t['fit_per_batch'] + t['acquire_per_batch']:.2f} (fit + predict)"
+    return "—"
 
 
 def table():
@@ -60,10 +82,11 @@ def table():
             s = load(name + suffix)
             if s is None:
                 continue
+            timing = batch_seconds(name + suffix)
             for p in s["policies"]:
                 lines.append(f"| {library} | {fp} | {p['label']} | {p['runs']} | "
                              f"{pct(p['found_scores'])} | {pct(p['found_molecules'])} | "
-                             f"{margin(p['found_scores'], library)} | {seconds(p)} |")
+                             f"{margin(p['found_scores'], library) if p['type'] != 'random' else '—'} | {seconds(p, timing)} |")
                 rows += 1
     if rows == 0:
         return "(no results yet: run examples/pools/run_all.sh)"

@@ -22,7 +22,7 @@ for n in $names; do
   /usr/bin/time -f "$n: %e s wall, %U s user" \
     "$bin" run "$here/$n.json" --out "results/pools/$n" $resume --quiet --no-plot
   mkdir -p "$here/results/$n"
-  cp "results/pools/$n/summary.json" "$here/results/$n/summary.json"
+  cp "results/pools/$n/summary.json" "results/pools/$n/runs.csv" "$here/results/$n/"
   if [ ! -f "results/pools/$n-rf/summary.json" ]; then
     /usr/bin/time -f "$n-rf: %e s wall, %U s user" \
       python3 "$here/rf_baseline.py" "$here/$n.json" "results/pools/$n-rf"
