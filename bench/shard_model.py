@@ -6,14 +6,20 @@ Per rank holding n = N/K candidates, R runs, `cap` rows of V, d dimensions:
   memory  = n·(8·R·cap  [V]  + 16·R  [μ, σ²]  + 8  [k(x,x)]  + 16·d  [points: the Domain slice and
             the posterior's copy])                      (+ the replicated factor, O(R·t²), small)
   compute = n·c(t) per round (eager update: one kernel row, t row steps, σ², μ; argmax scan)
-  comm    = 2 collectives per round: MPI_Allreduce of 48·R bytes (argmax record) and of
-            8·R·(t + 1 + d) bytes (the owner's column), each ≈ a·⌈log2 K⌉ + bytes / bw
+  comm    = the posterior's 2 collectives per round: MPI_Allreduce of 48·R bytes (argmax record)
+            and of 8·R·(t + 1 + d) bytes (the owner's column); `gpbandit run --mpi` adds 2 more
+            of 8·R·q bytes each (rank 0's rewards, and the owners' f values of a per-slice
+            domain): 4 per round, as summary.json's collectives_per_round reports; each
+            ≈ a·⌈log2 K⌉ + bytes / bw
+  device  = kCudaBudgetFraction (75 %) of the GPU's memory holds the posterior, as the CUDA
+            Context's automatic budget does (include/gpbandit/engine/context.hpp)
 The check: measured posterior memory (peak RSS − RSS before the domain) against the formula, and
 the slowest rank's CPU time per candidate per round against a constant (compute ∝ N/K).
 
   python3 bench/shard_model.py --measured bench/shard_scaling.json
       [--alpha-us 5] [--link-gbs 25] [--gpu-gbs 2800] [--gpu-mem-gb 80] [--d 2]
 """
+BUDGET = 0.75  # kCudaBudgetFraction: the CUDA Context's automatic share of the device memory
 import argparse
 import json
 import math
@@ -48,28 +54,32 @@ def extrapolate(a):
     N, K, R, d = 1e9, 64, 1, a.d
     n = N / K
     fixed = memory_bytes(n, R, 0, d)
-    cap_double = int((0.9 * a.gpu_mem_gb * 1e9 - fixed) / (8.0 * R * n))
-    cap_mixed = int((0.9 * a.gpu_mem_gb * 1e9 - fixed) / (4.0 * R * n))
+    cap_double = int((BUDGET * a.gpu_mem_gb * 1e9 - fixed) / (8.0 * R * n))
+    cap_mixed = int((BUDGET * a.gpu_mem_gb * 1e9 - fixed) / (4.0 * R * n))
     print(f"\nN = 1e9 on K = {K} GPUs (n = {n:.4g} per GPU, R = {R}, d = {d}):\n")
     print(f"- memory per GPU: {fixed / 1e9:.2f} GB fixed (μ, σ², k(x,x), points) + {8 * R * n / 1e9:.3f}"
-          f" GB per row of V; 90 % of {a.gpu_mem_gb:.0f} GB holds {cap_double} rows in double,"
+          f" GB per row of V; {100 * BUDGET:.0f} % of {a.gpu_mem_gb:.0f} GB (the CUDA Context's"
+          f" automatic budget) holds {cap_double} rows in double,"
           f" {cap_mixed} in mixed precision (V in float)")
     steps = math.ceil(math.log2(K))
     print(f"- per-round latency, assumed a = {a.alpha_us} µs per step, {a.link_gbs} GB/s links,"
           f" {a.gpu_gbs / 1000:.1f} TB/s effective HBM bandwidth:\n")
     print("| t (rows) | V read per round per GPU | compute ms (bandwidth floor) |"
-          " comm µs (2 Allreduce) | comm % |")
-    print("|---|---|---|---|---|")
-    for t in (100, 250, 500, min(1000, cap_mixed)):
+          " comm µs, posterior (2 Allreduce) | comm µs, gpbandit run --mpi (4) | comm % (run) |")
+    print("|---|---|---|---|---|---|")
+    q = 1
+    for t in (100, 250, min(500, cap_double), min(1000, cap_mixed)):
         value = 8.0 if t <= cap_double else 4.0  # mixed precision stores V in float
         read = value * R * n * t  # every earlier row of V over the slice, once
         comp_ms = 1e3 * (read + 24.0 * R * n) / (a.gpu_gbs * 1e9)
-        bytes_rec, bytes_col = 48.0 * R, 8.0 * R * (t + 1 + d)
-        comm_us = sum(a.alpha_us * steps + 1e6 * b / (a.link_gbs * 1e9)
-                      for b in (bytes_rec, bytes_col))
-        pct = 100 * comm_us / (1e3 * comp_ms + comm_us)
+        engine = (48.0 * R, 8.0 * R * (t + 1 + d))  # argmax record, the owner's column
+        run = engine + (8.0 * R * q, 8.0 * R * q)   # + rank 0's rewards, the owners' f values
+        cost = [sum(a.alpha_us * steps + 1e6 * b / (a.link_gbs * 1e9) for b in msgs)
+                for msgs in (engine, run)]
+        pct = 100 * cost[1] / (1e3 * comp_ms + cost[1])
         prec = "" if t <= cap_double else " (mixed)"
-        print(f"| {t}{prec} | {read / 1e9:.1f} GB | {comp_ms:.1f} | {comm_us:.0f} | {pct:.2f} |")
+        print(f"| {t}{prec} | {read / 1e9:.1f} GB | {comp_ms:.1f} | {cost[0]:.0f} | {cost[1]:.0f} |"
+              f" {pct:.2f} |")
 
 
 def main():

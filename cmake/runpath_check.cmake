@@ -8,6 +8,9 @@
 #   gpb_check_files(OUT_VAR FILES...)
 #                                gpb_check_runpath on each file; OUT_VAR = every library name they
 #                                need (for gpb_run_in_poisoned_dir).
+#   gpb_check_package_cli(PKG)   PKG/bin/gpbandit (the packaged CLI the console script runs) is a
+#                                plain file whose RUNPATH is exactly $ORIGIN/.. (the package
+#                                folder) and which needs no libsvm; PKG/bin holds its plot script.
 #   gpb_run_in_poisoned_dir(DIR [EXPECT <regex>] NAMES <names...> COMMAND <cmd...>)
 #                                writes a garbage file under each name into DIR (as an attacker
 #                                would drop libsvm.so.3 into a download folder), runs the command
@@ -69,6 +72,25 @@ function(gpb_check_files out_var)
   endforeach()
   list(REMOVE_DUPLICATES needed)
   set(${out_var} ${needed} PARENT_SCOPE)
+endfunction()
+
+function(gpb_check_package_cli pkg)
+  set(cli ${pkg}/bin/gpbandit)
+  if(NOT EXISTS ${cli} OR IS_SYMLINK ${cli} OR NOT EXISTS ${pkg}/bin/plot_regret.py)
+    message(FATAL_ERROR "${pkg}/bin: no gpbandit program (a plain file) or no plot_regret.py")
+  endif()
+  execute_process(COMMAND readelf -d ${cli} OUTPUT_VARIABLE out)
+  if(NOT out MATCHES "Library runpath: \\[\\$ORIGIN/\\.\\.\\]")
+    string(REGEX MATCH "Library r[a-z]*path: [^\n]*" got "${out}")
+    message(FATAL_ERROR "${cli}: RUNPATH must be [$ORIGIN/..], got '${got}'")
+  endif()
+  gpb_needed(${cli} n)
+  gpb_needed(${pkg}/libgpbandit.so.${SOVERSION} l)
+  if("${n};${l}" MATCHES "libsvm")
+    message(FATAL_ERROR "the package's CLI or library links libsvm (${n} ${l}): it is loaded on "
+                        "demand by the svr_friedman task only")
+  endif()
+  message(STATUS "packaged CLI ok: ${cli}")
 endfunction()
 
 function(gpb_run_in_poisoned_dir dir)

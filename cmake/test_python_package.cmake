@@ -5,7 +5,9 @@
 #   2. `cmake --install BUILD_DIR --component python` into WORK_DIR/site: the package holds the
 #      extension and one copy of the library under its SONAME, with the same RUNPATH rules;
 #   3. the CLI and `import gpbandit` (both trees) run in a folder holding a garbage file under every
-#      library name they need, under LD_DEBUG=libs: they must work and never try a relative path.
+#      library name they need, under LD_DEBUG=libs: they must work and never try a relative path;
+#   4. the installed package's CLI (gpbandit/bin/gpbandit, RUNPATH $ORIGIN/..) runs through
+#      `python3 -m gpbandit` (the console script's code) and links no libsvm.
 # Usage: cmake -DBUILD_DIR=... -DWORK_DIR=... -DPYTHON=... -DSOVERSION=...
 #        -P cmake/test_python_package.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/runpath_check.cmake)
@@ -53,4 +55,9 @@ foreach(f ${pkg}/__init__.py ${pkg}/libgpbandit.so.${SOVERSION} ${ext_site})
   endif()
 endforeach()
 check_tree(site ${WORK_DIR}/site "${ext_site};${pkg}/libgpbandit.so.${SOVERSION}")
+# The console script's program: `python3 -m gpbandit --version` runs gpbandit/bin/gpbandit.
+gpb_check_package_cli(${pkg})
+gpb_needed(${pkg}/bin/gpbandit cli_site_needed)
+gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-site-cli EXPECT "^gpbandit [0-9]" NAMES ${cli_site_needed}
+                        COMMAND PYTHONPATH=${WORK_DIR}/site ${PYTHON} -m gpbandit --version)
 file(REMOVE_RECURSE ${WORK_DIR})

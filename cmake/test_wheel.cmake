@@ -1,6 +1,8 @@
 # CTest `PythonWheel` (label `wheel`): builds the wheel as `pip wheel .` does (scikit-build-core,
 # pyproject.toml's defaults, CPU only to save time) and checks what a user gets:
-#   - the wheel holds gpbandit/__init__.py, the extension and one libgpbandit.so.SOVERSION;
+#   - the wheel holds gpbandit/__init__.py, the extension and one libgpbandit.so.SOVERSION, the CLI
+#     in gpbandit/bin with RUNPATH $ORIGIN/.., and declares the console script `gpbandit`;
+#   - neither the library nor the CLI links libsvm (the svr_friedman task loads it on demand);
 #   - no empty or relative RUNPATH entry in any shared object of the wheel;
 #   - built without MPI by default: libgpbandit needs no libmpi;
 #   - unpacked, `import gpbandit` works from a folder holding a garbage file under every library
@@ -60,6 +62,18 @@ if(lib_needed MATCHES "libmpi")
   message(FATAL_ERROR "the wheel's library links MPI (${lib_needed}); pyproject.toml builds "
                       "without MPI by default")
 endif()
+gpb_check_package_cli(${pkg})
+file(GLOB entry_points ${unpacked}/gpbandit-*.dist-info/entry_points.txt)
+if(NOT entry_points)
+  message(FATAL_ERROR "the wheel has no entry_points.txt (console script gpbandit)")
+endif()
+file(READ ${entry_points} ep)
+if(NOT ep MATCHES "\\[console_scripts\\][^[]*gpbandit *= *gpbandit\\._cli:main")
+  message(FATAL_ERROR "the wheel does not declare the console script gpbandit:\n${ep}")
+endif()
+gpb_needed(${pkg}/bin/gpbandit cli_needed)
+gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-cli EXPECT "^gpbandit [0-9]" NAMES ${cli_needed}
+  COMMAND PYTHONPATH=${unpacked} ${PYTHON} -m gpbandit --version)
 gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned EXPECT "^${pkg}/__init__.py" NAMES ${needed}
   COMMAND PYTHONPATH=${unpacked} ${PYTHON} -c
           "import numpy as np, gpbandit as g; \

@@ -144,6 +144,11 @@ TEST(Cli, RunWritesCsvSummaryAndPlot) {
                 p["simple_regret"]["mean"].get<double>(), 1e-9);
     EXPECT_NEAR(p["sd_simple_regret_curve"].back().get<double>(),
                 p["simple_regret"]["sd"].get<double>(), 1e-9);
+    ASSERT_EQ(p["simple_regret_per_run"].size(), p["cumulative_regret_per_run"].size());
+    double simple_sum = 0;  // the per-run values behind simple_regret.mean (paired verdicts)
+    for (const auto& v : p["simple_regret_per_run"]) simple_sum += v.get<double>();
+    EXPECT_NEAR(simple_sum / p["simple_regret_per_run"].size(),
+                p["simple_regret"]["mean"].get<double>(), 1e-9);
     for (std::size_t k = 1; k < p["mean_simple_regret_curve"].size(); ++k) {  // non-increasing
       EXPECT_LE(p["mean_simple_regret_curve"][k].get<double>(),
                 p["mean_simple_regret_curve"][k - 1].get<double>());
@@ -282,6 +287,35 @@ TEST(Cli, ListMentionsEveryPolicyAndType) {
   }
 }
 
+TEST(Cli, ListDocumentsOptimizerAndCommandConfigs) {
+  TempDir dir;
+  const Cli opt = cli(dir, "list optimizer");
+  ASSERT_EQ(opt.code, 0) << opt.err;
+  for (const char* key : {"domain", "acquisition", "goal", "allow_outside", "match_tolerance",
+                          "ucb", "ts", "ei", "min_observations", "sobol", "npy"}) {
+    EXPECT_TRUE(contains(opt.out, key)) << key;
+  }
+  const Cli cmd = cli(dir, "list command");
+  ASSERT_EQ(cmd.code, 0) << cmd.err;
+  for (const char* key : {"T", "q", "objective", "cmd", "timeout_s"}) {
+    EXPECT_TRUE(contains(cmd.out, key)) << key;
+  }
+  EXPECT_FALSE(contains(cmd.out, "acquisition"));
+}
+
+TEST(Cli, RunDashReadsTheConfigFromStdin) {
+  TempDir dir;
+  const std::string cfg = write_config(dir, tiny());
+  const Cli piped =
+      cli(dir, "run - --quiet --no-plot --out '" + dir.file("a") + "' < '" + cfg + "'");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  ASSERT_EQ(cli(dir, "run '" + cfg + "' --quiet --no-plot --out '" + dir.file("b") + "'").code, 0);
+  EXPECT_EQ(read_file(dir.file("a") + "/runs.csv"), read_file(dir.file("b") + "/runs.csv"));
+  const Cli empty = cli(dir, "run - < /dev/null");
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_EQ(empty.err, "gpbandit: error: run -: no config on stdin\n");
+}
+
 TEST(Cli, Version) {
   TempDir dir;
   const Cli r = cli(dir, "--version");
@@ -309,7 +343,7 @@ TEST(Cli, ResumeAfterInterruptionIsByteIdentical) {
   // A different config (seed override) must not pick up this checkpoint.
   const Cli other = cli(dir, "run '" + cfg + "' --out '" + out + "' --quiet --resume --seed 8");
   EXPECT_EQ(other.code, 2);
-  EXPECT_TRUE(contains(other.err, "belongs to a different config")) << other.err;
+  EXPECT_TRUE(contains(other.err, "belongs to a different experiment: seed")) << other.err;
   EXPECT_EQ(lines(other.err), 1);
 
   // Stop once more part-way through the resumed run, then finish.

@@ -1,8 +1,10 @@
 // The CLI on a state file (init → ask → tell → best, concurrent tells under the lock, a held lock,
 // bad input) and `gpbandit run` with a command objective (a full run, a crash then --resume equal
-// to an uninterrupted run, a hang, garbage, refusals).
+// to an uninterrupted run, a hang, garbage, refusals; best/tell on its state and a second run on
+// its folder while it runs).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "gpbandit/optimizer/optimizer.hpp"
@@ -209,6 +211,77 @@ TEST(CliOptimizer, HangsAndGarbageStopTheRunNamingTheRound) {
               " --resume");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.output, "no run to resume")) << r.output;
+}
+
+TEST(CliOptimizer, MissingOrDirectoryInputsExitTwoWithTheReason) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  write_file(dir.file("p.csv"), "x0,x1\n0.5,0.5\n");
+  write_file(dir.file("y.csv"), "1\n");
+  auto r = run_cli("tell " + q(state) + " " + q(dir.file("nope.csv")) + " " + q(dir.file("y.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(
+      contains(r.output, "nope.csv: cannot read the points file: No such file or directory"))
+      << r.output;
+  r = run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("none.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(
+      contains(r.output, "none.csv: cannot read the rewards file: No such file or directory"))
+      << r.output;
+  r = run_cli("tell " + q(state) + " " + q(dir.path()) + " " + q(dir.file("y.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, ": points file is a directory")) << r.output;
+  EXPECT_EQ(gpb::Optimizer::load(state).num_observations(), 0);
+}
+
+TEST(CliOptimizer, ABatchLargerThanTheDomainIsRefusedBeforeAnythingIsWritten) {
+  TempDir dir;
+  std::string cfg = read_file(command_config(dir, kAwk, 6, 5));
+  cfg.replace(cfg.find("\"count\": 256"), 12, "\"count\": 4");
+  write_file(dir.file("run.json"), cfg);
+  const auto r = run_cli("run " + q(dir.file("run.json")) + " --out " + q(dir.file("out")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "run.json: q: must be <= N = 4 (the number of candidates), got 5"))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out/state.json")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out/run.json")));
+}
+
+TEST(CliOptimizer, BestTellAndASecondRunWhileACommandRunIsEvaluating) {
+  // Round 2's program waits (at most 30 s) for the file "go"; meanwhile `best` and `tell` work on
+  // the run's state (the run holds the state's lock only around its reads and writes), a second
+  // run on the same folder is refused like a busy experiment folder (exit 2, naming the pid), and
+  // the run keeps the point told from outside: it counts toward T.
+  TempDir dir;
+  const std::string wait_go = "if [ \"$GPBANDIT_ROUND\" = 2 ]; then touch '" + dir.file("waiting") +
+                              "'; i=0; while [ ! -e '" + dir.file("go") +
+                              "' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; fi; " +
+                              kAwk;
+  const std::string cfg = command_config(dir, wait_go, 4, 1);
+  write_file(dir.file("p.csv"), "x0,x1\n0.5,0.5\n");
+  write_file(dir.file("y.csv"), "0.25\n");
+  const std::string cli = std::string("'") + GPB_CLI_PATH + "'";
+  const std::string out = dir.file("out"), state = dir.file("out/state.json");
+  const auto r = run_command(
+      cli + " run " + q(cfg) + " --out " + q(out) + " --quiet > " + q(dir.file("run.log")) +
+      " 2>&1 & pid=$!; i=0; while [ ! -e " + q(dir.file("waiting")) +
+      " ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; " + cli + " best " + q(state) +
+      " --lock-timeout 5; echo best_rc=$?; " + cli + " tell " + q(state) + " " +
+      q(dir.file("p.csv")) + " " + q(dir.file("y.csv")) + " --lock-timeout 5; echo tell_rc=$?; " +
+      cli + " run " + q(cfg) + " --out " + q(out) + " --resume; echo second_rc=$?; touch " +
+      q(dir.file("go")) + "; wait $pid; echo run_rc=$?");
+  EXPECT_TRUE(contains(r.output, "best_rc=0")) << r.output;
+  EXPECT_TRUE(contains(r.output, "x0,x1,y\n")) << r.output;
+  EXPECT_TRUE(contains(r.output, "tell_rc=0")) << r.output;
+  EXPECT_TRUE(contains(r.output, "output directory " + out + " is in use by pid ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "second_rc=2")) << r.output;
+  EXPECT_TRUE(contains(r.output, "run_rc=0")) << r.output << read_file(dir.file("run.log"));
+  const gpb::Optimizer opt = gpb::Optimizer::load(state);
+  EXPECT_EQ(opt.num_observations(), 4);
+  EXPECT_TRUE(contains(read_file(dir.file("out/evaluations.csv")), ",0.5,0.5,0.25\n"))
+      << read_file(dir.file("out/evaluations.csv"));
 }
 
 }  // namespace

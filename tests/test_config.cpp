@@ -8,6 +8,7 @@
 
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "io/npy.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -184,6 +185,30 @@ TEST(Config, NaNInDataFileNamesFileAndLine) {
   const std::string m = error_of(j, dir.path());
   EXPECT_ONE_LINE_NAMING(m, "domain.path: ");
   EXPECT_TRUE(contains(m, "pts.csv:4")) << m;
+}
+
+TEST(Config, NpyDomainsAreReadAndCheckedBeforeTheirMemoryIsTaken) {
+  TempDir dir;
+  Eigen::MatrixXd pts(4, 2);
+  pts << 0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.7, 0.6;
+  write_file(dir.file("pts.npy"), gpb::detail::npy_bytes(pts));
+  json j = base();
+  j["domain"] = {{"type", "npy"}, {"path", "pts.npy"}};
+  const gpb::ExperimentConfig cfg = parse(j, dir.path());
+  EXPECT_EQ(cfg.domain.size(), 4);
+  EXPECT_TRUE(cfg.domain.points() == pts.transpose());
+  pts(2, 1) = NAN;
+  write_file(dir.file("nan.npy"), gpb::detail::npy_bytes(pts));
+  j["domain"]["path"] = "nan.npy";
+  EXPECT_ONE_LINE_NAMING(error_of(j, dir.path()), "domain.path: ");
+  EXPECT_TRUE(contains(error_of(j, dir.path()), "nan.npy: row 2, column 1 is not finite"));
+  // A file whose N exceeds the memory budget is refused from its header, naming N: 40000 points
+  // need 40000 · (8·2 + 40) B = 2.2 MB, over memory_budget_mb = 1.
+  write_file(dir.file("big.npy"), gpb::detail::npy_bytes(Eigen::MatrixXd::Constant(40000, 2, 0.5)));
+  j["domain"]["path"] = "big.npy";
+  j["memory_budget_mb"] = 1;
+  const std::string m = error_of(j, dir.path());
+  EXPECT_ONE_LINE_NAMING(m, "domain.path: N = 40000 candidates need at least");
 }
 
 TEST(Config, RelativeDataPathResolvesAgainstConfigDir) {

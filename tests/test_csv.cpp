@@ -175,4 +175,33 @@ TEST(Csv, LargeFileIsFast) {
   EXPECT_EQ(m(7, 3), 1e-3);
 }
 
+TEST(Csv, HashLinesAreCommentsAnywhereAndLineNumbersStillCountThem) {
+  TempDir dir;
+  const std::string path = make_csv(dir, "c.csv",
+                                    "# written by a script\n"
+                                    "x0,x1\n"
+                                    "  # a comment between rows\n"
+                                    "1,2\n"
+                                    "#3,4\n"
+                                    "5,6\n"
+                                    "# trailing\n");
+  bool header = false;
+  const Eigen::MatrixXd m = gpb::read_csv_matrix(path, &header);
+  EXPECT_TRUE(header);  // the comment above it is not taken for a header
+  ASSERT_EQ(m.rows(), 2);
+  EXPECT_EQ(m(1, 0), 5.0);
+  // Without a header: the first non-comment line is data.
+  EXPECT_EQ(gpb::read_csv_matrix(make_csv(dir, "d.csv", "# a, b\n1,2\n")).rows(), 1);
+  // An error names the file's own line number, comments counted.
+  EXPECT_TRUE(contains(csv_error(make_csv(dir, "e.csv", "# c\n1,2\n# c\n3,x\n")),
+                       "e.csv:4: column 2 is 'x'"))
+      << csv_error(dir.file("e.csv"));
+  EXPECT_TRUE(contains(csv_error(make_csv(dir, "f.csv", "# only a comment\n")), "file is empty"));
+}
+
+TEST(Csv, ADirectoryIsNamedNotReadAsAHugeFile) {
+  TempDir dir;
+  EXPECT_EQ(csv_error(dir.path()), dir.path() + ": is a directory, expected a CSV file");
+}
+
 }  // namespace

@@ -1,4 +1,5 @@
-// A CSV domain over K ranks (issue #19): read once by rank 0 and scattered; the points of other
+// A CSV domain over K ranks (issue #19): read once by rank 0 and scattered; a .npy domain read
+// per slice by every rank (issue #29); the points of other
 // ranks' candidates fetched from their owners; rkhs and random-Fourier-feature objectives on the
 // slices bit for bit the whole domain's; the config building the slice. K ranks are threads of
 // this process (Communicator::in_process), the same collectives MPI runs.
@@ -22,6 +23,7 @@
 #include "gpbandit/experiment/experiment.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/rng.hpp"
+#include "io/npy.hpp"
 #include "objective/blocks.hpp"
 #include "slice_check.hpp"
 
@@ -265,6 +267,63 @@ TEST_F(DomainScatter, ConfigScattersACsvDomainOnlyWithACommunicator) {
   });
   EXPECT_NE(message(wrong[0]).find("domain.path: cannot scatter"), std::string::npos)
       << message(wrong[0]);
+}
+
+TEST_F(DomainScatter, EveryRankReadsItsRowsOfANpyFile) {
+  // C order (one read per rank) and Fortran order (d reads), 23 candidates over K ranks: each
+  // rank's slice is bit for bit the whole file's columns.
+  const Eigen::MatrixXd p = write_points(file("pts.csv"), 3, 23, 7);
+  gpb::test::write_file(file("c.npy"), gpb::detail::npy_bytes(p.transpose()));
+  const std::string f_order = file("f.npy");
+  ASSERT_EQ(gpb::test::run_command("python3 -c \"import numpy as np; np.save('" + f_order +
+                                   "', np.asfortranarray(np.load('" + file("c.npy") + "')))\"")
+                .exit_code,
+            0);
+  for (const std::string& path : {file("c.npy"), f_order}) {
+    EXPECT_TRUE(gpb::Domain::from_npy(path).points() == p) << path;
+    for (int k : {1, 2, 3, 23}) {
+      std::vector<gpb::Domain> got(static_cast<std::size_t>(k), gpb::Domain::indices(1));
+      const auto errors = on_ranks(k, [&](gpb::Communicator c, int q) {
+        got[static_cast<std::size_t>(q)] = gpb::detail::read_npy_domain_slice(c, path);
+      });
+      for (int q = 0; q < k; ++q) {
+        ASSERT_FALSE(errors[static_cast<std::size_t>(q)]) << message(errors[q]);
+        const auto [b, e] = gpb::Communicator::slice_of(23, q, k);
+        const gpb::Domain& d = got[static_cast<std::size_t>(q)];
+        EXPECT_EQ(d.size(), 23);
+        EXPECT_EQ(d.slice_begin(), b);
+        EXPECT_TRUE(d.points() == p.middleCols(b, e - b)) << path << " K = " << k << " q = " << q;
+      }
+    }
+  }
+}
+
+TEST_F(DomainScatter, ANpyFileOneRankCannotReadFailsOnEveryRankWithItsReason) {
+  // A NaN in rank 2's rows: every rank throws the same message, naming the file and the row.
+  Eigen::MatrixXd p = write_points(file("pts.csv"), 2, 12, 3);
+  p(1, 10) = NAN;
+  gpb::test::write_file(file("nan.npy"), gpb::detail::npy_bytes(p.transpose()));
+  auto errors = on_ranks(
+      3, [&](gpb::Communicator c, int) { gpb::detail::read_npy_domain_slice(c, file("nan.npy")); });
+  for (const auto& e : errors) {
+    ASSERT_TRUE(e);
+    EXPECT_TRUE(gpb::test::contains(message(e), "nan.npy: row 10, column 1 is not finite"))
+        << message(e);
+  }
+  // More ranks than candidates, and a missing file: refused on every rank.
+  gpb::test::write_file(file("two.npy"), gpb::detail::npy_bytes(Eigen::MatrixXd::Ones(2, 2)));
+  errors = on_ranks(
+      3, [&](gpb::Communicator c, int) { gpb::detail::read_npy_domain_slice(c, file("two.npy")); });
+  for (const auto& e : errors) {
+    EXPECT_TRUE(gpb::test::contains(message(e), "3 MPI ranks for N = 2 candidates")) << message(e);
+  }
+  errors = on_ranks(2, [&](gpb::Communicator c, int) {
+    gpb::detail::read_npy_domain_slice(c, file("missing.npy"));
+  });
+  for (const auto& e : errors) {
+    EXPECT_TRUE(gpb::test::contains(message(e), "missing.npy': No such file or directory"))
+        << message(e);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <set>
 #include <string>
@@ -126,6 +127,34 @@ TEST(Npy, ReadsWhatItWritesAndHandMadeVariants) {
                        "row 2, column 1 is not finite"));
   gpb::test::write_file(dir.file("x.npy"), "hello");
   EXPECT_TRUE(contains(error_of([&] { Domain::from_npy(dir.file("x.npy")); }), "not a .npy"));
+}
+
+TEST(Npy, RowsAreReadWithoutTheRest) {
+  // read_npy_points: any range of rows as d × m columns, in C and Fortran order, and the checks.
+  gpb::test::TempDir dir;
+  Eigen::MatrixXd m(5, 3);
+  for (Eigen::Index j = 0; j < m.size(); ++j) m.data()[j] = 0.5 * static_cast<double>(j) - 3;
+  gpb::test::write_file(dir.file("c.npy"), gpb::detail::npy_bytes(m));
+  std::string f = gpb::detail::npy_bytes(m);  // the same values as a Fortran-order header says
+  const std::size_t start = f.size() - 8 * 15;
+  f.replace(f.find("False"), 5, "True ");
+  for (Eigen::Index j = 0; j < m.size(); ++j) {  // column-major: Eigen's own order
+    std::memcpy(&f[start + 8 * static_cast<std::size_t>(j)], m.data() + j, 8);
+  }
+  gpb::test::write_file(dir.file("f.npy"), f);
+  for (const char* name : {"c.npy", "f.npy"}) {
+    EXPECT_EQ(gpb::detail::npy_points_shape(dir.file(name)),
+              std::make_pair(std::int64_t{5}, std::int64_t{3}));
+    EXPECT_EQ(gpb::detail::read_npy_points(dir.file(name), 0, 5), m.transpose()) << name;
+    EXPECT_EQ(gpb::detail::read_npy_points(dir.file(name), 1, 3), m.middleRows(1, 2).transpose())
+        << name;
+    EXPECT_EQ(gpb::detail::read_npy_points(dir.file(name), 4, 5), m.bottomRows(1).transpose());
+    EXPECT_TRUE(contains(error_of([&] { gpb::detail::read_npy_points(dir.file(name), 3, 6); }),
+                         "rows [3, 6) are empty or not within [0, 5)"));
+    EXPECT_TRUE(contains(error_of([&] { gpb::detail::read_npy_points(dir.file(name), 2, 2); }),
+                         "are empty"));
+  }
+  EXPECT_THROW(gpb::detail::npy_points_shape(dir.path()), gpb::IoError);  // a directory
 }
 
 TEST(Npy, ZipArchivesRoundTrip) {

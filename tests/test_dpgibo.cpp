@@ -270,6 +270,36 @@ TEST(Tasks, GpLengthscaleLossPrefersTheTrueLengthscale) {
   EXPECT_LT(good.mean(), bad);
 }
 
+TEST(Tasks, GpLengthscaleInputRange) {
+  // specs/dp-gibo.md §8: inputs U[0, L_d]^d with L_d = √(15/d); L_15 = 1 exactly, so the d = 15
+  // task of E-DP1–E-DP4 is the unit-cube one.
+  EXPECT_EQ(gp_lengthscale_scaled_range(15), 1.0);
+  EXPECT_DOUBLE_EQ(gp_lengthscale_scaled_range(2), std::sqrt(7.5));
+  EXPECT_DOUBLE_EQ(gp_lengthscale_scaled_range(10), std::sqrt(1.5));
+  EXPECT_THROW(gp_lengthscale_scaled_range(0), InvalidArgument);
+  EXPECT_THROW(make_gp_lengthscale(2, 50, 40, 21, 0.0), InvalidArgument);
+  EXPECT_THROW(make_gp_lengthscale(2, 50, 40, 21, -1.0), InvalidArgument);
+  EXPECT_THROW(make_gp_lengthscale(2, 50, 40, 21, std::numeric_limits<double>::infinity()),
+               InvalidArgument);
+  // input_range = 1 is the unit cube of the default argument, bit for bit.
+  const Eigen::VectorXd th = Eigen::VectorXd::Constant(2, 0.3);
+  const Eigen::VectorXd unit = make_gp_lengthscale(2, 150, 100, 21)->losses(th);
+  EXPECT_EQ(unit, make_gp_lengthscale(2, 150, 100, 21, 1.0)->losses(th));
+  // On the unit cube at d = 2 the loss is nearly flat in θ (the data GP with ℓ = 1 is almost
+  // linear over [0, 1]²); on [0, L_2]² a too-long lengthscale costs clearly more, and the true
+  // one (θ = 0) is still near the noise floor 0.1² = 0.01.
+  const double L2 = gp_lengthscale_scaled_range(2);
+  const auto flat = make_gp_lengthscale(2, 150, 100, 21, 1.0);
+  const auto wide = make_gp_lengthscale(2, 150, 100, 21, L2);
+  EXPECT_NE(wide->describe().find("U[0, 2.73861]"), std::string::npos) << wide->describe();
+  EXPECT_EQ(flat->describe().find("U[0,"), std::string::npos) << flat->describe();
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(2), longer = Eigen::VectorXd::Constant(2, 2.0);
+  const double gap_flat = flat->objective(longer) - flat->objective(zero);
+  const double gap_wide = wide->objective(longer) - wide->objective(zero);
+  EXPECT_LT(wide->objective(zero), 0.03);
+  EXPECT_GT(gap_wide, 5 * std::abs(gap_flat)) << gap_wide << " vs " << gap_flat;
+}
+
 TEST(Tasks, HuberGradientsMatchFiniteDifferences) {
   const auto task = make_huber(3, 7, 1.0, -3, 3, 22);
   const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(3, 0.2, 1.4);

@@ -1,6 +1,7 @@
 // `gpbandit run` on DP-GIBO configs: a small run writes runs.csv and summary.json with the privacy
 // ledger; bad input (μ ≤ 0, B ≤ 0, n < 1, T < 1, b above the cap 2d, a request above the privacy
-// budget) stops with one message naming the field, exit code 2, and nothing written.
+// budget) stops with one message naming the field, exit code 2, and nothing written. The SVR task
+// loads libsvm when it runs (libgpbandit does not link it): a missing libsvm is one message.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,6 +78,62 @@ TEST(DpGiboCli, BadInputExitsTwoNamingTheField) {
   expect_rejected(config(kGood, "", R"("privacy_budget_mu": 0.5,)"), "exceeds privacy_budget_mu");
   expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "oops": 1})"),
                   "unknown key 'oops' in methods[0]");
+}
+
+TEST(DpGiboCli, TheSvrTaskLoadsLibsvmOnlyWhenItRuns) {
+  // libgpbandit needs no libsvm (a wheel or a program that never runs this task works without
+  // it); the task finds it at run time, or says what is missing.
+  const std::string lib = fs::path(GPB_CLI_PATH).parent_path().string() + "/libgpbandit.so";
+  const auto needed = test::run_command("readelf -d '" + lib + "'");
+  ASSERT_EQ(needed.exit_code, 0) << needed.output;
+  EXPECT_NE(needed.output.find("libgomp"), std::string::npos) << needed.output;  // it reads them
+  EXPECT_EQ(needed.output.find("libsvm"), std::string::npos) << needed.output;
+  test::TempDir dir;
+  test::write_file(dir.file("c.json"), R"({"experiment": "dp-gibo", "name": "svr", "seed": 1,
+    "runs": 1, "task": {"type": "svr_friedman", "p": 5, "n_train": 30, "n": 20},
+    "methods": [{"type": "random_search", "label": "random", "evaluations": 2}]})");
+  const std::string cli = "'" + std::string(GPB_CLI_PATH) + "' run '" + dir.file("c.json") +
+                          "' --quiet --no-plot --out '";
+#if GPB_HAS_LIBSVM
+  auto r = test::run_command(cli + dir.file("ok") + "' 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+#endif
+  auto r2 =
+      test::run_command("GPB_LIBSVM=/nonexistent/libsvm.so.3 " + cli + dir.file("no") + "' 2>&1");
+  EXPECT_EQ(r2.exit_code, 2) << r2.output;
+  EXPECT_NE(r2.output.find("svr_friedman needs libsvm"), std::string::npos) << r2.output;
+  EXPECT_EQ(std::count(r2.output.begin(), r2.output.end(), '\n'), 1) << r2.output;
+  EXPECT_FALSE(fs::exists(dir.file("no/runs.csv")));
+}
+
+TEST(DpGiboCli, GpLengthscaleInputRangeKey) {
+  // "input_range": "scaled" (default, √(15/d)) or a number > 0 (specs/dp-gibo.md §8).
+  const std::string method =
+      R"({"type": "gibo", "label": "DP", "B": 3, "T": 2, "b": 3, "n_cand": 8})";
+  auto cfg = [&](const std::string& extra) {
+    std::string c = config(method);
+    const std::string task = R"("task": {"type": "normal_location", "d": 2, "n": 20)";
+    c.replace(c.find(task), task.size(),
+              R"("task": {"type": "gp_lengthscale", "d": 2, "n_train": 30, "n": 20)" + extra);
+    return c;
+  };
+  auto task_of = [](const std::string& c) {
+    test::TempDir dir;
+    test::write_file(dir.file("c.json"), c);
+    const auto r = test::run_cli("run " + dir.file("c.json") + " --out " + dir.file("out") +
+                                 " --quiet --no-plot");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(test::read_file(dir.file("out/summary.json")))["task"]
+        .get<std::string>();
+  };
+  EXPECT_NE(task_of(cfg("")).find("U[0, 2.73861]^d"), std::string::npos);  // √(15/2)
+  EXPECT_NE(task_of(cfg(R"(, "input_range": "scaled")")).find("U[0, 2.73861]^d"),
+            std::string::npos);
+  EXPECT_EQ(task_of(cfg(R"(, "input_range": 1)")), "gp_lengthscale(d=2, n_train=30, n=20)");
+  EXPECT_NE(task_of(cfg(R"(, "input_range": 3)")).find("U[0, 3]^d"), std::string::npos);
+  expect_rejected(cfg(R"(, "input_range": 0)"), "task.input_range");
+  expect_rejected(cfg(R"(, "input_range": "wide")"), "task.input_range");
+  expect_rejected(cfg(R"(, "input_range": [1, 2])"), "task.input_range");
 }
 
 TEST(DpGiboCli, PolynomialKernelAndJointDesignKeys) {

@@ -1,5 +1,6 @@
 // Faults and load, driving the built CLI: kill -9 in the middle of `gpbandit run` then --resume,
-// a full output file system, a read-only output directory, and 64 concurrent runs.
+// kill -9 of a run whose command objective is evaluating (no process left behind), a full output
+// file system, a read-only output directory, and 64 concurrent runs.
 //
 // "Full disk" is simulated with a file-size limit (setrlimit RLIMIT_FSIZE via the shell's
 // `ulimit -f`, with SIGXFSZ ignored so that write(2) fails with EFBIG instead of killing the
@@ -137,13 +138,13 @@ TEST(Faults, KillNineMidRunThenResumeIsByteIdentical) {
 /// Runs the CLI under a file-size limit of `kib` KiB with SIGXFSZ ignored; returns exit code and
 /// stderr.
 gpb::test::CommandResult run_limited(const TempDir& dir, const std::string& cfg,
-                                     const std::string& out, int kib,
-                                     const std::string& extra = "") {
+                                     const std::string& out, int kib, const std::string& extra = "",
+                                     bool trap = true) {
   const std::string err = dir.file("stderr.txt");
-  const auto r =
-      gpb::test::run_command("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(kib) +
-                             "; exec '" + GPB_CLI_PATH + "' run '" + cfg + "' --out '" + out +
-                             "' --quiet --no-plot " + extra + " 2>'" + err + "' >/dev/null\"");
+  const auto r = gpb::test::run_command(
+      "bash -c \"" + std::string(trap ? "trap '' XFSZ; " : "") + "ulimit -f " +
+      std::to_string(kib) + "; exec '" + GPB_CLI_PATH + "' run '" + cfg + "' --out '" + out +
+      "' --quiet --no-plot " + extra + " 2>'" + err + "' >/dev/null\"");
   gpb::test::CommandResult res{r.exit_code, read_file(err)};
   fs::remove(err);
   return res;
@@ -154,6 +155,33 @@ void expect_no_final_outputs(const std::string& out) {
   EXPECT_FALSE(fs::exists(out + "/summary.json"));
   EXPECT_FALSE(fs::exists(out + "/regret.png"));
   EXPECT_TRUE(temp_files(out).empty());
+}
+
+TEST(Faults, KillNineDuringACommandEvaluationLeavesNoProcessBehind) {
+  // The program and a child it started in the background both sleep; gpbandit is killed with
+  // SIGKILL (no handler runs): the program dies with it (PR_SET_PDEATHSIG) and the watcher kills
+  // the rest of its process group, the grandchild included.
+  TempDir dir;
+  write_file(dir.file("prog.sh"),
+             "echo $$ > prog.pid\n"
+             "sh -c 'echo $$ > grandchild.pid; exec sleep 60' &\n"
+             "sleep 60\n");
+  write_file(dir.file("cfg.json"), R"({"name": "orphans", "T": 3,
+    "domain": {"type": "grid", "lower": [0], "upper": [1], "counts": [9]},
+    "objective": {"type": "command", "cmd": ["sh", "prog.sh"], "timeout_s": 120}})");
+  const pid_t pid = spawn_run(dir.file("cfg.json"), dir.file("out"));
+  std::string prog, grandchild;
+  for (int i = 0; i < 3000 && (prog.empty() || grandchild.empty()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    prog = read_file(dir.file("prog.pid"));
+    grandchild = read_file(dir.file("grandchild.pid"));
+  }
+  ASSERT_FALSE(prog.empty() || grandchild.empty()) << "the program did not start within 30 s";
+  ::kill(pid, SIGKILL);
+  EXPECT_TRUE(WIFSIGNALED(wait_status(pid)));
+  EXPECT_TRUE(gpb::test::process_gone(prog, 5.0)) << "the program (pid " << prog << ") survived";
+  EXPECT_TRUE(gpb::test::process_gone(grandchild, 5.0))
+      << "its child (pid " << grandchild << ") survived";
 }
 
 TEST(Faults, FullDiskDuringCheckpointsGivesOneErrorAndNoPartialFiles) {
@@ -167,6 +195,20 @@ TEST(Faults, FullDiskDuringCheckpointsGivesOneErrorAndNoPartialFiles) {
   EXPECT_NE(r.output.find("gpbandit: error: cannot write '"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
   expect_no_final_outputs(out);
+}
+
+TEST(Faults, AFileSizeLimitIsReportedWithoutTheShellIgnoringSigxfsz) {
+  // D13: a plain `ulimit -f` used to let SIGXFSZ kill gpbandit silently (exit 153) with a
+  // temporary file left behind; gpbandit ignores the signal itself, so the write fails with
+  // EFBIG and the usual one line names the file.
+  TempDir dir;
+  const std::string cfg = write_config(dir, small_config(2, 40));
+  const std::string out = dir.file("out");
+  const auto r = run_limited(dir, cfg, out, 1, "", /*trap=*/false);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
+  expect_no_final_outputs(out);  // no temporary file either (recursively)
 }
 
 TEST(Faults, FullDiskAtTheFinalOutputsLeavesNeitherAndResumeCompletes) {

@@ -289,7 +289,10 @@ TEST(Pipeline, ResumeAndForceSayWhatTheyDo) {
   EXPECT_EQ(stop.exit_code, 75) << stop.output;
   const auto wrong = gpb::test::run_cli("run '" + cfg + "' --out '" + out + "' --resume --seed 9");
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
-  EXPECT_TRUE(contains(wrong.output, "belongs to a different config")) << wrong.output;
+  EXPECT_TRUE(contains(wrong.output,
+                       "belongs to a different experiment: seed (the config's seed "
+                       "or --seed): 5 in the checkpoint, 9 now"))
+      << wrong.output;
   // Rows altered behind the checkpoint's back are detected.
   write_file(out + "/.checkpoint/rows-p0-r0.csv", "0,GP-UCB,1,0,0,0,0,0\n");
   const auto altered = gpb::test::run_cli("run '" + cfg + "' --out '" + out + "' --resume");
@@ -315,15 +318,18 @@ TEST(Pipeline, MemoryBudgetPicksTheLargestGroupThatFitsThenRecompute) {
     const json memory = json::parse(read_file(out + "/summary.json"))["memory"];
     const std::string note = read_file(err);
     if (mb == 64.0) {
-      EXPECT_FALSE(contains(note, "gpbandit: memory:")) << note;
+      EXPECT_FALSE(contains(note, "memory:")) << note;
       EXPECT_EQ(memory["mode"], "incremental");
     } else if (mb == 1.0) {
-      EXPECT_TRUE(contains(note, "gpbandit: memory: V = R·N·T·8 B (N = 1600, T = 40)")) << note;
+      EXPECT_TRUE(contains(note, "gpbandit: warning: memory: V = R·N·T·8 B (N = 1600, T = 40)"))
+          << note;
       EXPECT_TRUE(contains(note, "at most 2 runs at a time")) << note;
       EXPECT_EQ(memory["max_lockstep"], 2);
       for (const auto& g : memory["groups"]) EXPECT_LE(g.get<int>(), 2);
     } else {
       EXPECT_TRUE(contains(note, "recompute mode")) << note;
+      // said once, by the plan: not again by each posterior of each unit
+      EXPECT_EQ(note.find("recompute mode"), note.rfind("recompute mode")) << note;
       EXPECT_EQ(memory["mode"], "recompute");
     }
     csv.push_back(read_file(out + "/runs.csv"));

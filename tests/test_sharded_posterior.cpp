@@ -2,9 +2,12 @@
 // rank) against the one-rank posterior, bit for bit: choices, scores and tie counts (random ties,
 // exact ties across ranks), μ and σ² after every step, history and information gain, in eager,
 // lazy, recompute and mixed-precision modes, with pending rows and masks. Also the in-process
-// communicator itself: a rank that stops calling collectives is named, K > N is refused.
+// communicator itself: a rank that stops calling collectives is named, K > N is refused; the
+// adaptive timeout's rule and the launcher variables read before MPI starts.
 // (The same under mpirun: tests/mpi/sharded_posterior_main.cpp.)
 #include <gtest/gtest.h>
+
+#include <stdlib.h>
 
 #include <atomic>
 #include <memory>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "comm/communicator_impl.hpp"
+#include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"
 #include "shard_harness.hpp"
 
@@ -196,6 +200,62 @@ TEST(InProcessCommunicator, SilentRankNamedByEveryLiveRankReportedOnce) {
   for (const int q : {0, 1})
     EXPECT_NE(what[q].find("rank 2 stopped responding (argmax"), std::string::npos) << what[q];
   EXPECT_EQ(reporters.load(), 1);
+}
+
+TEST(Communicator, TheAdaptiveTimeoutFitsTheRounds) {
+  using C = gpb::Communicator;
+  EXPECT_EQ(C::adaptive_timeout(0, 0), 600.0);       // set-up: nothing completed yet
+  EXPECT_EQ(C::adaptive_timeout(0, 1000), 600.0);    // (no interval is known before the first)
+  EXPECT_EQ(C::adaptive_timeout(1, 0), 60.0);        // the floor
+  EXPECT_EQ(C::adaptive_timeout(500, 0.05), 60.0);   // 50 ms rounds: a hang is named after 60 s
+  EXPECT_EQ(C::adaptive_timeout(500, 12.5), 250.0);  // 12.5 s rounds: 20 of them
+  EXPECT_EQ(C::kAdaptiveTimeout, 0.0);
+}
+
+/// Sets the environment variables of `vars` ("NAME=value"), unsetting every launcher variable
+/// first, and returns launcher_world().
+gpb::mpi::LauncherWorld launcher_with(const std::vector<std::string>& vars) {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE",
+        "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS"}) {
+    ::unsetenv(name);
+  }
+  for (const std::string& v : vars) {
+    const std::size_t eq = v.find('=');
+    ::setenv(v.substr(0, eq).c_str(), v.substr(eq + 1).c_str(), 1);
+  }
+  return gpb::mpi::launcher_world();
+}
+
+TEST(Communicator, LauncherVariablesOfEveryKnownLauncher) {
+  // Saved and restored: a test run under mpirun has Open MPI's own.
+  const char* const saved_rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* const saved_size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const std::string rank_text = saved_rank ? saved_rank : "",
+                    size_text = saved_size ? saved_size : "";
+  auto w = launcher_with({"OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_SIZE=4"});
+  EXPECT_EQ(w.rank, 2);
+  EXPECT_EQ(w.size, 4);
+  EXPECT_EQ(w.source, "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE");
+  w = launcher_with({"PMI_RANK=1", "PMI_SIZE=3"});  // MPICH Hydra, Intel MPI, Cray
+  EXPECT_EQ(w.size, 3);
+  EXPECT_EQ(w.source, "PMI_RANK/PMI_SIZE");
+  w = launcher_with({"MV2_COMM_WORLD_RANK=0", "MV2_COMM_WORLD_SIZE=2"});
+  EXPECT_EQ(w.size, 2);
+  w = launcher_with({"SLURM_PROCID=5", "SLURM_STEP_NUM_TASKS=8"});  // srun
+  EXPECT_EQ(w.rank, 5);
+  EXPECT_EQ(w.size, 8);
+  // A batch script has SLURM_PROCID = 0 and the job's task count but is one process: no step.
+  EXPECT_EQ(launcher_with({"SLURM_PROCID=0", "SLURM_NTASKS=8"}).size, 0);
+  // Garbage and inconsistent values are ignored.
+  EXPECT_EQ(launcher_with({"PMI_RANK=x", "PMI_SIZE=3"}).size, 0);
+  EXPECT_EQ(launcher_with({"PMI_RANK=3", "PMI_SIZE=3"}).size, 0);
+  EXPECT_EQ(launcher_with({"PMI_RANK=-1", "PMI_SIZE=3"}).size, 0);
+  EXPECT_EQ(launcher_with({}).size, 0);
+  ::unsetenv("SLURM_NTASKS");
+  launcher_with({});
+  if (saved_rank != nullptr) ::setenv("OMPI_COMM_WORLD_RANK", rank_text.c_str(), 1);
+  if (saved_size != nullptr) ::setenv("OMPI_COMM_WORLD_SIZE", size_text.c_str(), 1);
 }
 
 }  // namespace

@@ -6,22 +6,27 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "comm/communicator_impl.hpp"
 #include "commands.hpp"
 #include "experiment/interrupt.hpp"
 #include "gpbandit/comm/communicator.hpp"
 #include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
+#include "io/atomic_file.hpp"
 
 namespace gpb::cli {
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   CLI::App* cmd = app.add_subcommand("run", "run every policy of an experiment config");
-  cmd->add_option("config", args.config, "experiment config (JSON)")->required();
+  cmd->add_option("config", args.config, "experiment config (JSON), or - to read it from stdin")
+      ->required();
   cmd->add_option("--backend", args.backend, "override the config's backend")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_option("--runs", args.runs, "override the number of runs")
@@ -41,8 +46,9 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
                 "the ranks; fed-pne: clients on the other ranks)");
   cmd->add_option("--mpi-timeout", args.mpi_timeout,
                   "with --mpi, finite domains: seconds a rank waits for the others before the "
-                  "job ends naming the silent rank (default 600)")
-      ->check(CLI::PositiveNumber);
+                  "job ends naming the silent rank (default 0: adaptive, 20 x the slowest round "
+                  "so far and at least 60 s; 600 s until the first round)")
+      ->check(CLI::NonNegativeNumber);
   return cmd;
 }
 
@@ -122,53 +128,107 @@ int run_loaded(const CLI::App& cmd, const RunArgs& args, const Experiment& e,
 
 int run_here(const CLI::App& cmd, const RunArgs& args) {
   detail::InterruptMessage guard(true, kNotStarted);  // from the first moment to the last
+  if (args.config == "-") {  // relative paths in it: from the working directory
+    return run_loaded(cmd, args, parse_experiment(args.config_text, "<stdin>", "."), guard);
+  }
   return run_loaded(cmd, args, load_experiment(args.config), guard);
 }
 
-/// Under mpirun: every rank validates the config, and whether it can run on this many ranks,
-/// before MPI starts (only rank 0 reports a bad one); an error on any rank is printed once, by
-/// that rank, and ends the whole job.
-int run_mpi(const CLI::App& cmd, const RunArgs& args) {
-  const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  const char* env_size = std::getenv("OMPI_COMM_WORLD_SIZE");  // else run_experiment checks
-  const bool env_root = env_rank == nullptr || std::string(env_rank) == "0";
-  detail::InterruptMessage guard(env_root, kNotStarted);
-  // A grid domain is built as this rank's slice only, a CSV domain read by rank 0 and scattered
-  // (DomainShard; MPI starts then, not before); elsewhere whole.
-  DomainShard shard;
-  if (env_rank != nullptr && env_size != nullptr) {
-    shard.rank = std::atoi(env_rank);
-    shard.ranks = std::atoi(env_size);
-    const double timeout = args.mpi_timeout;
-    shard.communicator = [timeout] { return Communicator::world(timeout); };
-    if (shard.ranks < 1 || shard.rank < 0 || shard.rank >= shard.ranks) shard = DomainShard{};
+/// The ranks' verdicts on reading the config, agreed on by every rank: the worst exit code (0:
+/// every rank read it) and whether this rank prints its message (the lowest rank that failed).
+struct Verdict {
+  int code = 0;
+  bool report = false;
+};
+
+Verdict agree(int code, const mpi::World& w, const Communicator& comm) {
+  if (w.size == 1) return {code, code != 0};
+  int v[2] = {code, code != 0 ? w.size - w.rank : 0};
+  comm.impl().allreduce_max(v, 2, "the ranks' verdicts on the config");
+  return {v[0], code != 0 && w.size - v[1] == w.rank};
+}
+
+void print_error(const mpi::World& w, std::string msg) {
+  for (char& ch : msg) {
+    if (ch == '\n') ch = ' ';
   }
-  std::optional<Experiment> e;  // read once (a data file or CSV domain too) and kept
+  std::cout.flush();
+  std::cerr << "gpbandit: error: " << (w.rank == 0 ? "" : "rank " + std::to_string(w.rank) + ": ")
+            << msg << std::endl;
+}
+
+/// Under mpirun, srun, mpiexec or any other launcher: MPI starts first and its communicator says
+/// which rank this is and how many there are (no launcher's environment variables are trusted
+/// for that), so a grid is built as this rank's slice only and a CSV or .npy domain is read per
+/// slice under every launcher. Every rank reads the config; the ranks agree on the outcome, the
+/// lowest rank that failed prints its message once and every rank exits with the same code.
+int run_mpi(const CLI::App& cmd, const RunArgs& args) {
+  const mpi::LauncherWorld launcher = mpi::launcher_world();
+  mpi::World w;
   try {
-    e.emplace(load_experiment(args.config, shard));
-    if (env_size != nullptr) e->check_ranks(std::atoi(env_size));
-  } catch (const InvalidArgument&) {
-    if (env_root) throw;
+    w = mpi::init();
+  } catch (const InvalidArgument&) {  // a build without MPI: one message, not one per process
+    if (launcher.rank == 0) throw;
     return 2;
   }
+  if (w.size == 1 && launcher.size > 1) {
+    mpi::finalize();
+    if (launcher.rank != 0) return 2;
+    throw InvalidArgument(
+        "--mpi: MPI started this process as a job of 1 rank, but the launcher started " +
+        std::to_string(launcher.size) + " processes (" + launcher.source +
+        "): this MPI library cannot talk to that launcher; start the job with this MPI's own "
+        "mpirun/mpiexec, or under Slurm with srun --mpi=pmix (or pmi2) as your site documents");
+  }
+  detail::InterruptMessage guard(w.rank == 0, kNotStarted);
+  // The communicators of the verdict and of a domain read per slice are made now, while every
+  // rank is here (MPI_Comm_dup blocks): a rank that fails to read the config then leaves the others
+  // waiting in a collective bounded by the timeout, never in a dup.
+  DomainShard shard;
+  Communicator verdict;
+  if (w.size > 1) {
+    verdict = Communicator::world(args.mpi_timeout);
+    const Communicator slices = Communicator::world(args.mpi_timeout);
+    shard.rank = w.rank;
+    shard.ranks = w.size;
+    shard.communicator = [slices] { return slices; };
+  }
+  std::optional<Experiment> e;  // read once (a data file or a CSV/.npy domain too) and kept
   int code = 0;
+  std::string message;
   try {
+    e.emplace(load_experiment(args.config, shard));
+    e->check_ranks(w.size);
+  } catch (const InvalidArgument& x) {
+    code = 2;
+    message = x.what();
+  } catch (const std::exception& x) {
+    code = 1;
+    message = x.what();
+  }
+  try {
+    const Verdict v = agree(code, w, verdict);
+    if (v.code != 0) {
+      if (v.report) print_error(w, message);
+      mpi::finalize();
+      return v.code;
+    }
+    const std::string whole = e->whole_domain(w.size);
+    if (w.rank == 0 && !whole.empty()) {
+      std::cerr << "gpbandit: warning: each of the " << w.size
+                << " MPI ranks holds the whole domain (its points and f; V, mu and sigma^2 are "
+                   "still split): "
+                << whole << std::endl;
+    }
     code = run_loaded(cmd, args, *e, guard);
-  } catch (const std::exception& e) {
-    const mpi::World w = mpi::init();
-    const auto* lost = dynamic_cast<const RankFailure*>(&e);
+  } catch (const std::exception& x) {
+    const auto* lost = dynamic_cast<const RankFailure*>(&x);
     if (lost != nullptr && !lost->reporter()) {  // the reporting rank prints it and aborts
       std::this_thread::sleep_for(std::chrono::seconds(2));
       mpi::abort_all(1);
     }
-    std::string msg = e.what();
-    for (char& ch : msg) {
-      if (ch == '\n') ch = ' ';
-    }
-    std::cout.flush();
-    std::cerr << "gpbandit: error: " << (w.rank == 0 ? "" : "rank " + std::to_string(w.rank) + ": ")
-              << msg << std::endl;
-    mpi::abort_all(dynamic_cast<const InvalidArgument*>(&e) ? 2 : 1);
+    print_error(w, x.what());
+    mpi::abort_all(dynamic_cast<const InvalidArgument*>(&x) ? 2 : 1);
   }
   mpi::finalize();
   return code;
@@ -176,16 +236,33 @@ int run_mpi(const CLI::App& cmd, const RunArgs& args) {
 
 }  // namespace
 
-int run_command(const CLI::App& cmd, const RunArgs& args) {
+int run_command(const CLI::App& cmd, RunArgs& args) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(args.config, ec)) {
+  if (args.config == "-") {
+    if (args.mpi) {
+      throw InvalidArgument("run -: --mpi needs a config file (mpirun gives stdin to rank 0 only)");
+    }
+    args.config_text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    if (args.config_text.empty()) throw InvalidArgument("run -: no config on stdin");
+  } else if (std::filesystem::is_directory(args.config, ec)) {
+    throw InvalidArgument(args.config + ": is a directory, expected a config file (JSON)");
+  } else if (!std::filesystem::is_regular_file(args.config, ec)) {
     throw InvalidArgument(args.config + ": config file not found");
+  } else {
+    args.config_text = detail::read_whole_file(args.config);
   }
   if (args.resume && args.force) {
     throw InvalidArgument("--resume and --force exclude each other (continue, or start over)");
   }
   if (cmd.count("--seed") > 0) (void)parse_seed(args.seed);
-  if (is_command_config(args.config)) return run_optimize_command(cmd, args);
+  const std::string kind = config_kind(args.config_text);
+  if (kind == "command") return run_optimize_command(cmd, args);
+  if (kind == "optimizer") {
+    throw InvalidArgument(args.config +
+                          ": an optimizer config without an objective: drive it with gpbandit "
+                          "init / ask / tell, or add \"objective\": {\"type\": \"command\", "
+                          "\"cmd\": [...]} and \"T\" to run a program on its suggestions");
+  }
   return args.mpi ? run_mpi(cmd, args) : run_here(cmd, args);
 }
 

@@ -1,8 +1,11 @@
 // `gpbandit init CONFIG.json STATE`, `gpbandit ask STATE [--q Q] [--out POINTS.csv]`,
-// `gpbandit tell STATE POINTS.csv Y.csv` and `gpbandit best STATE`: an Optimizer kept in a state
-// file, so that shell pipelines and job schedulers can drive it. Every command that changes the
-// state holds an exclusive lock (flock on STATE.lock, a file that is never replaced) from loading
-// to the atomic save, so concurrent asks and tells queue instead of losing each other's updates.
+// `gpbandit tell STATE POINTS.csv Y.csv`, `gpbandit best STATE` and
+// `gpbandit forget STATE (--all | POINTS.csv)`: an Optimizer kept in a state file, so that shell
+// pipelines and job schedulers can drive it. Every command that changes the state holds an
+// exclusive lock (flock on STATE.lock, a file that is never replaced) from loading to the atomic
+// save, so concurrent asks and tells queue instead of losing each other's updates. `ask` commits
+// its asks (saves the state) only once the points are written, so a failed write leaves nothing
+// outstanding.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +16,7 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "io/atomic_file.hpp"
 #include "state_lock.hpp"
 
 namespace gpb::cli {
@@ -21,13 +25,31 @@ namespace {
 
 void require_state(const std::string& state) {
   std::error_code ec;
+  if (std::filesystem::is_directory(state, ec)) {
+    throw InvalidArgument(state + ": is a directory, expected a state file (gpbandit init)");
+  }
   if (!std::filesystem::is_regular_file(state, ec)) {
     throw InvalidArgument(state + ": state file not found (create it with gpbandit init)");
   }
 }
 
+/// A data file a command reads: missing, a directory or unreadable is bad input (exit 2), named
+/// with the system's reason.
+void require_input(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InvalidArgument(path + ": " + what + " file is a directory");
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    throw InvalidArgument(path + ": cannot read the " + what + " file: " + std::strerror(errno));
+  }
+  std::fclose(f);
+}
+
 /// The rewards of Y.csv: one column (optional header), or a single row.
 std::vector<double> read_rewards(const std::string& path) {
+  require_input(path, "rewards");
   const Eigen::MatrixXd y = read_csv_matrix(path);
   if (y.cols() != 1 && y.rows() != 1) {
     throw InvalidArgument(path + ": expected one column of rewards (or one row), got " +
@@ -36,16 +58,22 @@ std::vector<double> read_rewards(const std::string& path) {
   return std::vector<double>(y.data(), y.data() + y.size());
 }
 
+/// Writes `text` to stdout ("" or "-") or atomically to `path`. @throws IoError naming the path
+/// and the reason (a full disk, a closed stdout).
 void write_text(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;
     std::cout.flush();
+    if (!std::cout) throw IoError("cannot write the points to stdout (closed or full)");
     return;
   }
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) throw IoError("cannot write '" + path + "': " + std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) throw IoError("cannot write '" + path + "'");
+  detail::write_file_atomic(path, text);
+}
+
+/// The rows of a points CSV, with a clear message when it is missing or a directory.
+Eigen::MatrixXd read_points(const std::string& path) {
+  require_input(path, "points");
+  return read_csv_matrix(path);
 }
 
 }  // namespace
@@ -66,7 +94,11 @@ StateCommands add_state_commands(CLI::App& app, StateArgs& a) {
   c.tell->add_option("y", a.y, "CSV of the rewards, one per point")->required();
   c.best = app.add_subcommand("best", "print the best observation so far (CSV: x0.., y)");
   c.best->add_option("state", a.state, "state file")->required();
-  for (CLI::App* s : {c.init, c.ask, c.tell, c.best}) {
+  c.forget = app.add_subcommand("forget", "release asks that will not be told (failed runs)");
+  c.forget->add_option("state", a.state, "state file")->required();
+  c.forget->add_option("points", a.points, "CSV of the asked points to release (one per row)");
+  c.forget->add_flag("--all", a.all, "release every outstanding ask");
+  for (CLI::App* s : {c.init, c.ask, c.tell, c.best, c.forget}) {
     s->add_option("--lock-timeout", a.lock_timeout_s, "seconds to wait for the state's lock")
         ->check(CLI::Range(0.0, 1e7));
   }
@@ -79,9 +111,7 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     if (std::filesystem::exists(a.state, ec) && !a.force) {
       throw InvalidArgument(a.state + ": state file exists (use --force to overwrite it)");
     }
-    if (!std::filesystem::is_regular_file(a.config, ec)) {
-      throw InvalidArgument(a.config + ": config file not found");
-    }
+    require_input(a.config, "optimizer config");
     const OptimizerOptions options = load_optimizer_config(a.config);
     const StateLock lock(a.state, a.lock_timeout_s);
     Optimizer opt(options);
@@ -91,16 +121,41 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     return 0;
   }
   require_state(a.state);
+  if (c.tell->parsed()) {  // before the state's lock is taken and the state loaded
+    require_input(a.points, "points");
+    require_input(a.y, "rewards");
+  }
   const StateLock lock(a.state, a.lock_timeout_s);
   Optimizer opt = Optimizer::load(a.state);
   if (c.ask->parsed()) {
     const AskResult r = opt.ask(a.q);
-    opt.save(a.state);  // saved before printing: the asks are pending even if stdout breaks
-    write_text(a.out, csv_text(r.points));
+    try {
+      write_text(a.out, csv_text(r.points));  // first: a failed write commits no ask
+    } catch (const IoError& e) {
+      throw IoError(std::string(e.what()) + "; nothing was asked (the state is unchanged)");
+    }
+    try {
+      opt.save(a.state);
+    } catch (const std::exception&) {
+      std::error_code ec;
+      if (!a.out.empty() && a.out != "-") std::filesystem::remove(a.out, ec);  // not asked
+      throw;
+    }
+    return 0;
+  }
+  if (c.forget->parsed()) {
+    if (a.all == !a.points.empty()) {
+      throw InvalidArgument("forget: give either --all or a CSV of the points to release");
+    }
+    const int released = a.all ? opt.forget_all() : opt.forget(read_points(a.points));
+    opt.save(a.state);
+    std::cerr << "gpbandit: " << a.state << ": released " << released
+              << (released == 1 ? " ask" : " asks") << " (" << opt.pending().size()
+              << " still outstanding)\n";
     return 0;
   }
   if (c.tell->parsed()) {
-    const Eigen::MatrixXd points = read_csv_matrix(a.points);
+    const Eigen::MatrixXd points = read_points(a.points);
     const std::vector<double> y = read_rewards(a.y);
     if (static_cast<std::size_t>(points.rows()) != y.size()) {
       throw InvalidArgument(a.points + " has " + std::to_string(points.rows()) + " points but " +

@@ -1,10 +1,12 @@
-// gpbandit command line: `run`, `list`, `init`, `ask`, `tell`, `best`, `--version`.
+// gpbandit command line: `run`, `list`, `init`, `ask`, `tell`, `best`, `forget`, `--version`.
 //
-// Exit codes: 0 success; 2 bad input (invalid config or flags, missing file, CUDA requested where
-// there is none); 1 any other error. Every error is one line on stderr: "gpbandit: error: ...".
+// Exit codes (the one table: docs/reliability.md): 0 success; 2 bad input (invalid config or
+// flags, missing file, CUDA requested where there is none); 1 any other error; 130/143 a signal.
+// Every error is one line on stderr: "gpbandit: error: ...".
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -49,6 +51,9 @@ void prefer_passive_omp_waiting(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   prefer_passive_omp_waiting(argc, argv);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported with the file's name
+  // like any other write error, instead of SIGXFSZ killing the process silently mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"gpbandit: Gaussian-process bandits over large finite domains"};
   app.name("gpbandit");
   bool version = false;
@@ -78,7 +83,8 @@ int main(int argc, char** argv) {
     if (list->parsed()) return gpb::cli::list_command(list_what);
     if (state.parsed()) return gpb::cli::state_command(state, state_args);
     return report(
-        2, "a command is required: run, list, init, ask, tell or best (see gpbandit --help)");
+        2,
+        "a command is required: run, list, init, ask, tell, best or forget (see gpbandit --help)");
   } catch (const gpb::InvalidArgument& e) {
     return report(2, e.what());
   } catch (const gpb::NoCudaBuildError& e) {

@@ -23,8 +23,13 @@ def write(name, cfg):
         f.write("\n")
 
 
-def gpls(d, n_train=200, n=1000):
-    return {"type": "gp_lengthscale", "d": d, "n_train": n_train, "n": n}
+def gpls(d, n_train=200, n=1000, input_range=None):
+    """GP-LS-d task; input_range None = the default ("scaled": U[0, √(15/d)]^d, spec §8, which is
+    the unit cube at d = 15), 1 = the unit cube."""
+    t = {"type": "gp_lengthscale", "d": d, "n_train": n_train, "n": n}
+    if input_range is not None:
+        t["input_range"] = input_range
+    return t
 
 
 LEGACY = {"pool": "once", "n_restart": 0}
@@ -42,10 +47,13 @@ def gibo(label, **kw):
 
 
 # E-DP0 (Fig. 1): dimension sweep at the paper's sizes, fixed b = d + 1, the non-private GIBO
-# arm, random search and UCB-BO with matched budgets.
+# arm, random search and UCB-BO with matched budgets; inputs U[0, √(15/d)]^d (spec §8, corrected
+# 2026-11-26) and, as the contrast, the unit cube the first runs used (E-DP0-d<d>-unit).
 for d in (2, 5, 10):
-    write(f"E-DP0-d{d}", {
-        "seed": 1, "runs": 10, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(d, 1000),
+  for suffix, rng in (("", "scaled"), ("-unit", 1)):
+    write(f"E-DP0-d{d}{suffix}", {
+        "seed": 1, "runs": 10, "eval_noise_sd": 0.05, "theta0": "uniform",
+        "task": gpls(d, 1000, input_range=rng),
         "methods": [gibo("DP-GIBO mu=1", b=d + 1, **PAPER_DESIGN),
                     gibo("GIBO", mu=INF, b=d + 1, **PAPER_DESIGN),
                     {"type": "random_search", "label": "random search", "match": "DP-GIBO mu=1"},
@@ -76,6 +84,24 @@ write("E-DP5-svr-d103", SVR_D103)
 # informative (every log-lengthscale 2, ln γ = ln 0.02: γ‖u − v‖² ≈ 0.07).
 write("E-DP5-svr-d103-informative", {
     **SVR_D103, "theta0": [2.0] * 100 + [math.log(0.1), 0.0, math.log(0.02)]})
+
+# E-DP1, E-DP2, E-DP4 at the paper's sizes (1000 training points, n = 1000, 10 runs) with the
+# spec's design A1 and θ_t in every batch: the "-paper" configs. The reduced configs below (200
+# training points, 2 runs, the earlier design) are kept with their committed results.
+write("E-DP1-eps-paper", {
+    "seed": 2, "runs": 10, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(15, 1000),
+    "privacy_budget_mu": 1,
+    "methods": [gibo(f"eps={e}", eps_bias=e, b_max=30, **PAPER_DESIGN)
+                for e in (0.3, 0.5, 3.0, 7.5)]})
+write("E-DP2-mu-paper", {
+    "seed": 3, "runs": 10, "eval_noise_sd": 0.05, "theta0": "uniform", "task": gpls(15, 1000),
+    "methods": [gibo(f"mu={m}", mu=m, eps_bias=0.5, b_max=30, **PAPER_DESIGN)
+                for m in (0.2, 1, INF)]})
+write("E-DP4-misspecified-paper", {
+    "seed": 5, "runs": 10, "eval_noise_sd": 0.01, "theta0": "uniform", "task": gpls(15, 1000),
+    "methods": [gibo(f"GP sigma={s}", eps_bias=0.5, b_max=30, sigma2=s * s, **PAPER_DESIGN)
+                for s in (0.01, 1.0, 0.0001)] +
+               [{"type": "random_search", "label": "random search", "match": "GP sigma=0.01"}]})
 
 # E-DP1 (Fig. 2 top): eps_bias sweep on GP-LS-15, adaptive b, b_max = 30.
 write("E-DP1-eps", {
@@ -121,11 +147,12 @@ write("E-DP6-normal-location", {
                [{"type": "dp_gd", "label": f"DP-GD mu={m}", "mu": m, "B": 1, "T": 150,
                  "step": "adagrad", "eta": 0.3} for m in (0.5, 2)]})
 
-# E-DP7 (E.4, Fig. 4): weighted Huber regression, d = 4, n = 100, b = 2, T = 100, mu = 1.
+# E-DP7 (E.4, Fig. 4): weighted Huber regression, d = 4, n = 100, b = 2, T = 100, mu = 1; the
+# spec's 10 runs and design A1 (the first runs: 5 runs, one pool per iteration).
 write("E-DP7-huber", {
-    "seed": 7, "runs": 5, "theta0": "zero",
+    "seed": 7, "runs": 10, "theta0": "zero",
     "task": {"type": "huber", "d": 4, "n": 100, "c": 1, "lower": -3, "upper": 3},
-    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=100, b=2, **LEGACY),
+    "methods": [gibo("DP-GIBO mu=1", mu=1, B=1, T=100, b=2),
                 {"type": "dp_gd", "label": "DP-GD mu=1", "mu": 1, "B": 1, "T": 100,
                  "step": "adagrad", "eta": 0.3},
                 {"type": "gd", "label": "GD (non-private)", "T": 100, "step": "adagrad",

@@ -5,7 +5,8 @@ methods of one config), {{snr}} (signal ‖g‖ against the privacy noise, every
 it), {{plot:NAME}} (loss curves drawn from the summary's per-iteration means), {{fig3:NAME}} (the
 paper's Fig. 3 panels: θ₁, loss, bias against noise, per iteration, with a table),
 {{pooled:NAME}} (one table over the split runs results/NAME-s<seed>/, one run per seed),
-{{verdict:NAME}} (verdicts/NAME.md).
+{{unit:E-DPk}} (the section's generated verdict, verdicts.py), {{pairs:NAME}} (every method
+against the first, paired by run), {{VERDICTS}} (every section's verdict row).
 Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change; writes nothing)"""
 import json
 import math
@@ -14,8 +15,11 @@ import re
 import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from readme_io import check_or_write  # noqa: E402
+import verdict_rule as vr  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import verdicts  # noqa: E402
 WRITE_PLOTS = True  # False under --check: compare the text, write nothing
 
 
@@ -335,13 +339,30 @@ def sigma_pairs(prefix):
     return "\n".join(rows) + f"\n\nSeeds {', '.join(map(str, seeds))} (paired: the same seed for every σ)."
 
 
-def verdict(name):
-    """The reading of a finished run, written by hand into verdicts/NAME.md after looking at it."""
-    path = os.path.join(HERE, "verdicts", name + ".md")
-    if not os.path.exists(path):
-        return "gpbandit: verdict pending (the runs of this section have not all finished)."
-    with open(path) as f:
-        return f.read().strip()
+def unit(sid):
+    """The generated verdict of one section (verdicts.py, the rule of examples/verdict_rule.py):
+    verdict, the runs and the statistic that decide it, and the reason where it differs."""
+    u = next((u for u in verdicts.units() if u["fig"].endswith(sid)), None)
+    if u is None:
+        return f"(no verdict row for {sid})"
+    return (f"**Verdict (generated): {u['verdict']}.** Claim as tested: {u['claim']}. Decided by "
+            f"{u['runs']}: {u['stat']}. Reason where it differs: {u['reason']}.")
+
+
+def pairs(name):
+    """Every method against DP-GIBO mu=1, paired by run (the rule of examples/verdict_rule.py)."""
+    s = load(name)
+    if s is None:
+        return f"(`{name}` has not been run yet.)"
+    runs = {m["label"]: m["final_loss_per_run"] for m in s["methods"]}
+    first = next(iter(runs))
+    rows = [f"| {name}: other − {first} | paired difference | rule |", "|---|---|---|"]
+    for label, xs in runs.items():
+        if label == first:
+            continue
+        c = vr.paired(xs, runs[first])
+        rows.append(f"| {label} | {c.text()} | {label} {c.word} |")
+    return "\n".join(rows)
 
 
 def main(argv):
@@ -357,7 +378,9 @@ def main(argv):
     out = re.sub(r"\{\{paths:([A-Za-z0-9_.-]+)\}\}", lambda m: paths(m.group(1)), out)
     out = re.sub(r"\{\{sigma_pairs:([A-Za-z0-9_.-]+)\}\}", lambda m: sigma_pairs(m.group(1)), out)
     out = out.replace("{{snr}}", snr())
-    out = re.sub(r"\{\{verdict:([A-Za-z0-9_.-]+)\}\}", lambda m: verdict(m.group(1)), out)
+    out = re.sub(r"\{\{unit:([A-Za-z0-9_.-]+)\}\}", lambda m: unit(m.group(1)), out)
+    out = re.sub(r"\{\{pairs:([A-Za-z0-9_.-]+)\}\}", lambda m: pairs(m.group(1)), out)
+    out = out.replace("{{VERDICTS}}", vr.table(verdicts.units()))
     return check_or_write(os.path.join(HERE, "README.md"), out, argv)[0]
 
 

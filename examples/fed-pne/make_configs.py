@@ -91,3 +91,29 @@ write("x11-seir-dp", {"horizon": 1000, "clients": 10, "noise": 0.0, "objective":
                       "methods": [{"type": "fed-pne", "label": "eps=inf (Fed-PNE)"}] +
                                  [{"type": "dp-fed-pne", "label": f"eps={e}", "dp_epsilon": e, "dp_delta": 0.1}
                                   for e in (1, 2, 4)]})
+# Issue #33: the figures never run and the experiments that test stated causes.
+# 7c, 7d: rounds vs T on the landmine substitute and SEIR (spec §10: X4, X5 up to T = 1e4).
+for obj, objective in (("landmine-like", {"type": "landmine_svm"}), ("seir", OBJ["seir"])):
+    for T in (1000, 10000):
+        write(f"x8-{obj}-T{T}", {"horizon": T, "clients": 10, "noise": 0.0,
+                                  "objective": objective, "methods": [FED]})
+# 6c: regret vs M on the landmine substitute (fields drawn with replacement for M > 29).
+for M in (1, 10, 50, 100):
+    write(f"x7-landmine-like-M{M}", {"horizon": 1000, "clients": M, "noise": 0.0,
+                                     "objective": {"type": "landmine_svm"}, "methods": [FED]})
+# 8b: regret vs M on the digits substitute, M ∈ {2, 5, 10, 20} (spec §10), T = 200.
+for M in (2, 5, 10, 20):
+    write(f"x7-digits-like-M{M}", {"horizon": 200, "clients": M, "noise": 0.0,
+                                   "objective": {"type": "digits_classifier"}, "methods": [FED]})
+# 3a/3b, the "too few arms" half: the same mesh sweep at T = 1e5 (is the smallest mesh still the
+# lowest once the larger meshes finish exploring?).
+for obj in ("garland", "doublesine"):
+    write(f"x9-{obj}-mesh-T100000", {"horizon": 100000, "clients": 10, "objective": OBJ[obj],
+                                     "methods": [{"type": "fed1-ucb", "label": f"K={k}", "mesh": k}
+                                                 for k in (10, 50, 100, 200, 500)]})
+# 6d's rise at M = 100 and 2d: SEIR with the centralised HCT beside Fed-PNE for M ∈ {10, 50, 100}.
+# HCT sees the global f of the federation; if its regret changes with M, the federations (the
+# clients' populations, hence the global objective) differ with M.
+for M in (10, 50, 100):
+    write(f"x12-seir-M{M}-hct", {"horizon": 1000, "clients": M, "noise": 0.0, "objective": OBJ["seir"],
+                                 "methods": [FED, HCT, HCT_KEEP]})

@@ -12,8 +12,11 @@ import re
 import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from readme_io import check_or_write  # noqa: E402
+import verdict_rule as vr  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import verdicts  # noqa: E402
 RES = os.path.join(HERE, "results")
 FED_TYPES = ("fed-pne", "dp-fed-pne", "fed1-ucb")
 GRID_M = (10, 20, 50, 100)
@@ -99,13 +102,10 @@ def grid_cells():
 
 
 def compare(a, b, runs):
-    """'<' / '>' when a's mean regret is below / above b's by more than two standard errors of the
-    difference (≈ 95 % two-sample), '≈' otherwise."""
-    se = math.sqrt((a["regret_sd"] ** 2 + b["regret_sd"] ** 2) / runs)
-    d = a["regret_mean"] - b["regret_mean"]
-    if abs(d) <= 2 * se:
-        return "≈"
-    return "<" if d < 0 else ">"
+    """'<' / '>' when a's regret is below / above b's under the rule of examples/verdict_rule.py
+    (paired over the runs, which share seeds; two standard errors), '≈' otherwise."""
+    c = vr.paired(a["regret_per_run"], b["regret_per_run"])
+    return {-1: "<", 0: "≈", 1: ">"}[c.sign]
 
 
 def grid_table(cells):
@@ -260,7 +260,8 @@ def render(plots=True):
               "M": mt, "T": tt,
               "MESH": method_table(["x9-garland-mesh", "x9-doublesine-mesh"]),
               "C": method_table(["x10-garland-c", "x10-doublesine-c"]),
-              "DP": method_table(["x11-seir-dp"]), "MPI": mpi_block()}
+              "DP": method_table(["x11-seir-dp"]), "MPI": mpi_block(),
+              "VERDICTS": vr.table(verdicts.units())}
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: blocks[m.group(1)], text)
 
 

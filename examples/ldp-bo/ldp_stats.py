@@ -5,6 +5,10 @@ import json
 import math
 import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import verdict_rule as vr  # noqa: E402
 
 RANDOM = "Uniform random (baseline)"
 FAMILIES = ("tgp", "ata", "moma")
@@ -49,56 +53,35 @@ def paper_group(s, preset):
             any(f in p["type"] for f in FAMILIES)}
 
 
-def sign_test_p(wins, n):
-    """One-sided sign test: P(at least `wins` of n under p = 1/2)."""
-    return sum(_binom(n, k) for k in range(wins, n + 1)) / 2.0 ** n
-
-
-def _binom(n, k):
-    out = 1
-    for i in range(k):
-        out = out * (n - i) // (i + 1)
-    return out
+def runs(p):
+    return p["cumulative_regret_per_run"]
 
 
 def moma_verdict(s, preset, kind):
-    """MoMA's rank, paired wins, R_T/random and the verdict for one panel and preset.
+    """MoMA's rank, paired comparisons and the verdict for one panel and preset, with the rule of
+    examples/verdict_rule.py (paired over the trials: same run id = same f and instance; a
+    difference counts at two standard errors).
 
-    outperform: reproduced when MoMA has the lowest mean R_T of the three and beats each other
-    algorithm in a one-sided sign test at 5 % over the paired trials; partly when it has the
-    lowest mean without that; not reproduced otherwise. competitive: reproduced when MoMA's mean
-    R_T is at most 5 % above the best of the three and at least one of the three beats uniform
-    random play in >= 9 of the paired trials (sign test p ~ 0.011 at n = 10); vacuous when
-    within 5 % but none of them does (all compete only at the level of random play); else not
-    reproduced."""
+    outperform (Fig 2): holds when MoMA is lower than both TGP and ATA. competitive (Fig 3): holds
+    when neither is lower than MoMA and MoMA is lower than uniform random play (it learns)."""
     g = paper_group(s, preset)
     moma = g["moma"]
     means = {f: p["cumulative_regret"]["mean"] for f, p in g.items()}
     order = sorted(means, key=means.get)
-    n = len(moma["cumulative_regret_per_run"])
-    win_counts = {}
-    for f in ("tgp", "ata"):
-        x, y = moma["cumulative_regret_per_run"], g[f]["cumulative_regret_per_run"]
-        win_counts[f] = sum(u < v for u, v in zip(x, y))
+    cmps = {f: vr.paired(runs(moma), runs(g[f])) for f in ("tgp", "ata")}
     rnd = policy(s, RANDOM)
-    wins_r = paired_wins(moma, rnd) if rnd else "–"
-    wins = f"{win_counts['tgp']}/{n}, {win_counts['ata']}/{n}, {wins_r}"
-    best = min(means.values())
+    learn = vr.paired(runs(moma), runs(rnd)) if rnd else None
     if kind == "outperform":
-        sig = all(sign_test_p(w, n) <= 0.05 for w in win_counts.values())
-        verdict = ("reproduced" if order[0] == "moma" and sig else
-                   "partly (lowest mean, paired wins not significant)" if order[0] == "moma" else
-                   "not reproduced")
+        holds = all(c.lower for c in cmps.values())
     else:
-        learned = rnd is not None and any(
-            sum(u < v for u, v in zip(p["cumulative_regret_per_run"],
-                                      rnd["cumulative_regret_per_run"])) >= 0.9 * n
-            for p in g.values())
-        verdict = ("not reproduced" if means["moma"] > 1.05 * best else
-                   "reproduced" if learned else
-                   "vacuous (within 5 %, but none of the three beats random play)")
+        holds = not any(c.higher for c in cmps.values()) and learn is not None and learn.lower
     ratio = means["moma"] / rnd["cumulative_regret"]["mean"] if rnd else float("nan")
-    return {"rank": order.index("moma") + 1, "wins": wins, "vs_random": ratio, "verdict": verdict}
+    stat = (f"MoMA − TGP {cmps['tgp'].text()} {cmps['tgp'].word}; MoMA − ATA "
+            f"{cmps['ata'].text()} {cmps['ata'].word}"
+            + (f"; MoMA − random {learn.text()} {learn.word}" if learn else ""))
+    return {"rank": order.index("moma") + 1, "cmps": cmps, "learn": learn, "vs_random": ratio,
+            "holds": holds, "stat": stat,
+            "verdict": vr.REPRODUCED if holds else vr.NOT_REPRODUCED}
 
 
 def cv_paper_algorithms(s):

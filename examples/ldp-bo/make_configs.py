@@ -4,7 +4,7 @@ experiments that explain the private panels (why-*.json) and the scale configs.
 
 Usage: python3 examples/ldp-bo/make_configs.py [--T 20000]   (writes next to this script)
 
-Every panel: T = 20000 (the paper's horizon), 10 trials (runs 0..9 of seed 0, one at a time:
+Every panel: T = 20000 (the spec's horizon; the paper gives none), 10 trials (runs 0..9 of seed 0, one at a time:
 "lockstep": 1 keeps the exact posterior's t x t Cholesky factor to one run, 1.6 GB at T = 20000,
 and checkpoints after every trial), lambda = 1,
 delta = 0.1, eps_nys = 0.1, alpha = 1, both presets of every algorithm, GP-UCB as the extra curve
@@ -95,7 +95,7 @@ EXPLORE = {"type": "gp_ucb", "label": "max posterior sd (pure exploration)",
 
 def why_config(kind, instance, kernel, T, description, policies, runs=10):
     cfg = base(f"why-{kind}-{instance}", description + " (project experiment, not in the paper)",
-               instance, kernel, 1.0, T, runs)
+               "synthetic" if instance == "matern" else instance, kernel, 1.0, T, runs)
     cfg["policies"] = policies + [RANDOM]
     return cfg
 
@@ -108,6 +108,27 @@ def why_epsilon(instance, kernel, T):
         pols += [heavy(fam, "practical", e, suffix=f"; eps={e:g}") for e in (1, 4, 16, 64, 256)]
     return why_config("eps", instance, kernel, T, "LDP-MoMA, LDP-TGP and LDP-ATA (practical) "
                       f"against uniform random play over eps on the {instance} instance", pols)
+
+
+def why_epsilon_matern(T):
+    """The privacy level on L1's instance (synthetic, Matérn 5/2, issue #33): LDP-MoMA for eps
+    from 0.5 to 1000, LDP-TGP from 1 to 256, LDP-ATA (≈ 20x MoMA's cost) at 16 and 256 only."""
+    pols = [heavy("moma_gp_ucb", "practical", e, suffix=f"; eps={e:g}")
+            for e in (0.5, 1, 4, 16, 64, 256, 1000)]
+    pols += [heavy("tgp_ucb", "practical", e, suffix=f"; eps={e:g}") for e in (1, 4, 16, 64, 256)]
+    return why_config("eps", "matern", M52, T, "LDP-MoMA and LDP-TGP (practical) against "
+                      "uniform random play over eps on L1's synthetic Matérn instance (LDP-ATA, "
+                      "20x the cost, in why-eps-matern-ata, run only if MoMA beats TGP somewhere)",
+                      pols)
+
+
+def why_epsilon_matern_ata(T):
+    """LDP-ATA at eps 16 and 256 on L1's instance (same seed and trials as why-eps-matern)."""
+    cfg = why_config("eps", "matern", M52, T, "LDP-ATA (practical) against uniform random play "
+                     "at eps 16 and 256 on L1's synthetic Matérn instance",
+                     [heavy("ata_gp_ucb", "practical", e, suffix=f"; eps={e:g}") for e in (16, 256)])
+    cfg["name"] = "why-eps-matern-ata"
+    return cfg
 
 
 def why_width(instance, kernel, T):
@@ -199,6 +220,8 @@ def main():
     for make, insts in WHY:
         for inst, ker in insts:
             write(make(inst, ker, T))
+    write(why_epsilon_matern(T))
+    write(why_epsilon_matern_ata(T))
     for cfg in scale_configs():
         write(cfg)
 

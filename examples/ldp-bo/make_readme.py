@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from readme_io import check_or_write  # noqa: E402
 import ldp_stats as st  # noqa: E402
 import regime  # noqa: E402
+import verdicts  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -36,8 +37,9 @@ CLAIMS = {  # specs/ldp-bo.md §7
 
 def panels_table(data):
     rows = ["| panel | paper | setting | preset | paper claim | MoMA rank (1 = best of 3) "
-            "| MoMA beats TGP / ATA / random (paired, of n) | MoMA R_T / random R_T "
-            "| verdict |", "|---|---|---|---|---|---|---|---|---|"]
+            "| MoMA − TGP, MoMA − ATA, MoMA − random (paired over the trials: mean ± se, "
+            "k/n lower, rule's outcome) | MoMA R_T / random R_T | claim holds (rule) |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for pid, (fig, setting, kind) in CLAIMS.items():
         s = data.get(pid)
         if s is None:
@@ -46,9 +48,11 @@ def panels_table(data):
         for preset in ("practical", "theory"):
             v = st.moma_verdict(s, preset, kind)
             claim = "MoMA tends to outperform" if kind == "outperform" else \
-                "MoMA better or competitive (within 5 % of the best)"
+                "MoMA better or competitive"
+            cm = [v["cmps"]["tgp"], v["cmps"]["ata"]] + ([v["learn"]] if v["learn"] else [])
+            cells = "; ".join(f"{c.text()} **{c.word}**" for c in cm)
             rows.append(f"| {pid} | {fig} | {setting} | {preset} | {claim} | {v['rank']} "
-                        f"| {v['wins']} | {v['vs_random']:.3f} | **{v['verdict']}** |")
+                        f"| {cells} | {v['vs_random']:.3f} | {'yes' if v['holds'] else 'no'} |")
     return "\n".join(rows)
 
 
@@ -70,23 +74,10 @@ def regret_table(data):
 
 
 def other_claims(data):
-    rows = ["| claim (specs/ldp-bo.md §7) | statistic | verdict |", "|---|---|---|"]
-    cv = {pid: st.cv_paper_algorithms(data[pid]) for pid in ("L4", "L5", "L6") if pid in data}
-    if len(cv) == 3:
-        ok = cv["L4"] > max(cv["L5"], cv["L6"])
-        rows.append("| Fig 2(d): high error bar because a new f is drawn per trial "
-                    f"| median sd/mean of R_T over the 6 paper policies: L4 {cv['L4']:.3f}, "
-                    f"L5 {cv['L5']:.3f}, L6 {cv['L6']:.3f} "
-                    f"| **{'reproduced' if ok else 'not reproduced'}** |")
-    timing = [st.timing_order(data[pid]) for pid in CLAIMS if pid in data]
-    if timing:
-        ata = sum(t["ata_slowest"] for t in timing)
-        moma = sum(t["moma_fastest"] for t in timing)
-        n = len(timing) * 2
-        rows.append("| Complexity: ATA slowest (re-truncates the history every round), MoMA "
-                    "fastest (one update per epoch) | panels × presets where ATA is the slowest of "
-                    f"the three: {ata}/{n}; MoMA the fastest: {moma}/{n} "
-                    f"| **{'reproduced' if ata == n and moma == n else 'partly'}** |")
+    rows = ["| claim (specs/ldp-bo.md §7) | statistic | claim holds |", "|---|---|---|"]
+    for u in verdicts.text_claims(data):
+        rows.append(f"| {u['fig']}: {u['claim']} | {u['stat']} | "
+                    f"{'yes' if u['verdict'] == 'reproduced' else 'no'} |")
     return "\n".join(rows)
 
 
@@ -108,9 +99,9 @@ def eps_pairs(data):
 
 
 def why_table(data, kind):
-    rows = ["| instance | policy | R_T mean ± sd | R_T / random | paired wins vs random "
+    rows = ["| instance | policy | R_T mean ± sd | R_T / random | vs random: paired wins, rule "
             "| seconds |", "|---|---|---|---|---|---|"]
-    for inst in ("synthetic", "light", "stock"):
+    for inst in ("synthetic", "matern", "matern-ata", "light", "stock"):
         s = data.get(f"why-{kind}-{inst}")
         if s is None:
             continue
@@ -118,7 +109,10 @@ def why_table(data, kind):
         rand = st.policy(s, "Uniform random (baseline)")
         for p in s["policies"]:
             c = p["cumulative_regret"]
-            wins = st.paired_wins(p, rand) if p is not rand else "–"
+            wins = "–"
+            if p is not rand:
+                cr = st.vr.paired(st.runs(p), st.runs(rand))
+                wins = f"{cr.wins}/{cr.n}, {cr.word}"
             rows.append(f"| {inst} | {p['label']} | {st.fmt(c['mean'])} ± {st.fmt(c['sd'])} "
                         f"| {c['mean'] / rnd:.3f} | {wins} | {p['seconds']:.1f} |")
     if len(rows) == 2:
@@ -130,7 +124,7 @@ def scales_table(data):
     rows = ["| instance | ϵ | 𝓛 = 2(B+R)/ϵ | reward noise sd | mean gap of random play "
             "| se of an arm mean, all T/N plays (TGP) | se of MoMA's kept replicate (T/(kN) plays) "
             "| β_TGP(T) | β_MoMA |", "|---|---|---|---|---|---|---|---|---|"]
-    for inst in ("synthetic", "light", "stock"):
+    for inst in ("synthetic", "matern", "light", "stock"):
         s = data.get(f"why-eps-{inst}")
         if s is None:
             continue
@@ -169,7 +163,8 @@ def main(argv):
              "WHY_TRUNC": why_table(data, "trunc"), "WHY_CLIP": why_table(data, "clip"),
              "WHY_SAMPLER": why_table(data, "sampler"),
              "SCALE": scale_table(data), "SCALES": scales_table(data),
-             "REGIME": regime.regime_text(data)}
+             "REGIME": regime.regime_text(data),
+             "VERDICTS": st.vr.table(verdicts.units())}
     text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], text)
     code, wrote = check_or_write(os.path.join(HERE, "README.md"), text, argv)
     if wrote:

@@ -101,6 +101,27 @@ def main():
                 c["T"] = T_long + 1
                 c["description"] = cfg["description"].replace(f"T = {T}", f"T = {T_long}")
                 write(c, f"{fig}-{dataset}-T{T_long}.json")
+        if dataset == "branin":  # issue #33: the paper starts each run from "a different set
+            # of initializations"; this protocol from one point (spec D6). The same Fig. 3 runs
+            # from 5 uniform initial indices (T counts them: 50 UCB steps after them).
+            c = json.loads(json.dumps(cfg))
+            c["name"] = f"po-{fig}-{dataset}-init5"
+            c["T"] = T + 5
+            for p in c["policies"]:
+                p["n_init"] = 5
+            c["description"] = cfg["description"].replace("n_init = 1", "n_init = 5")
+            write(c, f"{fig}-{dataset}-init5.json")
+        if dataset == "property":  # issue #33: does more exploration help non-private GP-UCB on
+            # the look-alike (the stated reason why the ELSE branch's distance inflation helps)?
+            c = base(f"po-{fig}-{dataset}-beta", dataset, f"non-private GP-UCB on {dataset} with "
+                     f"beta_t scaled by 1, 2, 4, 8 beside PO r = {fig_r} eps = e^{fig_eps[-1]} "
+                     f"(ELSE); T = {T} UCB steps after n_init = 1")
+            c["policies"] += [{"type": "po_gp_ucb", "label": f"GP-UCB on X beta x{k}",
+                               "curator": False,
+                               "beta": {"type": "srinivas", "delta": 0.025, "scale": k}}
+                              for k in (2, 4, 8)]
+            c["policies"].append(po(dataset, fig_eps[-1], fig_r, f"PO r={fig_r} eps=e^{fig_eps[-1]}"))
+            write(c, f"{fig}-{dataset}-beta.json")
         if dataset == "property":  # the spec's smoother look-alike, for comparison
             c = json.loads(json.dumps(cfg))
             c["name"] = f"po-{fig}-{dataset}-like"

@@ -12,6 +12,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from readme_io import check_or_write  # noqa: E402
 import results_table  # noqa: E402
+import verdict_rule as vr  # noqa: E402
+import verdicts  # noqa: E402
 
 # The paper's figures (simple regret vs iteration) and the Branin horizon study.
 FIGURES = [("fig2a-synthetic", "Fig. 2a synthetic GP, r = 10"),
@@ -73,6 +75,7 @@ def main(argv):
         text = f.read()
     text = text.replace("{{TABLE}}", tables_text(results))
     text = text.replace("{{RUNTIME}}", runtime_minutes(data))
+    text = text.replace("{{VERDICTS}}", vr.table(verdicts.units()))
     code, wrote = check_or_write(os.path.join(HERE, "README.md"), text, argv)
     if wrote:
         plots(data)

@@ -9,7 +9,7 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/gpbandit}
 [ $# -gt 0 ] && shift
-names=${*:-"table1-synthetic table2-synthetic table3-synthetic fig2a-synthetic table10-branin table11-branin table12-branin fig3-branin fig3-branin-T100 fig3-branin-T200 table7-property table8-property table9-property fig2c-property fig2c-property-like table4-loans table5-loans table6-loans fig2b-loans"}
+names=${*:-"table1-synthetic table2-synthetic table3-synthetic fig2a-synthetic table10-branin table11-branin table12-branin fig3-branin fig3-branin-T100 fig3-branin-T200 fig3-branin-init5 table7-property table8-property table9-property fig2c-property fig2c-property-like fig2c-property-beta table4-loans table5-loans table6-loans fig2b-loans"}
 draws=${DRAWS:-"0 1 2 3 4"}
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3  # the Debian one has matplotlib

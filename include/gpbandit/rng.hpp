@@ -81,6 +81,8 @@ GPB_HD inline double u64_to_open01(std::uint64_t x) {
 }  // namespace detail
 
 /// A sequential view of one stream: the n-th call returns draw n. Copyable value type.
+///
+/// Thread safety: a value; one Rng per thread (draws advance its position).
 class Rng {
  public:
   /// The stream (seed, run, stream), positioned at draw `start`.

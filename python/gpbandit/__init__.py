@@ -8,10 +8,16 @@ truncated). ``Domain.from_rows`` copies the points once into the domain, which o
 returns a read-only view valid until the next update.
 
 Errors raise ``gpbandit.Error`` subclasses: ``InvalidArgument`` (also a ``ValueError``),
-``IoError`` (also an ``OSError``), ``NumericalError``, ``CudaError``, ``NoCudaBuildError``;
-arguments of the wrong type raise a one-line ``TypeError`` naming the argument.
+``IoError`` (also an ``OSError``), ``NumericalError``, ``CudaError``, ``NoCudaBuildError``,
+``RankFailure`` (a rank of a sharded job died or hung: ``failed_rank`` names it); arguments of
+the wrong type raise a one-line ``TypeError`` naming the argument.
+
+Under MPI (``Context(comm=MPI.COMM_WORLD)``), once a ``RankFailure`` was raised the process ends
+the whole job at exit (``MPI_Abort``) instead of waiting in ``MPI_Finalize`` for the lost rank;
+``python3 -m mpi4py script.py`` also aborts on any uncaught exception.
 """
 
+import atexit as _atexit
 import json as _json
 import os as _os
 
@@ -40,16 +46,20 @@ from ._gpbandit import (  # noqa: E402,F401
     InvalidArgument,
     IoError,
     Kernel,
+    ModelWarning,
     NoCudaBuildError,
     NoiseSource,
     NumericalError,
+    PerformanceWarning,
     Policy,
     PolicySummary,
     PoRelease,
+    RankFailure,
     ScaleNoiseFit,
     TanimotoFeatures,
     __version__,
     clip,
+    config_kind,
     fingerprint_kernel_matrix,
     fit_scale_and_noise,
     kernel_matrix,
@@ -68,7 +78,11 @@ from ._gpbandit import (  # noqa: E402,F401
     secure_source,
     seeded_source,
 )
-from ._gpbandit import _make_policy  # noqa: E402
+from ._gpbandit import _abort_if_rank_failed, _make_policy  # noqa: E402
+
+# Registered at import, so it runs before mpi4py's MPI_Finalize (a Py_AtExit hook, which runs
+# after every atexit function): after a RankFailure that finalize would wait for ever.
+_atexit.register(_abort_if_rank_failed)
 from .optimizer import Best, OptimizeResult, Optimizer, Suggestion, minimize  # noqa: E402,F401
 
 
@@ -113,20 +127,46 @@ def make_policy(type, *, context, domain, kernel, runs=1, horizon=100, seed=0,
                         reward_moment, label)
 
 
+def _config_text(config):
+    """(text, source, base folder) of a config path or dict."""
+    if isinstance(config, dict):
+        return _json.dumps(config), "<python dict>", _os.getcwd()
+    if not isinstance(config, (str, _os.PathLike)):
+        raise TypeError("config: expected a path, a dict, an ExperimentConfig or an Experiment, "
+                        f"got {type(config).__name__}")
+    path = _os.fspath(config)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise IoError(f"cannot read config file '{path}': {why}") from None
+    return text, path, _os.path.dirname(path) or "."
+
+
 def run(config, out_dir="", **options):
     """Runs an experiment from a config file path or a config dict (the CLI's JSON format).
 
     Any family (finite, dp-gibo, fed-pne). ``options`` are those of ``run_experiment`` (resume,
     force, progress, plot, backend, runs, seed). Returns an ExperimentResult; outputs go to
-    ``out_dir`` (default results/<name>).
+    ``out_dir`` (default results/<name>). An optimizer config (``gpbandit list optimizer``)
+    has no experiment to run: it raises InvalidArgument saying how to drive it
+    (``Optimizer.from_config``, or ``gpbandit run`` for one with a command objective).
     """
-    if isinstance(config, dict):
-        cfg = parse_experiment(_json.dumps(config), "<python dict>", _os.getcwd())
-    elif isinstance(config, (ExperimentConfig, Experiment)):
-        cfg = config
-    else:
-        cfg = load_experiment(_os.fspath(config))
-    return run_experiment(cfg, out_dir, **options)
+    if isinstance(config, (ExperimentConfig, Experiment)):
+        return run_experiment(config, out_dir, **options)
+    text, source, base = _config_text(config)
+    kind = config_kind(text)
+    if kind == "optimizer":
+        raise InvalidArgument(
+            f"{source}: an optimizer config (no experiment to run): build it with "
+            "gpbandit.Optimizer.from_config(path) and drive it with ask/tell, or minimize()")
+    if kind == "command":
+        raise InvalidArgument(
+            f"{source}: a command-objective config: run it with the CLI, gpbandit run "
+            f"{source if source != '<python dict>' else 'CONFIG.json'} (or drive "
+            "Optimizer.from_config from Python with your function)")
+    return run_experiment(parse_experiment(text, source, base), out_dir, **options)
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

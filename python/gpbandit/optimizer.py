@@ -60,22 +60,7 @@ def _domain_spec(domain, n_candidates, domain_seed):
     if isinstance(domain, Domain):
         return DomainSpec.from_rows(np.asarray(domain.points).T)
     if isinstance(domain, dict):
-        spec = dict(domain)
-        kind = spec.pop("type", None)
-        makers = {
-            "grid": lambda lower, upper, counts: DomainSpec.grid(lower, upper, counts),
-            "sobol": lambda lower, upper, count, seed=0: DomainSpec.sobol(lower, upper, count,
-                                                                           seed),
-            "csv": lambda path: DomainSpec.from_file(os.fspath(path)),
-            "npy": lambda path: DomainSpec.from_file(os.fspath(path)),
-            "points": lambda points: DomainSpec.from_rows(points),
-        }
-        if kind not in makers:
-            raise _invalid(f"domain.type: expected one of {', '.join(makers)}, got {kind!r}")
-        try:
-            return makers[kind](**spec)
-        except TypeError as e:
-            raise _invalid(f"domain ({kind}): {e}") from None
+        return _dict_domain(domain)
     if _is_box(domain):
         lower = [float(b[0]) for b in domain]
         upper = [float(b[1]) for b in domain]
@@ -84,6 +69,39 @@ def _domain_spec(domain, n_candidates, domain_seed):
         return DomainSpec.from_rows(domain)
     raise TypeError("domain: expected a DomainSpec, Domain, dict, a list of (low, high) pairs, "
                     f"a NumPy array of candidates or a .csv/.npy path, got {type(domain).__name__}")
+
+
+# The keys of each dict domain type: (required, optional).
+_DOMAIN_KEYS = {
+    "grid": (("lower", "upper", "counts"), ()),
+    "sobol": (("lower", "upper", "count"), ("seed",)),
+    "csv": (("path",), ()),
+    "npy": (("path",), ()),
+    "points": (("points",), ()),
+}
+
+
+def _dict_domain(domain):
+    """A DomainSpec from a dict in the config format, every key checked by name."""
+    spec = dict(domain)
+    kind = spec.pop("type", None)
+    if kind not in _DOMAIN_KEYS:
+        raise _invalid(f"domain.type: expected one of {', '.join(_DOMAIN_KEYS)}, got {kind!r}")
+    required, optional = _DOMAIN_KEYS[kind]
+    for key in spec:
+        if key not in required + optional:
+            raise _invalid(f"domain.{key}: unknown key for type '{kind}' (allowed: "
+                           f"{', '.join(('type',) + required + optional)})")
+    for key in required:
+        if key not in spec:
+            raise _invalid(f"domain.{key}: required for type '{kind}'")
+    if kind == "grid":
+        return DomainSpec.grid(spec["lower"], spec["upper"], spec["counts"])
+    if kind == "sobol":
+        return DomainSpec.sobol(spec["lower"], spec["upper"], spec["count"], spec.get("seed", 0))
+    if kind == "points":
+        return DomainSpec.from_rows(spec["points"])
+    return DomainSpec.from_file(os.fspath(spec["path"]))
 
 
 def _invalid(message):
@@ -97,7 +115,10 @@ def _box_widths(spec):
     if spec.kind in ("grid", "sobol"):
         width = np.asarray(spec.upper, float) - np.asarray(spec.lower, float)
     else:
-        width = np.ptp(np.asarray(spec.points), axis=0)
+        points = np.asarray(spec.points)
+        if points.shape[0] == 0:
+            raise _invalid(f"domain: no candidates (an array of shape {points.shape})")
+        width = np.ptp(points, axis=0)
     return np.where(width > 0, width, 1.0)
 
 
@@ -160,8 +181,18 @@ class Optimizer:
     marginal likelihood after every k observations (``fit``: min_observations, ard, restarts,
     max_rows, normalize). ``backend``: "auto", "cpu" or "cuda".
 
+    Told points outside the candidates' bounding box are refused (an ``InvalidArgument`` naming
+    the point) unless ``allow_outside``; a told point within ``match_tolerance`` (relative to the
+    candidates' extent) of an outstanding ask answers that ask, so points printed with 6
+    significant digits still count as the candidates asked for.
+
     The state pickles (``pickle.dumps(opt)``), and ``save``/``load``/``state_dict`` keep it in a
     file or a dict: a loaded optimizer continues with exactly the choices of the original.
+
+    Threads: one Optimizer may be shared between threads; its calls are serialised by a lock in
+    the C++ core (and release the GIL while they wait and work). Warnings: a suggestion that
+    repeats an observed candidate issues ``gpbandit.ModelWarning``; a posterior that does not fit
+    the memory budget issues ``gpbandit.PerformanceWarning``.
     """
 
     def __init__(self, domain, kernel="matern52", *, lengthscale=None, variance=1.0,
@@ -169,7 +200,7 @@ class Optimizer:
                  features=1024, minimize=False, initial_points=0, distinct=True,
                  random_ties=True, seed=0, fit_every=None, fit=None, n_candidates=4096,
                  domain_seed=0, backend="auto", threads=0, memory_budget_bytes=0,
-                 capacity=256):
+                 capacity=256, allow_outside=False, match_tolerance=1e-5):
         """Builds the candidate set, the surrogate and an empty posterior (options: see the
         class docstring). Raises InvalidArgument naming a bad option."""
         spec = _domain_spec(domain, n_candidates, domain_seed)
@@ -179,7 +210,8 @@ class Optimizer:
         self._core = OptimizerCore(
             spec, _kernel(kernel, lengthscale, variance, spec), noise_variance, acquisition,
             _beta(beta), xi, exact_max, features, minimize, initial_points, distinct, random_ties,
-            seed, _fit(fit, fit_every), backend, threads, memory_budget_bytes, capacity)
+            seed, _fit(fit, fit_every), backend, threads, memory_budget_bytes, capacity,
+            allow_outside, match_tolerance)
 
     @classmethod
     def _wrap(cls, core):
@@ -221,6 +253,22 @@ class Optimizer:
             raise TypeError("points_or_indices: expected candidate indices (integer dtype) or "
                             f"points (float dtype), got {arr.dtype}")
         return self
+
+    def forget(self, points_or_indices=None):
+        """Releases outstanding asks that will never be told (a failed or abandoned evaluation):
+        every one when ``points_or_indices`` is None, else those of the given candidate indices
+        (integer dtype) or points (float dtype, matched as ``tell`` matches them). Later asks may
+        choose those candidates again. Returns how many asks were released; raises
+        InvalidArgument naming an index or point with no outstanding ask (nothing released)."""
+        if points_or_indices is None:
+            return self._core.forget_all()
+        arr = np.asarray(points_or_indices)
+        if arr.dtype.kind in "iu" and arr.ndim <= 1:
+            return self._core.forget_indices(arr.reshape(-1))
+        if arr.dtype.kind in "iuf":
+            return self._core.forget_points(self._as_rows(arr, "points"))
+        raise TypeError("points_or_indices: expected candidate indices (integer dtype) or "
+                        f"points (float dtype), got {arr.dtype}")
 
     def _as_rows(self, arr, what):
         """m×d rows from an m×d array, one point of d values, or (d = 1) m values."""

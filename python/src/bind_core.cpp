@@ -55,7 +55,9 @@ void bind_context(py::module_& m) {
           "backend 'cuda' raises NoCudaBuildError in a CPU build and CudaError (saying what is "
           "missing) without a driver or GPU; threads = 0 uses every core; precision 'mixed' "
           "stores the CUDA posterior in float with double accumulation; memory_budget_bytes = 0 is "
-          "automatic: 4 GiB on the CPU, 75% of the free device memory on CUDA. comm: an mpi4py "
+          "automatic: 75% of the available host memory on the CPU (MemAvailable, within the cgroup "
+          "limit), 75% of "
+          "the free device memory on CUDA. comm: an mpi4py "
           "communicator (under mpirun): every FinitePosterior on this context is sharded over its "
           "ranks (rank q holds candidates [N·q/K, N·(q+1)/K)); every rank must then call the "
           "posterior's methods in the same order with the same arguments, and gets the same "
@@ -208,8 +210,20 @@ void bind_kernel(py::module_& m) {
                   "Linear kernel v·(x·x' + offset)")
       .def_static("polynomial", &Kernel::polynomial, py::arg("degree"), py::arg("variance") = 1.0,
                   py::arg("offset") = 1.0, "Polynomial kernel v·(x·x' + offset)^degree")
-      .def_static("precomputed", &Kernel::precomputed, py::arg("matrix"),
-                  "A given symmetric N×N matrix; points are candidate indices (Domain.indices)")
+      .def_static(
+          "precomputed",
+          [](Eigen::MatrixXd matrix, bool check_psd) {
+            Kernel k = Kernel::precomputed(std::move(matrix));
+            if (check_psd) {
+              py::gil_scoped_release release;  // O(N³)
+              check_positive_semidefinite(*k.matrix(), "matrix");
+            }
+            return k;
+          },
+          py::arg("matrix"), py::arg("check_psd") = true,
+          "A given symmetric N×N matrix; points are candidate indices (Domain.indices). "
+          "It must be positive semi-definite, as a covariance: checked (one O(N³) Cholesky "
+          "factorisation, as the config reader does) unless check_psd=False")
       .def_property_readonly(
           "type", [](const Kernel& k) { return kernel_type_name(k.type()); },
           "The family: se, matern12, matern32, matern52, linear, polynomial or precomputed")

@@ -128,8 +128,7 @@ void bind_experiment(py::module_& m) {
                 bool progress, bool plot, std::optional<std::string> backend,
                 std::optional<int> runs, std::optional<std::uint64_t> seed) {
         const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
-        py::gil_scoped_release release;
-        return run_experiment(config, o);
+        return without_gil(1, [&] { return run_experiment(config, o); });
       },
       py::arg("config"), py::arg("out_dir") = "", py::arg("resume") = false,
       py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
@@ -141,8 +140,7 @@ void bind_experiment(py::module_& m) {
                 bool progress, bool plot, std::optional<std::string> backend,
                 std::optional<int> runs, std::optional<std::uint64_t> seed) {
         const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
-        py::gil_scoped_release release;
-        return run_experiment(e, o);
+        return without_gil(1, [&] { return run_experiment(e, o); });
       },
       py::arg("experiment"), py::arg("out_dir") = "", py::arg("resume") = false,
       py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,

@@ -203,15 +203,20 @@ std::string optimizer_repr(const Optimizer& o) {
          " pending=" + std::to_string(o.pending().size()) + ">";
 }
 
-void bind_optimizer_methods(py::class_<Optimizer>& c) {
+/// A getter of an Optimizer value, run with the GIL released (it waits for the object's lock).
+template <typename R>
+auto getter(R (Optimizer::*method)() const) {
+  return [method](const Optimizer& o) {
+    py::gil_scoped_release release;
+    return (o.*method)();
+  };
+}
+
+void bind_optimizer_calls(py::class_<Optimizer>& c) {
   c.def(
        "ask",
        [](Optimizer& o, int q) {
-         AskResult a;
-         {
-           py::gil_scoped_release release;
-           a = o.ask(q);
-         }
+         const AskResult a = without_gil(2, [&] { return o.ask(q); });
          py::array_t<std::int64_t> index(static_cast<py::ssize_t>(a.indices.size()));
          std::copy(a.indices.begin(), a.indices.end(), index.mutable_data());
          return py::make_tuple(py::cast(a.points), index);
@@ -223,8 +228,7 @@ void bind_optimizer_methods(py::class_<Optimizer>& c) {
             const auto i = index_arg(index, 0, o.domain().size(), "index");
             const auto v = real_arg(y, i.size(), "y");
             std::vector<double> values(v.data(), v.data() + v.size());
-            py::gil_scoped_release release;
-            o.tell(i, values);
+            without_gil(2, [&] { o.tell(i, values); });
           },
           py::arg("index"), py::arg("y"), "Tells y[i] observed at candidate index[i]")
       .def(
@@ -233,44 +237,53 @@ void bind_optimizer_methods(py::class_<Optimizer>& c) {
             const Eigen::MatrixXd x = rows_arg(points, "points");
             const auto v = real_arg(y, static_cast<std::size_t>(x.rows()), "y");
             std::vector<double> values(v.data(), v.data() + v.size());
-            py::gil_scoped_release release;
-            o.tell(x, values);
+            without_gil(2, [&] { o.tell(x, values); });
           },
           py::arg("points"), py::arg("y"),
           "Tells y[i] observed at row i of the m×d points (candidates or any other points)")
       .def(
+          "forget_all", [](Optimizer& o) { return without_gil(2, [&] { return o.forget_all(); }); },
+          "Releases every outstanding ask; returns how many")
+      .def(
+          "forget_indices",
+          [](Optimizer& o, const py::handle& index) {
+            const auto i = index_arg(index, 0, o.domain().size(), "index");
+            return without_gil(2, [&] { return o.forget(i); });
+          },
+          py::arg("index"),
+          "Releases one outstanding ask of each candidate index; returns how many")
+      .def(
+          "forget_points",
+          [](Optimizer& o, const py::handle& points) {
+            const Eigen::MatrixXd x = rows_arg(points, "points");
+            return without_gil(2, [&] { return o.forget(x); });
+          },
+          py::arg("points"), "Releases the outstanding asks of the m×d points; returns how many")
+      .def(
           "predict",
           [](const Optimizer& o, const py::handle& points) {
             const Eigen::MatrixXd x = rows_arg(points, "X");
-            Prediction p;
-            {
-              py::gil_scoped_release release;
-              p = o.predict(x);
-            }
-            return prediction(p);
+            return prediction(without_gil(2, [&] { return o.predict(x); }));
           },
           py::arg("X"), "(mean, variance) of f at the m×d points X")
       .def(
           "predict_candidates",
           [](const Optimizer& o) {
-            Prediction p;
-            {
-              py::gil_scoped_release release;
-              p = o.predict_candidates();
-            }
-            return prediction(p);
+            return prediction(without_gil(2, [&] { return o.predict_candidates(); }));
           },
           "(mean, variance) of f at every candidate")
-      .def("fit_hyperparameters", &Optimizer::fit_hyperparameters,
-           py::call_guard<py::gil_scoped_release>(),
-           "Fits lengthscales, kernel variance and noise by marginal likelihood; rebuilds the "
-           "posterior")
-      .def_property_readonly(
-          "kernel", [](const Optimizer& o) { return o.options().kernel; },
-          "The current (possibly fitted) kernel")
-      .def_property_readonly(
-          "noise_variance", [](const Optimizer& o) { return o.options().noise_variance; },
-          "The current (possibly fitted) noise variance, in the model's units")
+      .def(
+          "fit_hyperparameters",
+          [](Optimizer& o) { return without_gil(2, [&] { return o.fit_hyperparameters(); }); },
+          "Fits lengthscales, kernel variance and noise by marginal likelihood; rebuilds the "
+          "posterior");
+}
+
+void bind_optimizer_state(py::class_<Optimizer>& c) {
+  c.def_property_readonly("kernel", getter(&Optimizer::kernel),
+                          "The current (possibly fitted) kernel")
+      .def_property_readonly("noise_variance", getter(&Optimizer::noise_variance),
+                             "The current (possibly fitted) noise variance, in the model's units")
       .def_property_readonly(
           "domain", [](const Optimizer& o) { return o.options().domain; },
           "The candidate set's DomainSpec")
@@ -281,41 +294,52 @@ void bind_optimizer_methods(py::class_<Optimizer>& c) {
       .def_property_readonly(
           "backend", [](const Optimizer& o) { return o.context().describe(); },
           "The backend the engine runs on")
-      .def_property_readonly("num_observations", &Optimizer::num_observations,
+      .def_property_readonly("num_observations", getter(&Optimizer::num_observations),
                              "Observations told so far")
-      .def_property_readonly("observed_points", &Optimizer::observed_points,
+      .def_property_readonly("observed_points", getter(&Optimizer::observed_points),
                              "The observed points, one per row, in tell order")
-      .def_property_readonly("observed_values", &Optimizer::observed_values,
+      .def_property_readonly("observed_values", getter(&Optimizer::observed_values),
                              "The observed y, as told, in tell order")
-      .def_property_readonly("observed_indices", &Optimizer::observed_indices,
+      .def_property_readonly("observed_indices", getter(&Optimizer::observed_indices),
                              "Candidate index of each observation (-1 off the candidate set)")
-      .def_property_readonly("pending", &Optimizer::pending,
+      .def_property_readonly("pending", getter(&Optimizer::pending),
                              "Candidates asked for and not yet told, in ask order")
       .def(
           "best",
           [](const Optimizer& o) {
-            const BestObservation b = o.best();
+            const BestObservation b = getter(&Optimizer::best)(o);
             return py::make_tuple(py::cast(b.point), b.value, b.index, b.observation);
           },
           "(point, value, index, observation) of the best observation")
-      .def_property_readonly("fits", &Optimizer::fits, "Hyperparameter fits done so far")
-      .def_property_readonly("last_fit_error", &Optimizer::last_fit_error,
+      .def_property_readonly("fits", getter(&Optimizer::fits), "Hyperparameter fits done so far")
+      .def_property_readonly("last_fit_error", getter(&Optimizer::last_fit_error),
                              "Why the last automatic refit failed ('' when it did not)")
-      .def_property_readonly("y_offset", &Optimizer::y_offset,
+      .def_property_readonly("y_offset", getter(&Optimizer::y_offset),
                              "y = y_offset + y_scale·g maps the model's units g to y's")
-      .def_property_readonly("y_scale", &Optimizer::y_scale, "See y_offset")
+      .def_property_readonly("y_scale", getter(&Optimizer::y_scale), "See y_offset")
       .def_property_readonly(
           "minimize", [](const Optimizer& o) { return o.options().minimize; },
           "True when y is minimised")
-      .def("dumps", &Optimizer::dumps, "The whole state as JSON text")
-      .def("save", &Optimizer::save, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
-           "Writes the state atomically (JSON, or .npz when path ends in .npz)")
+      .def_property_readonly(
+          "allow_outside", [](const Optimizer& o) { return o.options().allow_outside; },
+          "True when told points outside the candidates' bounding box are accepted")
+      .def_property_readonly(
+          "match_tolerance", [](const Optimizer& o) { return o.options().match_tolerance; },
+          "Relative tolerance within which a told point answers an outstanding ask")
+      .def(
+          "dumps", [](const Optimizer& o) { return without_gil(2, [&] { return o.dumps(); }); },
+          "The whole state as JSON text")
+      .def(
+          "save",
+          [](const Optimizer& o, const std::string& path) {
+            without_gil(2, [&] { o.save(path); });
+          },
+          py::arg("path"), "Writes the state atomically (JSON, or .npz when path ends in .npz)")
       .def_static(
           "loads",
           [](const std::string& text, const std::optional<std::string>& backend) {
             const auto ctx = context_arg(backend);
-            py::gil_scoped_release release;
-            return Optimizer::loads(text, ctx);
+            return without_gil(2, [&] { return Optimizer::loads(text, ctx); });
           },
           py::arg("state"), py::arg("backend") = py::none(),
           "An optimizer from dumps() text (replays the posterior: bit-identical continuation)")
@@ -323,15 +347,17 @@ void bind_optimizer_methods(py::class_<Optimizer>& c) {
           "load",
           [](const std::string& path, const std::optional<std::string>& backend) {
             const auto ctx = context_arg(backend);
-            py::gil_scoped_release release;
-            return Optimizer::load(path, ctx);
+            return without_gil(2, [&] { return Optimizer::load(path, ctx); });
           },
           py::arg("path"), py::arg("backend") = py::none(), "An optimizer from a saved file")
       .def_static(
           "from_config",
-          [](const std::string& path) { return Optimizer(load_optimizer_config(path)); },
+          [](const std::string& path) {
+            return without_gil(2, [&] { return Optimizer(load_optimizer_config(path)); });
+          },
           py::arg("path"), "An optimizer from a config file (the CLI's `gpbandit init` format)")
-      .def("__repr__", &optimizer_repr);
+      .def("__repr__",
+           [](const Optimizer& o) { return without_gil(1, [&] { return optimizer_repr(o); }); });
 }
 
 }  // namespace
@@ -341,24 +367,32 @@ void bind_optimizer(py::module_& m) {
   bind_hyperfit(m);
   py::class_<Optimizer> c(m, "OptimizerCore",
                           "The C++ ask/tell optimizer behind gpbandit.Optimizer (use that)");
-  c.def(
-      py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
-                  const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
-                  int features, bool minimize, int initial_points, bool distinct, bool random_ties,
-                  std::uint64_t seed, const py::dict& fit, const std::string& backend, int threads,
-                  std::size_t memory_budget_bytes, int capacity) {
-        return Optimizer(make_options(domain, kernel, noise_variance, acquisition, beta, xi,
-                                      exact_max, features, minimize, initial_points, distinct,
-                                      random_ties, seed, fit, backend, threads, memory_budget_bytes,
-                                      capacity));
-      }),
-      py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
-      py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
-      py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
-      py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
-      py::arg("memory_budget_bytes"), py::arg("capacity"),
-      "Every option of gpbandit.Optimizer, validated by the engine");
-  bind_optimizer_methods(c);
+  c.def(py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
+                    const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
+                    int features, bool minimize, int initial_points, bool distinct,
+                    bool random_ties, std::uint64_t seed, const py::dict& fit,
+                    const std::string& backend, int threads, std::size_t memory_budget_bytes,
+                    int capacity, bool allow_outside, double match_tolerance) {
+          OptimizerOptions o =
+              make_options(domain, kernel, noise_variance, acquisition, beta, xi, exact_max,
+                           features, minimize, initial_points, distinct, random_ties, seed, fit,
+                           backend, threads, memory_budget_bytes, capacity);
+          o.allow_outside = allow_outside;
+          o.match_tolerance = match_tolerance;
+          return without_gil(3, [&] { return Optimizer(std::move(o)); });
+        }),
+        py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
+        py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
+        py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
+        py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
+        py::arg("memory_budget_bytes"), py::arg("capacity"), py::arg("allow_outside") = false,
+        py::arg("match_tolerance") = 1e-5,
+        "Every option of gpbandit.Optimizer, validated by the engine");
+  bind_optimizer_calls(c);
+  bind_optimizer_state(c);
+  m.def("config_kind", &config_kind, py::arg("json_text"),
+        "What a config is: 'command' (an optimizer config with an objective program), "
+        "'optimizer' (one without: Optimizer.from_config) or 'experiment' (a pipeline config)");
 }
 
 }  // namespace gpb::python

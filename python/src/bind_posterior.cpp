@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +54,10 @@ FinitePosterior* make_posterior(const Context& ctx, const Kernel& kernel, const 
   o.mode = parse_mode(mode);
   o.chunk = chunk;
   o.lazy = lazy;
-  return new FinitePosterior(ctx, kernel, domain, runs, o);
+  WarningCollector warnings(1);  // a posterior in recompute mode says so
+  auto p = std::make_unique<FinitePosterior>(ctx, kernel, domain, runs, o);
+  warnings.emit();
+  return p.release();
 }
 
 py::tuple ucb_argmax(const FinitePosterior& p, const py::handle& width, const py::object& excluded,

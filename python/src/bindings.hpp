@@ -8,11 +8,57 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "gpbandit/io/log.hpp"
 
 namespace gpb::python {
 
 namespace py = pybind11;
+
+/// Collects the library's warnings raised on this thread while it lives (bind_warnings.cpp), so
+/// that they are issued as Python warnings once the C++ call is done and the GIL is held again.
+class WarningCollector {
+ public:
+  /// `stacklevel` as for warnings.warn (1: the Python line that called the binding).
+  explicit WarningCollector(int stacklevel = 1);
+  ~WarningCollector();
+  WarningCollector(const WarningCollector&) = delete;
+  WarningCollector& operator=(const WarningCollector&) = delete;
+  /// Records one warning (called by the handler).
+  void record(WarningKind kind, const std::string& text);
+  /// Issues the recorded warnings (GIL held); stops collecting. @throws py::error_already_set
+  /// when a warnings filter turned one into an error.
+  void emit();
+
+ private:
+  int stacklevel_;
+  WarningCollector* previous_;
+  bool active_ = true;
+  std::vector<std::pair<WarningKind, std::string>> recorded_;
+};
+
+/// Calls f() with the GIL released, collecting the library's warnings, then issues them.
+template <typename F>
+auto without_gil(int stacklevel, F&& f) {
+  WarningCollector warnings(stacklevel);
+  if constexpr (std::is_void_v<decltype(f())>) {
+    {
+      py::gil_scoped_release release;
+      f();
+    }
+    warnings.emit();
+  } else {
+    auto result = [&] {
+      py::gil_scoped_release release;
+      return f();
+    }();
+    warnings.emit();
+    return result;
+  }
+}
 
 /// A 1-D array of exactly `n` elements (any size when n = 0) converted to T (no copy when it
 /// already is contiguous T).
@@ -52,6 +98,7 @@ void bind_policy(py::module_& m);       // Policy, make_policy
 void bind_privacy(py::module_& m);      // noise sources, clip, Laplace, CTL, PO curator
 void bind_experiment(py::module_& m);   // configs, run_experiment, registry
 void bind_optimizer(py::module_& m);    // DomainSpec, HyperFit, OptimizerCore
+void bind_warnings(py::module_& m);     // PerformanceWarning, ModelWarning, the warning handler
 void bind_fingerprint(py::module_& m);  // fingerprint domains, kernels, features, caches
 
 }  // namespace gpb::python

@@ -3,6 +3,8 @@
 // written in Python (make_policy, run, one-line argument errors).
 #include "bindings.hpp"
 #include "gpbandit/build_config.hpp"
+#include "gpbandit/comm/communicator.hpp"
+#include "gpbandit/comm/mpi_runtime.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::python {
@@ -32,8 +34,17 @@ void bind_errors(py::module_& m) {
   ns["__doc__"] = "A file that cannot be read or written (also an OSError)";
   static PyObject* io =
       type("IoError", py::make_tuple(error, builtins.attr("OSError")), ns).release().ptr();
+  ns["__doc__"] =
+      "A rank of a sharded job stopped taking part (died, hung, or fell more than the timeout "
+      "behind): raised by every live rank from the collective that timed out. failed_rank: the "
+      "rank that stopped responding (-1 when every rank answered); reporter: whether this rank is "
+      "the one that should print it (the lowest live rank). The communicator is unusable "
+      "afterwards; at exit the module ends the whole job (MPI_Abort) instead of letting "
+      "MPI_Finalize wait for the lost rank.";
+  static PyObject* rank_failure = type("RankFailure", py::make_tuple(error), ns).release().ptr();
   py::setattr(m, "InvalidArgument", invalid);
   py::setattr(m, "IoError", io);
+  py::setattr(m, "RankFailure", rank_failure);
   // Registered last, so tried before the translator of the base class Error.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -42,8 +53,18 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(invalid, e.what());
     } catch (const IoError& e) {
       PyErr_SetString(io, e.what());
+    } catch (const RankFailure& e) {
+      py::object exc = py::reinterpret_borrow<py::object>(rank_failure)(e.what());
+      exc.attr("failed_rank") = e.failed_rank();
+      exc.attr("reporter") = e.reporter();
+      PyErr_SetObject(rank_failure, exc.ptr());
     }
   });
+  m.def(
+      "_abort_if_rank_failed", [] { mpi::abort_if_rank_failed(1); },
+      "Ends the whole MPI job (MPI_Abort, exit code 1) if a RankFailure was raised in this "
+      "process; registered with atexit by the package, before mpi4py's MPI_Finalize would wait "
+      "for the lost rank for ever");
 }
 
 }  // namespace
@@ -55,6 +76,7 @@ PYBIND11_MODULE(_gpbandit, m) {
   m.attr("__version__") = GPB_VERSION;
   m.attr("HAS_CUDA") = GPB_HAS_CUDA != 0;
   gpb::python::bind_errors(m);
+  gpb::python::bind_warnings(m);
   gpb::python::bind_core(m);
   gpb::python::bind_posterior(m);
   gpb::python::bind_policy(m);

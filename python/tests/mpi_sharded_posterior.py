@@ -4,17 +4,13 @@ one-rank posterior over the same domain through the same GP-UCB loop (random tie
 pending rows, exclusion masks); the choices, scores, means and variances must be identical, bit
 for bit. N = 437 is not a multiple of 2 or 3. Exits 77 (ctest: skipped) when mpi4py is not installed for this
 Python."""
-import sys
+from mpi_support import mpi_or_skip
 
-try:
-    from mpi4py import MPI
-except ImportError:
-    print(f"SKIP: mpi4py is not installed for {sys.executable}")
-    sys.exit(77)
+MPI = mpi_or_skip()
 
-import numpy as np
+import numpy as np  # noqa: E402
 
-import gpbandit as g
+import gpbandit as g  # noqa: E402
 
 
 def main():

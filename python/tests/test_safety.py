@@ -1,10 +1,12 @@
 """Module safety: indices are never wrapped or truncated, wrong arguments give one-line errors,
 the CUDA request fails clearly, and the loaded libraries cannot pull a library from the current
 directory."""
+import json
 import os
 import re
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -257,3 +259,102 @@ def test_loaded_libraries_have_no_empty_or_relative_runpath():
         for entry in re.findall(r"Library (?:rpath|runpath): \[([^\]]*)\]", out):
             for p in entry.split(":"):
                 assert p.startswith("/") or p.startswith("$ORIGIN"), f"{path}: [{entry}]"
+
+
+# ---------------------------------------------------------------- asks, the box, warnings (#29)
+
+def grid_optimizer(**options):
+    return g.Optimizer({"type": "grid", "lower": [0, 0], "upper": [2, 3], "counts": [30, 30]},
+                       backend="cpu", **options)
+
+
+def test_forget_releases_asks_by_index_point_or_all():
+    opt = g.Optimizer({"type": "grid", "lower": [0], "upper": [1], "counts": [4]}, backend="cpu")
+    points, index = opt.ask(4)
+    with pytest.raises(g.InvalidArgument, match="only 0 of the 4 candidates"):
+        opt.ask()
+    assert opt.forget(index[:1]) == 1
+    assert opt.forget(np.round(points[1:2], 6)) == 1  # matched within the tolerance
+    with pytest.raises(g.InvalidArgument, match=r"^forget: index\[0\] = \d has no outstanding ask"):
+        opt.forget(index[:1])
+    assert len(opt.pending) == 2 and opt.forget() == 2 and len(opt.pending) == 0
+    assert len(opt.ask(4).indices) == 4
+
+
+def test_points_told_with_six_digits_answer_their_asks():
+    opt = grid_optimizer()
+    points, index = opt.ask(3)
+    rounded = np.array([[float(f"{v:.6g}") for v in row] for row in points])
+    assert not np.array_equal(rounded, points)
+    opt.tell(rounded, [1.0, 2.0, 3.0])
+    assert len(opt.pending) == 0
+    np.testing.assert_array_equal(np.sort(opt.observed_indices), np.sort(index))
+
+
+def test_points_outside_the_box_are_refused_unless_allowed():
+    opt = grid_optimizer()
+    with pytest.raises(g.InvalidArgument, match=r"point 1 = \(150, 2\) lies outside the "
+                                                r"candidates' bounding box: coordinate 0 = 150"):
+        opt.tell(np.array([[1.0, 2.0], [150.0, 2.0]]), [1.0, 2.0])
+    assert len(opt) == 0  # nothing recorded
+    loose = grid_optimizer(allow_outside=True)
+    loose.tell(np.array([[150.0, 2.0]]), [1.0])
+    assert loose.observed_indices.tolist() == [-1]
+
+
+def test_a_repeated_suggestion_warns_and_warnings_can_be_errors():
+    opt = g.Optimizer({"type": "grid", "lower": [0], "upper": [1], "counts": [3]},
+                      acquisition="ucb", beta=0.0, backend="cpu")
+    opt.tell([1], [5.0])  # the mean's maximum: β = 0 asks it again
+    with pytest.warns(g.ModelWarning, match=r"ask: suggests candidate 1 = \(0.5\), already "
+                                            r"observed 1 time"):
+        points, index = opt.ask()
+    assert index.tolist() == [1]
+    opt.forget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.ModelWarning)
+        with pytest.raises(g.ModelWarning):
+            opt.ask()
+    assert opt.pending.tolist() == [1]  # the ask was made; the warning came after it
+
+
+def test_a_posterior_in_recompute_mode_warns(ctx):
+    d = g.Domain.grid([0.0], [1.0], [2000])
+    small = g.Context("cpu", memory_budget_bytes=1000, threads=1)
+    with pytest.warns(g.PerformanceWarning, match=r"recompute mode"):
+        post = g.FinitePosterior(small, g.Kernel.se(0.3), d, capacity=10)
+    assert post.recompute_mode
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.FinitePosterior(small, g.Kernel.se(0.3), d, capacity=10, mode="recompute")  # asked for
+        g.FinitePosterior(ctx, g.Kernel.se(0.3), d, capacity=10)  # fits: no warning
+    with pytest.warns(g.PerformanceWarning, match=r"optimizer: the posterior over 2000 points"):
+        g.Optimizer(np.linspace(0, 1, 2000)[:, None], backend="cpu", memory_budget_bytes=1000)
+
+
+def test_the_automatic_cpu_budget_follows_the_available_memory():
+    with open("/proc/meminfo") as f:
+        avail = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable"))
+    budget = g.Context("cpu").memory_budget_bytes
+    # 75 % of what was available when the Context was built (which moves a little meanwhile).
+    assert 0.5 * avail < budget < 0.9 * avail, (budget, avail)
+
+
+def test_precomputed_kernels_must_be_positive_semidefinite():
+    with pytest.raises(g.InvalidArgument, match=r"^matrix is not positive semi-definite: "
+                                                r"smallest eigenvalue -1 "):
+        g.Kernel.precomputed(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    assert g.Kernel.precomputed(np.array([[1.0, 2.0], [2.0, 1.0]]), check_psd=False).type
+    assert g.Kernel.precomputed(np.array([[2.0, 0.5], [0.5, 1.0]])).type == "precomputed"
+
+
+def test_run_says_what_to_do_with_optimizer_and_command_configs(tmp_path):
+    opt = {"domain": {"type": "grid", "lower": [0], "upper": [1], "counts": [5]}}
+    with pytest.raises(g.InvalidArgument, match=r"an optimizer config .*Optimizer\.from_config"):
+        g.run(opt)
+    cmd = dict(opt, T=3, objective={"type": "command", "cmd": ["true"]})
+    with pytest.raises(g.InvalidArgument, match=r"a command-objective config: run it with the "
+                                                r"CLI, gpbandit run"):
+        g.run(cmd)
+    assert g.config_kind(json.dumps(cmd)) == "command"
+    assert g.config_kind(json.dumps(opt)) == "optimizer"

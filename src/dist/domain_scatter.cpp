@@ -10,6 +10,7 @@
 
 #include "comm/communicator_impl.hpp"
 #include "gpbandit/error.hpp"
+#include "io/npy.hpp"
 
 namespace gpb::detail {
 
@@ -63,6 +64,76 @@ Domain scatter_csv_domain(const Communicator& comm, const std::string& path) {
   comm.impl().scatterv(q == 0 ? whole.points().data() : nullptr, counts.data(), mine.data(),
                        "the CSV domain's slices");
   whole = Domain::indices(1);  // rank 0 frees the file's points
+  return Domain::from_slice(std::move(mine), b, n);
+}
+
+namespace {
+
+/// Every rank's outcome of one step (`failure` set where it threw), agreed on: when any rank
+/// failed, every rank throws InvalidArgument with the message of the lowest failing rank (its
+/// first 1023 bytes, delivered by one bitwise-OR reduction), so that whichever rank reports it
+/// prints the real reason. One allreduce, two when a rank failed.
+void agree_on_failure(const Communicator& comm, const std::exception_ptr& failure,
+                      const char* what) {
+  const int k = comm.size();
+  int lowest = failure ? k - comm.rank() : 0;  // the maximum names the lowest failing rank
+  comm.impl().allreduce_max(&lowest, 1, what);
+  if (lowest == 0) return;
+  constexpr std::size_t kWords = 128;
+  std::vector<std::uint64_t> words(kWords, 0);
+  if (k - lowest == comm.rank()) {
+    std::string message;
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    std::memcpy(words.data(), message.data(), std::min(message.size(), kWords * 8 - 1));
+  }
+  comm.impl().allreduce_or(words.data(), static_cast<int>(kWords), what);
+  const char* text = reinterpret_cast<const char*>(words.data());
+  throw InvalidArgument(std::string(text, strnlen(text, kWords * 8 - 1)));
+}
+
+}  // namespace
+
+Domain read_npy_domain_slice(const Communicator& comm, const std::string& path) {
+  const int k = comm.size();
+  std::exception_ptr failure;
+  long long n = 0, d = 0;
+  try {
+    const auto shape = npy_points_shape(path);
+    GPB_EXPECTS(shape.first <= INT_MAX,
+                path << ": N = " << shape.first << " candidates exceeds the limit " << INT_MAX);
+    GPB_EXPECTS(shape.second <= INT_MAX, path << ": d = " << shape.second << " is too large");
+    n = shape.first;
+    d = shape.second;
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree_on_failure(comm, failure, "the .npy domain's header");
+  // Every rank must see the same file: the maxima of (N, d) and of (−N, −d) agree then.
+  int shape[4] = {static_cast<int>(n), static_cast<int>(d), -static_cast<int>(n),
+                  -static_cast<int>(d)};
+  comm.impl().allreduce_max(shape, 4, "the .npy domain's shape");
+  if (shape[0] != -shape[2] || shape[1] != -shape[3]) {
+    throw InvalidArgument(path + ": the ranks see different files (N from " +
+                          std::to_string(-shape[2]) + " to " + std::to_string(shape[0]) +
+                          "); put it on a file system every rank shares");
+  }
+  if (k > n) {
+    throw InvalidArgument(std::to_string(k) + " MPI ranks for N = " + std::to_string(n) +
+                          " candidates: every rank needs at least one (run with at most " +
+                          std::to_string(n) + " ranks)");
+  }
+  const auto [b, e] = comm.slice(n);
+  Eigen::MatrixXd mine;
+  try {
+    mine = read_npy_points(path, b, e);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree_on_failure(comm, failure, "the .npy domain's slices");
   return Domain::from_slice(std::move(mine), b, n);
 }
 

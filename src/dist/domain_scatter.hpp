@@ -27,6 +27,15 @@ namespace gpb::detail {
 /// opened.
 Domain scatter_csv_domain(const Communicator& comm, const std::string& path);
 
+/// The .npy domain at `path` as this rank's slice [⌊N·q/K⌋, ⌊N·(q+1)/K⌋) (Domain::from_slice):
+/// every rank reads the header and then only its own rows (detail::read_npy_points), so the file
+/// must be on a file system every rank sees; nothing is scattered. A collective of comm's ranks
+/// (two agreements: on N and d, then on every slice having been read).
+/// @throws InvalidArgument on every rank, with the same message, when a rank cannot read the file
+/// or its rows (the lowest such rank's reason: the file and the row), when the ranks see files of
+/// different shapes, or when there are more ranks than candidates.
+Domain read_npy_domain_slice(const Communicator& comm, const std::string& path);
+
 /// Whether `domain` is a slice whose other candidates only their owners know (not a grid): then
 /// values_in_blocks and points_at communicate, and every rank must call them together.
 inline bool needs_owners(const Domain& domain) {

@@ -20,7 +20,8 @@
 //   "task": {"type": "normal_location", "d": 5, "n": 50, "centre": 1, "spread": 1,
 //            "lower": -3, "upper": 3}
 //         | {"type": "huber", "d": 4, "n": 100, "c": 1, "lower": -3, "upper": 3}
-//         | {"type": "gp_lengthscale", "d": 15, "n_train": 1000, "n": 1000}
+//         | {"type": "gp_lengthscale", "d": 15, "n_train": 1000, "n": 1000,
+//            "input_range": "scaled" | L}   inputs U[0, L]^d; "scaled" (default): L = √(15/d)
 //         | {"type": "svr_friedman", "p": 10, "n_train": 200, "n": 1000}   (d = p + 3; libsvm),
 //   "methods": [
 //     {"type": "dp_gibo", "label": "DP-GIBO", "mu": 1, "B": 3, "T": 25,
@@ -165,6 +166,18 @@ GiboOptions parse_gibo(const Reader& r, const std::string& type, int d) {
   return o;
 }
 
+/// task.input_range of gp_lengthscale: "scaled" (default, √(15/d), specs/dp-gibo.md §8) or a
+/// number > 0. @throws InvalidArgument naming task.input_range otherwise.
+double gp_input_range(const Reader& t, int d) {
+  if (!t.has("input_range")) return gp_lengthscale_scaled_range(d);
+  const json& v = t.raw("input_range");
+  if (v.is_string() && v.get<std::string>() == "scaled") return gp_lengthscale_scaled_range(d);
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+    t.fail("input_range", "must be \"scaled\" or a number > 0, got " + v.dump());
+  }
+  return v.get<double>();
+}
+
 void parse_task(Config& c, const Reader& top) {
   if (!top.has("task")) top.fail("task", "required");
   c.task = top.raw("task");
@@ -180,6 +193,7 @@ void parse_task(Config& c, const Reader& top) {
     t.fail("n", "must be >= 1 (n is the number of users), got " + std::to_string(c.users));
   if (t.num("lower", -3) >= t.num("upper", 3)) t.fail("lower", "must be below upper");
   if (t.has("n_train") && t.integer("n_train", 1) < 1) t.fail("n_train", "must be >= 1");
+  if (type == "gp_lengthscale") gp_input_range(t, c.dim);
 }
 
 void parse_method(const gpb::detail::Checker& chk, Config& c, const json& m, std::size_t i,
@@ -300,7 +314,8 @@ std::unique_ptr<Task> make_task(const Config& c, std::uint64_t seed) {
   if (type == "svr_friedman") {
     return make_svr_friedman(c.dim - 3, t.integer("n_train", 1000), c.users, seed);
   }
-  return make_gp_lengthscale(c.dim, t.integer("n_train", 1000), c.users, seed);
+  return make_gp_lengthscale(c.dim, t.integer("n_train", 1000), c.users, seed,
+                             gp_input_range(t, c.dim));
 }
 
 }  // namespace gpb::dpgibo::detail

@@ -36,7 +36,9 @@ void add_dpgibo_entries(std::vector<RegistryEntry>& r) {
                "GP-regression lengthscale tuning (GP-LS-d)",
                {{"d", "integer", kReq, "dimension (>= 1)"},
                 {"n", "integer", kReq, "users = validation points (>= 1)"},
-                {"n_train", "integer", "1000", "training points (>= 1)"}}});
+                {"n_train", "integer", "1000", "training points (>= 1)"},
+                {"input_range", "string|number", "\"scaled\"",
+                 "inputs U[0, L]^d: \"scaled\" = sqrt(15/d) (spec §8) or L > 0 (1: unit cube)"}}});
   r.push_back({"dpgibo_task",
                "svr_friedman",
                "SVR tuning on Friedman #1 (E-DP5; libsvm), d = p + 3",

@@ -119,13 +119,19 @@ class Huber final : public BoxTask {
 
 class GpLengthscale final : public BoxTask {
  public:
-  GpLengthscale(int d, int n_train, int n_val, std::uint64_t seed)
-      : BoxTask(d, -2.0, 2.0), Xt_(d, n_train), Xv_(d, n_val), yt_(n_train), yv_(n_val) {
+  GpLengthscale(int d, int n_train, int n_val, std::uint64_t seed, double input_range)
+      : BoxTask(d, -2.0, 2.0),
+        Xt_(d, n_train),
+        Xv_(d, n_val),
+        yt_(n_train),
+        yv_(n_val),
+        range_(input_range) {
     GPB_EXPECTS(n_train >= 1, "task.n_train: must be >= 1, got " << n_train);
     const int n = n_train + n_val;
     Rng rng(seed, 0, kTaskStream);
     Eigen::MatrixXd X(d, n);
-    for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rng.uniform();
+    // U[0, L]: the unit-cube draws scaled (L = 1 leaves them, and so the task, bit-identical).
+    for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = range_ * rng.uniform();
     // f ~ GP(0, SE ℓ=1, s²=1) at the n inputs: f = L z with L = chol(K + 1e-8 I).
     Eigen::MatrixXd K(n, n);
     for (int j = 0; j < n; ++j) {
@@ -145,7 +151,9 @@ class GpLengthscale final : public BoxTask {
   }
   std::string describe() const override {
     std::ostringstream os;
-    os << "gp_lengthscale(d=" << dim() << ", n_train=" << Xt_.cols() << ", n=" << users() << ")";
+    os << "gp_lengthscale(d=" << dim() << ", n_train=" << Xt_.cols() << ", n=" << users();
+    if (range_ != 1.0) os << ", inputs U[0, " << range_ << "]^d";
+    os << ")";
     return os.str();
   }
   int users() const override { return static_cast<int>(Xv_.cols()); }
@@ -178,6 +186,7 @@ class GpLengthscale final : public BoxTask {
  private:
   Eigen::MatrixXd Xt_, Xv_;
   Eigen::VectorXd yt_, yv_;
+  double range_;
 };
 
 }  // namespace
@@ -193,9 +202,17 @@ std::unique_ptr<Task> make_huber(int d, int n, double c, double lo, double hi, s
   return std::make_unique<Huber>(d, n, c, lo, hi, seed);
 }
 
-std::unique_ptr<Task> make_gp_lengthscale(int d, int n_train, int n_val, std::uint64_t seed) {
+std::unique_ptr<Task> make_gp_lengthscale(int d, int n_train, int n_val, std::uint64_t seed,
+                                          double input_range) {
   check_box(d, n_val, -2.0, 2.0);
-  return std::make_unique<GpLengthscale>(d, n_train, n_val, seed);
+  GPB_EXPECTS(input_range > 0 && std::isfinite(input_range),
+              "task.input_range: must be a finite number > 0, got " << input_range);
+  return std::make_unique<GpLengthscale>(d, n_train, n_val, seed, input_range);
+}
+
+double gp_lengthscale_scaled_range(int d) {
+  GPB_EXPECTS(d >= 1, "task.d: must be >= 1, got " << d);
+  return std::sqrt(15.0 / d);
 }
 
 }  // namespace gpb::dpgibo

@@ -74,8 +74,9 @@ Context::Context(const ContextOptions& options) : options_(options) {
   options_.backend = backend_;
   budget_ = options.memory_budget_bytes != 0
                 ? options.memory_budget_bytes
-                : automatic_memory_budget(
-                      backend_, backend_ == Backend::Cuda ? detail::cuda_free_bytes(*cuda_) : 0);
+                : automatic_memory_budget(backend_, backend_ == Backend::Cuda
+                                                        ? detail::cuda_free_bytes(*cuda_)
+                                                        : available_host_memory());
   // Last, so that nothing after the claim can throw (the destructor releases it).
   const bool automatic = options.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr;
   const int requested = options.threads > 0 ? options.threads
@@ -88,11 +89,12 @@ Context::Context(const ContextOptions& options) : options_(options) {
   Eigen::setNbThreads(threads_);
 }
 
-std::size_t Context::automatic_memory_budget(Backend backend, std::size_t device_free_bytes) {
+std::size_t Context::automatic_memory_budget(Backend backend, std::size_t free_bytes) {
   GPB_EXPECTS(backend != Backend::Auto,
               "automatic_memory_budget: resolve Backend::Auto to cpu or cuda first");
-  if (backend == Backend::Cpu) return kCpuDefaultBudgetBytes;
-  const double b = std::floor(kCudaBudgetFraction * static_cast<double>(device_free_bytes));
+  if (backend == Backend::Cpu && free_bytes == 0) return kCpuDefaultBudgetBytes;
+  const double fraction = backend == Backend::Cpu ? kCpuBudgetFraction : kCudaBudgetFraction;
+  const double b = std::floor(fraction * static_cast<double>(free_bytes));
   return std::max<std::size_t>(1, static_cast<std::size_t>(b));
 }
 

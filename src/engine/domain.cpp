@@ -199,7 +199,11 @@ Domain Domain::sobol(const std::vector<double>& lower, const std::vector<double>
 }
 
 Domain Domain::from_npy(const std::string& path) {
-  return from_rows(detail::read_npy_matrix(path));
+  const std::int64_t n = detail::npy_points_shape(path).first;  // read once, d × N, no copies
+  GPB_EXPECTS(n <= std::numeric_limits<int>::max(), path << ": N = " << n
+                                                         << " candidates exceeds the limit "
+                                                         << std::numeric_limits<int>::max());
+  return from_points(detail::read_npy_points(path, 0, n));
 }
 
 Domain Domain::fingerprint_slice(const Fingerprints& fp, long long begin, long long n_total) {

@@ -65,9 +65,10 @@ Fingerprints dense_npy(std::string_view bytes, const detail::NpyHeader& h, Finge
   for (std::int64_t i = 0; i < rows; ++i) {
     std::uint64_t* out = words.data() + static_cast<std::size_t>(i) * w;
     for (std::int64_t j = 0; j < cols; ++j) {
-      const std::uint64_t at = h.fortran ? static_cast<std::uint64_t>(j * rows + i)
-                                         : static_cast<std::uint64_t>(i * cols + j);
-      const std::int64_t v = h.integer(bytes, at);
+      const std::uint64_t at = h.fortran_order ? static_cast<std::uint64_t>(j * rows + i)
+                                               : static_cast<std::uint64_t>(i * cols + j);
+      const std::int64_t v = detail::npy_integer(
+          h, bytes.data() + h.data_offset + at * static_cast<std::uint64_t>(h.element_size));
       GPB_EXPECTS(v >= 0, path << ": row " << i << ", column " << j << " is " << v
                                << "; fingerprint values must be >= 0");
       if (kind == FingerprintKind::Bits) {
@@ -160,7 +161,12 @@ Fingerprints Fingerprints::from_npy(const std::string& path, FingerprintKind kin
   GPB_EXPECTS(h.shape[0] >= 1 && h.shape[1] >= 1, path << ": the array is empty");
   GPB_EXPECTS(h.kind != 'f', path << ": float arrays are not fingerprints; use uint64 packed "
                                   << "words, or bool / integer 0-1 (bits) or counts");
-  if (h.kind == 'u' && h.size == 8) {  // packed words
+  const std::uint64_t count =
+      static_cast<std::uint64_t>(h.shape[0]) * static_cast<std::uint64_t>(h.shape[1]);
+  GPB_EXPECTS(bytes.size() - h.data_offset >= count * static_cast<std::uint64_t>(h.element_size),
+              path << ": truncated .npy data (" << (bytes.size() - h.data_offset)
+                   << " bytes for " << count << " values of " << h.element_size << " bytes)");
+  if (h.kind == 'u' && h.element_size == 8) {  // packed words
     GPB_EXPECTS(kind == FingerprintKind::Bits,
                 path << ": uint64 arrays are packed bit fingerprints; count fingerprints are "
                      << "given dense (one integer per position)");
@@ -172,9 +178,9 @@ Fingerprints Fingerprints::from_npy(const std::string& path, FingerprintKind kin
     std::vector<std::uint64_t> words(static_cast<std::size_t>(rows * w));
     for (std::int64_t i = 0; i < rows; ++i) {
       for (std::int64_t j = 0; j < w; ++j) {
-        const std::int64_t at = h.fortran ? j * rows + i : i * w + j;
+        const std::int64_t at = h.fortran_order ? j * rows + i : i * w + j;
         std::memcpy(&words[static_cast<std::size_t>(i * w + j)],
-                    bytes.data() + h.data + static_cast<std::size_t>(at) * 8, 8);
+                    bytes.data() + h.data_offset + static_cast<std::size_t>(at) * 8, 8);
       }
     }
     return from_words(std::move(words), rows, b, kind);

@@ -5,14 +5,51 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "engine/cpu/ops_cpu.hpp"
 #include "engine/cpu/posterior_rows.hpp"
 #include "engine/detail/posterior_backend.hpp"
+#include "engine/detail/quiet_recompute.hpp"
 #include "gpbandit/build_config.hpp"
 #include "gpbandit/error.hpp"
+#include "gpbandit/io/log.hpp"
 
 namespace gpb {
+
+namespace detail {
+namespace {
+thread_local int g_quiet_recompute = 0;
+}  // namespace
+QuietRecompute::QuietRecompute() {
+  ++g_quiet_recompute;
+}
+QuietRecompute::~QuietRecompute() {
+  --g_quiet_recompute;
+}
+bool recompute_quiet() {
+  return g_quiet_recompute > 0;
+}
+}  // namespace detail
+
+namespace {
+
+/// The warning of a posterior that Auto mode put in recompute mode (see PosteriorMode::Auto).
+void warn_recompute(const Context& ctx, int runs, int n, const PosteriorOptions& o) {
+  std::ostringstream os;
+  os.precision(3);
+  os << "posterior: V for " << runs << (runs == 1 ? " run" : " runs") << " × N = " << n
+     << " candidates × capacity " << o.capacity << " rows needs "
+     << FinitePosterior::incremental_bytes(runs, n, o.capacity) / 1e6
+     << " MB, more than the memory budget of "
+     << static_cast<double>(ctx.memory_budget_bytes()) / 1e6
+     << " MB: recompute mode (K(X_t, D) rebuilt for every update, about t/2 times the work); "
+        "raise ContextOptions::memory_budget_bytes (config memory_budget_mb) or lower the "
+        "capacity";
+  warn(WarningKind::Performance, os.str());
+}
+
+}  // namespace
 
 struct FinitePosterior::Impl {
   std::unique_ptr<detail::PosteriorBackend> backend;
@@ -76,10 +113,14 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) {
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
-    return;
   }
 #endif
-  impl_->backend = detail::make_cpu_posterior(ctx, kernel, domain, runs, options);
+  if (!impl_->backend)
+    impl_->backend = detail::make_cpu_posterior(ctx, kernel, domain, runs, options);
+  if (options.mode == PosteriorMode::Auto && impl_->backend->recompute_mode() &&
+      !detail::recompute_quiet()) {
+    warn_recompute(ctx, runs, domain.size(), options);
+  }
 }
 
 FinitePosterior::~FinitePosterior() = default;

@@ -1,6 +1,8 @@
 // The checkpoint of an unfinished run: unit files and state.json, checked on --resume.
 #include "experiment/checkpoint.hpp"
 
+#include "experiment/config_identity.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -26,10 +28,31 @@ std::string fnv1a_hex(const std::string& s) {
   return buf;
 }
 
-Checkpoint::Checkpoint(std::string out_dir, std::string config_hash, int streams)
+Checkpoint::Checkpoint(std::string out_dir, std::string config_hash, int streams,
+                       nlohmann::json identity, std::string legacy_hash)
     : dir_((fs::path(out_dir) / ".checkpoint").string()),
       hash_(std::move(config_hash)),
+      legacy_hash_(std::move(legacy_hash)),
+      identity_(std::move(identity)),
       streams_(streams) {}
+
+namespace {
+
+/// The phrase naming what differs between the checkpoint's identity and this run's.
+std::string identity_mismatch(const json& saved, const json& now) {
+  const auto d = first_difference(saved, now);
+  if (!d) return "";
+  IdentityDifference shown = *d;
+  if (shown.key.rfind("config.", 0) == 0) shown.key = shown.key.substr(7);
+  if (shown.key == "runs") shown.key = "runs (the config's runs or --runs)";
+  if (shown.key == "seed") shown.key = "seed (the config's seed or --seed)";
+  if (shown.key == "backend_flag") shown.key = "--backend";
+  std::string text = describe_difference(shown, "the checkpoint");
+  if (shown.key == "T") text += " (finished runs cannot be extended to another T)";
+  return text;
+}
+
+}  // namespace
 
 std::string Checkpoint::file(int stream, int policy, std::uint32_t first_run) const {
   const std::string base = stream == 0 ? "rows" : "extra" + std::to_string(stream);
@@ -58,10 +81,16 @@ void Checkpoint::load() {
   json j;
   try {
     j = json::parse(read_whole_file(state));
-    if (j.at("config_hash").get<std::string>() != hash_) {
-      throw InvalidArgument("the checkpoint in " + dir_ +
-                            " belongs to a different config (or --runs, --seed, --backend); "
-                            "resume with the same config and flags, or start over with --force");
+    const std::string saved = j.at("config_hash").get<std::string>();
+    const bool legacy = !j.contains("identity") && !legacy_hash_.empty() && saved == legacy_hash_;
+    if (saved != hash_ && !legacy) {
+      const std::string what =
+          j.contains("identity") ? identity_mismatch(j["identity"], identity_) : "";
+      throw InvalidArgument(
+          "--resume: the checkpoint in " + dir_ + " belongs to a different experiment" +
+          (what.empty() ? std::string(" (config, --runs, --seed or --backend)") : ": " + what) +
+          "; resume with the same settings, or start over with --force (name, description, "
+          "threads, lockstep, memory_budget_mb, comments and whitespace may change)");
     }
     units_.clear();
     sums_.clear();
@@ -154,6 +183,7 @@ void Checkpoint::write_state() const {
                      {"files", files}});
   }
   const json j = {{"config_hash", hash_},
+                  {"identity", identity_},
                   {"version", GPB_VERSION},
                   {"elapsed_seconds", elapsed_},
                   {"units", units}};

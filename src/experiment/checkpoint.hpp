@@ -4,6 +4,8 @@
 /// of each file, so that --resume never mixes in rows of another run or config.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,14 +21,19 @@ std::string fnv1a_hex(const std::string& s);
 class Checkpoint {
  public:
   /// @param streams output streams per unit (1 = runs.csv rows; fed-pne adds phases.csv).
-  Checkpoint(std::string out_dir, std::string config_hash, int streams);
+  /// @param identity the run's identity (experiment_identity; its hash is config_hash), saved so
+  /// that a refused --resume can name the key that differs.
+  /// @param legacy_hash the hash of the config text that checkpoints written before identities
+  /// existed carry: such a checkpoint is accepted when it matches.
+  Checkpoint(std::string out_dir, std::string config_hash, int streams,
+             nlohmann::json identity = nlohmann::json(), std::string legacy_hash = "");
   /// Whether a checkpoint (state.json) exists.
   bool exists() const;
   /// Units the existing checkpoint lists, without checking it (for messages). Never throws.
   int peek_units() const;
   /// Loads and checks the checkpoint: every listed file present with the recorded size and hash.
-  /// @throws InvalidArgument if it belongs to another config; IoError naming the file when it is
-  /// unreadable, incomplete or altered.
+  /// @throws InvalidArgument if it belongs to another config (naming the first key that differs
+  /// and its two values); IoError naming the file when it is unreadable, incomplete or altered.
   void load();
   /// Removes any checkpoint (a fresh start). @throws IoError.
   void clear();
@@ -48,7 +55,8 @@ class Checkpoint {
 
  private:
   void write_state() const;
-  std::string dir_, hash_;
+  std::string dir_, hash_, legacy_hash_;
+  nlohmann::json identity_;
   int streams_;
   std::vector<UnitRecord> units_;
   std::vector<std::vector<std::pair<std::size_t, std::string>>> sums_;  // per unit, per stream

@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 
 std::size_t validation_budget(const ExperimentSettings& s) {
   if (s.memory_budget_bytes != 0) return s.memory_budget_bytes;
-  if (s.backend == Backend::Cpu) return kCpuDefaultBudgetBytes;
+  if (s.backend == Backend::Cpu) {
+    return Context::automatic_memory_budget(Backend::Cpu, available_host_memory());
+  }
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return kCpuDefaultBudgetBytes;
   return std::max(kCpuDefaultBudgetBytes,
@@ -176,6 +178,10 @@ const ExperimentSettings& Experiment::settings() const {
 
 void Experiment::check_ranks(int ranks) const {
   family_->check_ranks(ranks);
+}
+
+std::string Experiment::whole_domain(int ranks) const {
+  return family_->whole_domain(ranks);
 }
 
 Experiment parse_experiment(const std::string& json_text, const std::string& source,

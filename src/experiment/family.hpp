@@ -101,6 +101,10 @@ class Family {
     (void)ranks;
     return {};
   }
+  /// Candidates of the finite domain (0 for a family without one): from 10^7 on, the pipeline
+  /// reports the set-up of each group (the objective over every candidate, the posteriors) while
+  /// it runs, instead of minutes without a word.
+  virtual long long candidates() const { return 0; }
   /// Whether this rank steps policy p (MPI). Default: the writer only.
   virtual bool steps_on(int /*p*/, const StepEnv& env) const { return env.comm->rank() == 0; }
   /// Whether every rank steps every unit together over one sharded Context (--mpi): the pipeline
@@ -110,6 +114,12 @@ class Family {
   /// @throws InvalidArgument when the config cannot run on `ranks` MPI ranks (a policy that
   /// cannot shard, more ranks than candidates). Default: any number.
   virtual void check_ranks(int ranks) const { (void)ranks; }
+  /// Why each of `ranks` MPI ranks holds the whole domain (its points and f) instead of its slice,
+  /// "" when the domain is sliced or the family has no finite domain. Default: "".
+  virtual std::string whole_domain(int ranks) const {
+    (void)ranks;
+    return {};
+  }
   /// State shared by every policy of a group of runs (e.g. the objective's values), or null.
   virtual std::shared_ptr<const void> prepare(const StepEnv& env,
                                               const std::vector<std::uint32_t>& runs) const {

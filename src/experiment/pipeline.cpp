@@ -19,7 +19,9 @@
 #include <sstream>
 
 #include "comm/communicator_impl.hpp"
+#include "engine/detail/quiet_recompute.hpp"
 #include "experiment/checkpoint.hpp"
+#include "experiment/config_identity.hpp"
 #include "experiment/family.hpp"
 #include "experiment/interrupt.hpp"
 #include "experiment/output_lock.hpp"
@@ -28,6 +30,7 @@
 #include "experiment/progress.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "gpbandit/io/log.hpp"
 #include "io/atomic_file.hpp"
 
 namespace gpb {
@@ -38,6 +41,14 @@ using Clock = std::chrono::steady_clock;
 using detail::Checkpoint;
 using detail::Family;
 using detail::UnitRecord;
+
+/// From this many candidates on (10^7), the set-up of a unit (objective values, posterior:
+/// minutes at 10^8) is reported while it runs (Progress::begin_setup). (Test hook:
+/// GPB_TEST_SETUP_CANDIDATES overrides it.)
+long long setup_note_candidates() {
+  const char* s = std::getenv("GPB_TEST_SETUP_CANDIDATES");
+  return s != nullptr && *s != '\0' ? std::atoll(s) : 10'000'000;
+}
 
 /// Target wall time of one group of runs when "lockstep" is 0: a checkpoint at least this often.
 /// (Test hook: GPB_TEST_GROUP_SECONDS overrides it.)
@@ -70,6 +81,8 @@ struct Invocation {
   Backend backend = Backend::Auto;
   int threads = 0;
   std::string out_dir, hash;
+  json identity;            ///< what --resume compares (config_identity.hpp); hash is its hash
+  std::string legacy_hash;  ///< the hash of the config text that older checkpoints carry
 };
 
 Invocation resolve(const Family& f, const RunOptions& o) {
@@ -82,10 +95,13 @@ Invocation resolve(const Family& f, const RunOptions& o) {
   inv.threads = o.threads.value_or(s.threads);
   if (inv.threads < 0) throw InvalidArgument("--threads: must be >= 0");
   inv.out_dir = o.out_dir.empty() ? (fs::path("results") / s.name).string() : o.out_dir;
+  const std::string backend_flag = o.backend ? backend_name(*o.backend) : "config";
   std::ostringstream key;
   key << s.config_json << "|runs=" << inv.runs << "|seed=" << inv.seed
-      << "|backend=" << (o.backend ? backend_name(*o.backend) : "config");
-  inv.hash = detail::fnv1a_hex(key.str());
+      << "|backend=" << backend_flag;
+  inv.legacy_hash = detail::fnv1a_hex(key.str());
+  inv.identity = detail::experiment_identity(s.config_json, inv.runs, inv.seed, backend_flag);
+  inv.hash = detail::fnv1a_hex(inv.identity.dump());
   return inv;
 }
 
@@ -175,6 +191,20 @@ int next_group(const Family& f, const Invocation& inv, const Checkpoint* cp, con
   return static_cast<int>(std::max(1LL, std::min({n, cap, static_cast<long long>(left)})));
 }
 
+/// The one line of a successful --resume: what the checkpoint gave back.
+std::string restored_text(const Family& f, const Checkpoint& cp, int runs) {
+  std::vector<int> done(f.labels().size(), 0);
+  for (const UnitRecord& u : cp.units()) done[static_cast<std::size_t>(u.policy)] += u.count;
+  std::ostringstream os;
+  os << "restored " << cp.units().size() << (cp.units().size() == 1 ? " unit" : " units")
+     << " from " << cp.dir() << ":";
+  for (std::size_t p = 0; p < done.size(); ++p) {
+    os << (p == 0 ? " " : ", ") << f.labels()[p] << " " << done[p] << "/" << runs << " runs";
+  }
+  os << "; continuing";
+  return os.str();
+}
+
 /// The message of a SIGINT / SIGTERM: what is saved and how to resume.
 std::string interrupt_text(const Family& f, const Checkpoint& cp, int runs, const RunOptions& o) {
   if (cp.units().empty()) {
@@ -202,8 +232,8 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
   const Invocation inv = resolve(f, options);
   // The plan broadcasts wait while rank 0 steps units the other ranks take no part in: a long
   // timeout (a day), unless every rank steps every unit (a sharding family): then the run's.
-  if (options.mpi && f.shards() && !(options.mpi_timeout_s > 0)) {
-    throw InvalidArgument("--mpi-timeout: must be > 0 s");
+  if (options.mpi && f.shards() && !(options.mpi_timeout_s >= 0 && options.mpi_timeout_s < 1e9)) {
+    throw InvalidArgument("--mpi-timeout: must be > 0 s (or 0: adaptive)");
   }
   const Communicator comm = options.mpi
                                 ? Communicator::world(f.shards() ? options.mpi_timeout_s : 86400.0)
@@ -239,9 +269,11 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     lock = std::make_unique<detail::OutputLock>(inv.out_dir);
     detail::remove_stale_temporaries(inv.out_dir);
     cp = std::make_unique<Checkpoint>(inv.out_dir, inv.hash,
-                                      1 + static_cast<int>(f.extra_csv().size()));
+                                      1 + static_cast<int>(f.extra_csv().size()), inv.identity,
+                                      inv.legacy_hash);
     const detail::InterruptHold hold;  // a signal sees the checkpoint and its message together
-    finished = detail::open_checkpoint(*cp, options, inv.out_dir, inv.hash, paths);
+    finished =
+        detail::open_checkpoint(*cp, options, inv.out_dir, {inv.hash, inv.legacy_hash}, paths);
     interrupt.set(interrupt_text(f, *cp, inv.runs, options));
   }
   std::vector<long long> flag{finished ? 1 : 0};
@@ -261,7 +293,12 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     for (const UnitRecord& u : cp->units()) total_steps -= f.steps_per_run(u.policy) * u.count;
   }
   detail::Progress progress(options.progress && writer, total_steps);
-  if (writer && !mem.note.empty()) progress.note(mem.note);
+  if (writer && options.resume) progress.note(restored_text(f, *cp, inv.runs));
+  if (writer && !mem.note.empty()) {
+    progress.end_line();
+    warn(WarningKind::Performance, mem.note);  // the posteriors below stay quiet about it
+  }
+  const detail::QuietRecompute quiet;
 
   detail::StepEnv env;
   env.ctx = &ctx;
@@ -294,14 +331,21 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     int stepped = 0;
     for (int p = 0; p < labels; ++p) {
       if (plan[static_cast<std::size_t>(1 + p)] != 0 || !f.steps_on(p, env)) continue;
-      if (!group) group = f.prepare(env, runs);
       const std::string label = f.labels()[static_cast<std::size_t>(p)];
+      if (f.candidates() >= setup_note_candidates() && writer) {  // ended by the first round
+        progress.begin_setup(label + " runs " + std::to_string(first + 1) + "-" +
+                             std::to_string(first + count) +
+                             " over N = " + std::to_string(f.candidates()) + " candidates" +
+                             (group ? " (its posterior)" : " (the objective, the posterior)"));
+      }
+      if (!group) group = f.prepare(env, runs);
       env.tick = [&, label, first, count](int step, int steps, long long work) {
         progress.step(label, first + 1, first + count, f.step_word(), step, steps, work);
       };
       ctx.refresh_threads();  // other runs may have started or ended since the last unit
       const auto tu = Clock::now();
       detail::UnitOutput out = f.step(env, group.get(), p, runs, earlier);
+      progress.end_setup();
       UnitRecord u;
       u.policy = p;
       u.first_run = static_cast<std::uint32_t>(first);

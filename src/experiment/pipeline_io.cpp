@@ -55,7 +55,8 @@ std::string finished_hash(const std::string& summary_json) {
 }  // namespace
 
 std::optional<std::string> open_checkpoint(Checkpoint& cp, const RunOptions& options,
-                                           const std::string& out_dir, const std::string& hash,
+                                           const std::string& out_dir,
+                                           const std::vector<std::string>& hashes,
                                            const OutputPaths& paths) {
   if (cp.exists()) {
     if (options.resume) {
@@ -74,7 +75,7 @@ std::optional<std::string> open_checkpoint(Checkpoint& cp, const RunOptions& opt
   }
   if (!options.resume) return std::nullopt;
   const std::string done = finished_hash(paths.summary_json);
-  if (!done.empty() && done == hash) {
+  if (!done.empty() && std::find(hashes.begin(), hashes.end(), done) != hashes.end()) {
     return "nothing to resume: " + out_dir +
            " already holds the finished results of this config (" + paths.summary_json +
            "); run without --resume to run it again\n";
@@ -119,6 +120,25 @@ void assemble(const Checkpoint& cp, const std::vector<std::vector<const UnitReco
   out.finish();
 }
 
+}  // namespace
+
+json summary_head(const std::string& name, const std::string& experiment,
+                  const std::string& backend, const json& config, const std::string& config_hash,
+                  std::uint64_t seed, int runs, double total_seconds) {
+  return {{"name", name},
+          {"experiment", experiment},
+          {"version", GPB_VERSION},
+          {"build", GPB_HAS_CUDA ? "cuda+cpu" : "cpu"},
+          {"backend", backend},
+          {"config", config},
+          {"config_hash", config_hash},
+          {"seed", seed},
+          {"runs", runs},
+          {"timings", {{"total_seconds", total_seconds}}}};
+}
+
+namespace {
+
 json envelope(const Family& f, const FamilySummary& fs_, const std::string& backend,
               const FinishInfo& info, const std::vector<std::vector<const UnitRecord*>>& units) {
   const ExperimentSettings& s = f.settings();
@@ -134,18 +154,11 @@ json envelope(const Family& f, const FamilySummary& fs_, const std::string& back
       policies[p]["seconds"] = seconds;
     }
   }
-  json j = {{"name", s.name},
-            {"experiment", f.kind()},
-            {"version", GPB_VERSION},
-            {"build", GPB_HAS_CUDA ? "cuda+cpu" : "cpu"},
-            {"backend", backend},
-            {"config", json::parse(s.config_json)},
-            {"config_hash", info.hash},
-            {"seed", info.seed},
-            {"runs", info.runs},
-            {"timings", {{"total_seconds", info.total_seconds}, {"per_policy", per_policy}}},
-            {"memory", info.memory},
-            {"policies", policies}};
+  json j = summary_head(s.name, f.kind(), backend, json::parse(s.config_json), info.hash, info.seed,
+                        info.runs, info.total_seconds);
+  j["timings"]["per_policy"] = per_policy;
+  j["memory"] = info.memory;
+  j["policies"] = policies;
   for (const auto& [k, v] : fs_.fields.items()) j[k] = v;
   return j;
 }

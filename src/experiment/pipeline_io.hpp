@@ -31,9 +31,12 @@ void remove_stale_temporaries(const std::string& out_dir);
 /// Decides what to do with the output folder's checkpoint: load it (--resume), delete it
 /// (--force), refuse (an unfinished run's checkpoint and neither flag), or report a finished run
 /// (--resume where summary.json holds this config's results: returns the report).
+/// `hashes`: the run's identity hash, then the legacy hash of its config text (finished results
+/// written before identities existed carry that one).
 /// @throws InvalidArgument explaining --resume and --force; IoError for a damaged checkpoint.
 std::optional<std::string> open_checkpoint(Checkpoint& cp, const RunOptions& options,
-                                           const std::string& out_dir, const std::string& hash,
+                                           const std::string& out_dir,
+                                           const std::vector<std::string>& hashes,
                                            const OutputPaths& paths);
 
 /// Test hooks, after `saved` units of this invocation (0: once the signal handler is installed,
@@ -50,6 +53,14 @@ struct FinishInfo {
   double total_seconds = 0;  ///< run time over every invocation
   nlohmann::json memory;     ///< summary.json "memory"
 };
+
+/// The fields every summary.json starts with, for pipeline runs and command-objective runs
+/// alike: name, experiment, version, build, backend, config (the config as given), config_hash
+/// (the hash of the run's identity: what --resume compares), seed, runs, timings.total_seconds.
+nlohmann::json summary_head(const std::string& name, const std::string& experiment,
+                            const std::string& backend, const nlohmann::json& config,
+                            const std::string& config_hash, std::uint64_t seed, int runs,
+                            double total_seconds);
 
 /// Writes runs.csv, the extra CSV files and summary.json atomically (all made durable first, then
 /// renamed), draws the plot, and fills res (policies, report, plot fields).

@@ -37,7 +37,8 @@ std::vector<ParamDoc> common_params(const std::string& family) {
     p.push_back({"memory_budget_mb", "number", "auto",
                  "engine budget for the posterior buffers (> 0): V = R·N·T·8 B for R runs in "
                  "lockstep; larger groups are split, and one run over it uses recompute mode; "
-                 "auto: 4096 on the CPU, 75% of the free device memory on CUDA"});
+                 "auto: 75% of the available memory on the CPU, of the free device memory on "
+                 "CUDA"});
   }
   p.push_back({"privacy_noise", "string", "\"secure\"",
                "secure | seeded: source of privacy noise; seeded = reproducible simulation, NOT "
@@ -55,6 +56,7 @@ std::vector<RegistryEntry> build_registry() {
   add_pool_entries(r);
   add_dpgibo_entries(r);
   add_xarmed_entries(r);
+  add_optimizer_entries(r);
   return r;
 }
 
@@ -66,6 +68,14 @@ const RegistryEntry* find_registry_entry(const std::string& kind, const std::str
     if (e.kind == kind && e.name == name) return &e;
   }
   return nullptr;
+}
+
+std::set<std::string> registry_keys(const std::string& kind, const std::string& name) {
+  std::set<std::string> out;
+  if (const RegistryEntry* e = find_registry_entry(kind, name)) {
+    for (const ParamDoc& p : e->params) out.insert(p.name);
+  }
+  return out;
 }
 
 std::vector<std::string> registry_names(const std::string& kind) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ void add_pool_entries(std::vector<RegistryEntry>& r);
 void add_dpgibo_entries(std::vector<RegistryEntry>& r);
 /// Appends the X-armed family's entries: its top-level keys, objective and methods.
 void add_xarmed_entries(std::vector<RegistryEntry>& r);
+/// Appends the optimizer config's entries (optimizer/registry_entries.cpp): its top-level keys, a
+/// command-objective run's keys, the objective, acquisitions, fit and domain types.
+void add_optimizer_entries(std::vector<RegistryEntry>& r);
+/// The parameter names of the entry of `kind` named `name` (empty when there is none).
+std::set<std::string> registry_keys(const std::string& kind, const std::string& name);
 /// HeavyTailedOptions from a validated policy parameter object of a tgp/ata/moma (± ldp_) type.
 HeavyTailedOptions parse_heavy(const nlohmann::json& params, const std::string& type);
 

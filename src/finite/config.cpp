@@ -27,6 +27,8 @@
 //         {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [50, 50]}
 //             lower <= upper, counts >= 1, all three the same length (d)
 //       | {"type": "csv", "path": "pts.csv"}      one candidate per row (optional header)
+//       | {"type": "npy", "path": "pts.npy"}      N x d array (numpy.save); under --mpi each rank
+//                                               reads only its rows
 //       | {"type": "indices", "n": 100}           points 0..n-1 (for a precomputed kernel)
 //       | {"type": "fingerprints", "path": "fp.npy", "kind": "bits" | "counts", "bits": 0}
 //             packed uint64 words or dense 0/1 / counts per row (tanimoto / minmax kernels)
@@ -98,8 +100,6 @@
 // ---------------------------------------------------------------------------------------------
 #include <nlohmann/json.hpp>
 
-#include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -117,6 +117,7 @@
 #include "finite/po_config.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "io/npy.hpp"
 #include "objective/sampling.hpp"
 
 namespace gpb {
@@ -152,7 +153,8 @@ void check_domain_fits(const Checker& c, const std::string& field, double n, int
 }
 
 /// Why a config's finite domain cannot be built as one rank's slice (empty: it can). A slice needs
-/// a grid, or a CSV file when `csv_scatter` (rank 0 reads it and scatters the slices), an objective
+/// a grid, or a CSV or .npy file when `csv_scatter` (rank 0 reads a CSV file and scatters the
+/// slices; every rank reads its own rows of a .npy file), an objective
 /// that evaluates a slice bit for bit as the whole domain does (rkhs, branin, hartmann6, gp_sample
 /// with random Fourier features) and policies whose only N-sized state is the sharded
 /// FinitePosterior. Anything malformed is left to the validator (whole domain).
@@ -163,10 +165,11 @@ std::string whole_domain_reason(const json& root, bool csv_scatter) {
                : std::string();
   };
   const std::string dom = root.contains("domain") ? type_of(root.at("domain")) : "";
-  if (dom != "grid" && !(dom == "csv" && csv_scatter)) {
+  if (dom != "grid" && !((dom == "csv" || dom == "npy") && csv_scatter)) {
     return "domain type '" + dom + "' is not a grid" +
-           (csv_scatter ? " or a CSV file (only those are built per rank)"
-                        : " (only a grid is built per rank; a CSV file under gpbandit run --mpi)");
+           (csv_scatter ? ", a CSV or a .npy file (only those are built per rank)"
+                        : " (only a grid is built per rank; a CSV or .npy file under gpbandit "
+                          "run --mpi)");
   }
   const json obj = root.value("objective", json());
   const std::string o = type_of(obj);
@@ -217,6 +220,23 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
     const std::string path = c.data_path(d, "path", "domain.path");
     return c.guarded("domain.path", [&] { return Domain::from_csv(path); });
   }
+  if (e.name == "npy") {
+    if (shard.ranks > 1 && shard.communicator) {
+      // Every rank reads its own rows; a rank that cannot is named by the others.
+      const std::string path = c.data_path(d, "path", "domain.path", false);
+      const Communicator comm = shard.communicator();
+      Domain slice =
+          c.guarded("domain.path", [&] { return detail::read_npy_domain_slice(comm, path); });
+      check_domain_fits(c, "domain.path", static_cast<double>(slice.points().cols()), slice.dim(),
+                        budget);
+      return slice;
+    }
+    const std::string path = c.data_path(d, "path", "domain.path");
+    const auto shape = c.guarded("domain.path", [&] { return detail::npy_points_shape(path); });
+    check_domain_fits(c, "domain.path", static_cast<double>(shape.first),
+                      static_cast<int>(std::min<std::int64_t>(shape.second, INT_MAX)), budget);
+    return c.guarded("domain.path", [&] { return Domain::from_npy(path); });
+  }
   const json& lo = d["lower"];
   const json& up = d["upper"];
   const json& ct = d["counts"];
@@ -264,26 +284,6 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
   return c.guarded("domain", [&] { return Domain::grid(lower, upper, counts); });
 }
 
-/// A precomputed kernel matrix must be positive semi-definite (a GP's covariance; the rkhs
-/// objective and the posterior are meaningless otherwise): smallest eigenvalue ≥ −1e-8·max|K|.
-/// One Cholesky factorisation of K + 2·tol·I decides; the eigenvalues are computed only to name
-/// the smallest one in the message.
-void check_psd(const Checker& c, const Eigen::MatrixXd& K, const std::string& path) {
-  const double scale = std::max(K.cwiseAbs().maxCoeff(), 1e-300);
-  const double tol = 1e-8 * scale;
-  Eigen::MatrixXd shifted = K;
-  shifted.diagonal().array() += 2.0 * tol;
-  if (Eigen::LLT<Eigen::MatrixXd>(shifted).info() == Eigen::Success) return;
-  const double lmin =
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(K, Eigen::EigenvaluesOnly).eigenvalues()(0);
-  if (lmin >= -tol) return;
-  std::ostringstream os;
-  os.precision(6);
-  os << path << " is not positive semi-definite: smallest eigenvalue " << lmin << " (tolerance "
-     << -tol << "); a kernel matrix must be a covariance matrix";
-  c.fail("kernel.path", os.str());
-}
-
 Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
   const RegistryEntry& e = c.typed_entry(k, "kernel", "kernel");
   c.check_keys(k, e, "kernel", true);
@@ -292,7 +292,7 @@ Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
     *path_out = c.data_path(o, "path", "kernel.path");
     Kernel kern =
         c.guarded("kernel.path", [&] { return Kernel::precomputed(read_csv_matrix(*path_out)); });
-    check_psd(c, *kern.matrix(), *path_out);
+    c.guarded("kernel.path", [&] { check_positive_semidefinite(*kern.matrix(), *path_out); });
     return kern;
   }
   if (e.name == "tanimoto" || e.name == "minmax") {

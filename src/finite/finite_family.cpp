@@ -131,7 +131,8 @@ json unit_comm(const std::vector<const UnitRecord*>& units, double* bytes, doubl
 
 /// summary.json's "mpi": ranks, each rank's slice of the domain, bytes communicated per round
 /// (per rank: the payload each rank reduces or gathers; every policy's own under "policies").
-json mpi_summary(const Communicator& comm, const Domain& dom, const std::string& why,
+json mpi_summary(const Communicator& comm, const Domain& dom, const std::string& dom_type,
+                 const std::string& why,
                  const std::vector<std::vector<const UnitRecord*>>& by_policy, json& policies) {
   const int n = dom.size();
   json slices = json::array();
@@ -145,10 +146,11 @@ json mpi_summary(const Communicator& comm, const Domain& dom, const std::string&
   }
   json m = {{"ranks", comm.size()}, {"slice_sizes", slices}};
   if (dom.is_slice()) {
-    m["sharded"] = dom.is_grid() ? "V, mu, sigma^2 of every posterior, the domain's points and f "
-                                   "(per slice)"
-                                 : "V, mu, sigma^2 of every posterior, the domain's points and f "
-                                   "(per slice; the points read by rank 0 and scattered)";
+    const std::string how = dom.is_grid()       ? ""
+                            : dom_type == "npy" ? "; each rank read its rows of the .npy file"
+                                                : "; the points read by rank 0 and scattered";
+    m["sharded"] =
+        "V, mu, sigma^2 of every posterior, the domain's points and f (per slice" + how + ")";
   } else {
     m["sharded"] =
         "V, mu, sigma^2 of every posterior; the domain's points and f whole on every "
@@ -219,6 +221,12 @@ void FiniteFamily::check_ranks(int ranks) const {
                           "whole domain on one process; run this config without --mpi, or "
                           "without that policy");
   }
+}
+
+std::string FiniteFamily::whole_domain(int ranks) const {
+  if (ranks <= 1 || config_.domain.is_slice()) return {};
+  return config_.whole_domain_reason.empty() ? std::string("the config was read for one rank")
+                                             : config_.whole_domain_reason;
 }
 
 std::shared_ptr<const void> FiniteFamily::prepare(const StepEnv& env,
@@ -400,8 +408,11 @@ FamilySummary FiniteFamily::summarize(const StepEnv& env,
                                       const std::string& /*backend*/) const {
   FamilySummary out = summarize_finite(config_, env.runs, by_policy);
   if (env.comm != nullptr && env.comm->size() > 1) {
-    out.fields["mpi"] = mpi_summary(*env.comm, config_.domain, config_.whole_domain_reason,
-                                    by_policy, out.policies);
+    const json root = json::parse(config_.config_json, nullptr, false);
+    const json dom = root.is_object() ? root.value("domain", json()) : json();
+    const std::string dom_type = dom.is_object() ? dom.value("type", std::string()) : "";
+    out.fields["mpi"] = mpi_summary(*env.comm, config_.domain, dom_type,
+                                    config_.whole_domain_reason, by_policy, out.policies);
   }
   return out;
 }

@@ -39,7 +39,9 @@ class FiniteFamily final : public Family {
   /// Under --mpi every rank steps every policy: its posteriors hold the rank's slice.
   bool steps_on(int /*p*/, const StepEnv& /*env*/) const override { return true; }
   bool shards() const override { return true; }
+  long long candidates() const override { return config_.domain.size(); }
   void check_ranks(int ranks) const override;
+  std::string whole_domain(int ranks) const override;
   std::shared_ptr<const void> prepare(const StepEnv& env,
                                       const std::vector<std::uint32_t>& runs) const override;
   UnitOutput step(const StepEnv& env, const void* group, int p,

@@ -119,6 +119,7 @@ FamilySummary summarize_finite(const ExperimentConfig& cfg, int runs,
     out.regret.push_back(s);
     out.policies.push_back(
         {{"cumulative_regret_per_run", cum},
+         {"simple_regret_per_run", simple},
          {"params", json::parse(cfg.policies[p].params_json)},
          {"cumulative_regret", {{"mean", s.cumulative_mean}, {"sd", s.cumulative_sd}}},
          {"simple_regret", {{"mean", s.simple_mean}, {"sd", s.simple_sd}}},

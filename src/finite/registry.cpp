@@ -267,6 +267,13 @@ void add_finite_entries(std::vector<RegistryEntry>& r) {
                "points from a CSV file, one candidate per row",
                {{"path", "path", kReq, "numeric CSV (optional header), d columns"}}});
   r.push_back({"domain",
+               "npy",
+               "points from a .npy file (numpy.save), one candidate per row; under gpbandit run "
+               "--mpi each rank reads only its rows",
+               {{"path", "path", kReq,
+                 "N x d array (or 1-d: d = 1) of float64, float32 or integers, C or Fortran "
+                 "order"}}});
+  r.push_back({"domain",
                "indices",
                "N index points 0..N-1 (for a precomputed kernel)",
                {{"n", "integer", kReq, "N (>= 1)"}}});

@@ -100,10 +100,14 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 }
 
 std::string read_whole_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw IoError("cannot read '" + path + "': it is a directory");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError("cannot read '" + path + "': " + errno_text());
   std::ostringstream os;
-  os << in.rdbuf();
+  if (in.peek() != std::char_traits<char>::eof()) os << in.rdbuf();
+  if (in.bad()) throw IoError("cannot read '" + path + "': " + errno_text());
   return os.str();
 }
 

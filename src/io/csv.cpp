@@ -6,6 +6,8 @@
 //  - an optional header: the first line is a header when one of its fields (after the skipped
 //    leading columns) does not parse as a number; its field count then fixes the column count;
 //  - blank lines at the end are ignored; a blank line between data lines is an error;
+//  - lines whose first non-blank character is '#' are comments, ignored wherever they are (line
+//    numbers in messages still count them);
 //  - every data field must parse completely as a finite double (std::from_chars, general format,
 //    an optional leading '+' allowed); NaN, Inf, empty fields and trailing garbage are errors.
 // Errors name "path:line: what" (1-based line and column numbers, columns counted in the file).
@@ -15,6 +17,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -33,6 +36,10 @@ namespace {
 
 /// Reads the whole file into memory. @throws IoError naming the path.
 std::string slurp(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InvalidArgument(path + ": is a directory, expected a CSV file");
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw IoError("cannot open '" + path + "' for reading");
   const std::streamoff size = in.tellg();
@@ -173,7 +180,22 @@ Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string
   using namespace detail;
   GPB_EXPECTS(skip_columns >= 0,
               "parse_csv_matrix: skip_columns must be >= 0, got " << skip_columns);
-  const std::vector<std::string_view> lines = split_lines(all);
+  // Line numbers (1-based) and text of the lines that are not comments.
+  std::vector<std::string_view> lines;
+  std::vector<std::size_t> number;
+  {
+    const std::vector<std::string_view> all_lines = split_lines(all);
+    for (std::size_t i = 0; i < all_lines.size(); ++i) {
+      const std::string_view t = trim(all_lines[i]);
+      if (!t.empty() && t.front() == '#') continue;
+      lines.push_back(all_lines[i]);
+      number.push_back(i + 1);
+    }
+    while (!lines.empty() && trim(lines.back()).empty()) {  // blank lines before trailing comments
+      lines.pop_back();
+      number.pop_back();
+    }
+  }
   if (lines.empty()) throw InvalidArgument(where(path, 1) + "file is empty (no data rows)");
 
   std::vector<std::string_view> fields;
@@ -182,13 +204,13 @@ Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string
   if (had_header) *had_header = header;
   const std::size_t expected = fields.size();
   if (expected <= static_cast<std::size_t>(skip_columns)) {
-    throw InvalidArgument(where(path, 1) + "has " + std::to_string(expected) +
+    throw InvalidArgument(where(path, number[0]) + "has " + std::to_string(expected) +
                           " columns, no numeric column left after skipping " +
                           std::to_string(skip_columns));
   }
   const std::size_t first = header ? 1 : 0;
   if (first >= lines.size()) {
-    throw InvalidArgument(where(path, 2) + "no data rows after the header");
+    throw InvalidArgument(where(path, number[0] + 1) + "no data rows after the header");
   }
 
   const std::size_t cols = expected - static_cast<std::size_t>(skip_columns);
@@ -199,11 +221,11 @@ Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string
   Eigen::MatrixXd out(n, static_cast<Eigen::Index>(cols));
   for (std::size_t i = first; i < lines.size(); ++i) {
     if (trim(lines[i]).empty()) {
-      throw InvalidArgument(where(path, i + 1) + "blank line between data rows");
+      throw InvalidArgument(where(path, number[i]) + "blank line between data rows");
     }
     split_fields(lines[i], &fields);
     double* row = out.data() + static_cast<Eigen::Index>(i - first);
-    parse_data_line(path, i + 1, fields, skip_columns, expected, row, n);
+    parse_data_line(path, number[i], fields, skip_columns, expected, row, n);
   }
   return out;
 }

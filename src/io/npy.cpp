@@ -173,33 +173,41 @@ NpyHeader parse_npy_header(std::string_view b, const std::string& what) {
   GPB_EXPECTS(b.size() >= 8 + hl_size, what << ": truncated .npy header");
   const std::size_t hlen =
       major == 1 ? load_le<std::uint16_t>(b.data() + 8) : load_le<std::uint32_t>(b.data() + 8);
-  const std::size_t start = 8 + hl_size + hlen;
-  GPB_EXPECTS(b.size() >= start, what << ": truncated .npy header");
+  NpyHeader h;
+  h.data_offset = 8 + hl_size + hlen;
+  GPB_EXPECTS(b.size() >= h.data_offset, what << ": truncated .npy header");
   const std::string header(b.substr(8 + hl_size, hlen));
   const std::string descr = dict_value(header, "descr");
   const std::string fortran = dict_value(header, "fortran_order");
-  NpyHeader h;
-  h.size = element(descr, &h.kind);
-  GPB_EXPECTS(h.size > 0, what << ": unsupported dtype " << (descr.empty() ? "(none)" : descr)
-                               << "; expected little-endian float64, float32, integers or bool");
+  h.element_size = element(descr, &h.kind);
+  GPB_EXPECTS(h.element_size > 0, what << ": unsupported dtype "
+                                       << (descr.empty() ? "(none)" : descr)
+                                       << "; expected little-endian float64, float32, integers "
+                                          "or bool");
   GPB_EXPECTS(fortran == "False" || fortran == "True",
               what << ": bad fortran_order in the .npy header");
-  h.fortran = fortran == "True";
+  h.fortran_order = fortran == "True";
   h.shape = parse_shape(dict_value(header, "shape"), what);
-  h.data = start;
-  const std::int64_t rows = h.shape[0], cols = h.shape.size() == 2 ? h.shape[1] : 1;
-  const std::uint64_t count = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
-  GPB_EXPECTS(b.size() - start >= count * static_cast<std::uint64_t>(h.size),
-              what << ": truncated .npy data (" << (b.size() - start) << " bytes for " << count
-                   << " values of " << h.size << " bytes)");
   return h;
 }
 
-std::int64_t NpyHeader::integer(std::string_view bytes, std::uint64_t i) const {
-  const char* p = bytes.data() + data + i * static_cast<std::uint64_t>(size);
-  if (kind == 'b') return p[0] != 0 ? 1 : 0;
-  if (kind == 'i') {
-    switch (size) {
+std::size_t npy_header_length(std::string_view first, const std::string& what) {
+  GPB_EXPECTS(first.size() >= 12 && first.substr(0, 6) == std::string_view(kMagic, 6),
+              what << ": not a .npy file (no \\x93NUMPY magic)");
+  const int major = static_cast<unsigned char>(first[6]);
+  GPB_EXPECTS(major >= 1 && major <= 3, what << ": unsupported .npy format version " << major);
+  return major == 1 ? 10 + std::size_t{load_le<std::uint16_t>(first.data() + 8)}
+                    : 12 + std::size_t{load_le<std::uint32_t>(first.data() + 8)};
+}
+
+double npy_value(const NpyHeader& h, const char* p) {
+  return element_value(p, h.kind, h.element_size);
+}
+
+std::int64_t npy_integer(const NpyHeader& h, const char* p) {
+  if (h.kind == 'b') return p[0] != 0 ? 1 : 0;
+  if (h.kind == 'i') {
+    switch (h.element_size) {
       case 1:
         return load_le<std::int8_t>(p);
       case 2:
@@ -210,7 +218,7 @@ std::int64_t NpyHeader::integer(std::string_view bytes, std::uint64_t i) const {
         return load_le<std::int64_t>(p);
     }
   }
-  switch (size) {  // 'u' (callers reject 'f')
+  switch (h.element_size) {  // 'u' (callers reject 'f')
     case 1:
       return load_le<std::uint8_t>(p);
     case 2:
@@ -230,13 +238,16 @@ NpyArray parse_npy(std::string_view b, const std::string& what) {
   a.shape = h.shape;
   const std::int64_t rows = a.shape[0], cols = a.shape.size() == 2 ? a.shape[1] : 1;
   const std::uint64_t count = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  const std::size_t size = static_cast<std::size_t>(h.element_size);
+  GPB_EXPECTS(b.size() - h.data_offset >= count * size,
+              what << ": truncated .npy data (" << (b.size() - h.data_offset) << " bytes for "
+                   << count << " values of " << size << " bytes)");
   a.values.resize(count);
-  const char* p = b.data() + h.data;
+  const char* p = b.data() + h.data_offset;
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < cols; ++j) {
-      const std::int64_t src = h.fortran ? j * rows + i : i * cols + j;
-      a.values[static_cast<std::size_t>(i * cols + j)] =
-          element_value(p + src * h.size, h.kind, h.size);
+      const std::int64_t src = h.fortran_order ? j * rows + i : i * cols + j;
+      a.values[static_cast<std::size_t>(i * cols + j)] = npy_value(h, p + src * h.element_size);
     }
   }
   return a;

@@ -19,20 +19,25 @@ struct NpyArray {
   std::vector<double> values;       ///< product(shape) values, C (row-major) order
 };
 
-/// The header of a .npy array and where its data starts, without converting any value.
+/// The header of a .npy file: what its data is and where it starts.
 struct NpyHeader {
   std::vector<std::int64_t> shape;  ///< one or two extents
-  char kind = 0;                    ///< 'f' float, 'i' signed, 'u' unsigned, 'b' bool
-  int size = 0;                     ///< bytes per element (1, 2, 4 or 8)
-  bool fortran = false;             ///< column-major data
-  std::size_t data = 0;             ///< offset of the first element in the bytes
-  /// Element i (0-based, in file order) as a signed integer ('f' kinds: not allowed).
-  std::int64_t integer(std::string_view bytes, std::uint64_t i) const;
+  char kind = 0;                    ///< 'f', 'i', 'u' or 'b'
+  int element_size = 0;             ///< bytes per value
+  bool fortran_order = false;       ///< column-major data
+  std::size_t data_offset = 0;      ///< bytes before the data
 };
-
-/// Parses the header of .npy bytes (as parse_npy) and checks that the data is complete.
-/// @throws InvalidArgument "<what>: ..." as parse_npy.
+/// Parses the header of .npy bytes (at least the whole header; the data need not follow).
+/// @throws InvalidArgument "<what>: ..." as parse_npy().
 NpyHeader parse_npy_header(std::string_view bytes, const std::string& what);
+/// The length of the header (magic, version, length field and dict) from the first 12 bytes of a
+/// .npy file. @throws InvalidArgument "<what>: ..." for a file that is not .npy.
+std::size_t npy_header_length(std::string_view first, const std::string& what);
+/// The value at `p` (one element of the data of `h`) as a double.
+double npy_value(const NpyHeader& h, const char* p);
+/// The value at `p` of an integer or bool array ('i', 'u', 'b'; not 'f') as a signed integer,
+/// exactly (uint64 values above INT64_MAX saturate).
+std::int64_t npy_integer(const NpyHeader& h, const char* p);
 
 /// Parses .npy bytes (format 1.0, 2.0 or 3.0; little-endian float64, float32, signed or unsigned
 /// integers of 1, 2, 4 or 8 bytes, or bool; C or Fortran order; 1-d or 2-d). `what` names the
@@ -62,5 +67,17 @@ std::vector<std::pair<std::string, std::string>> unzip_stored(std::string_view b
 /// Points from a .npy file as an N×d matrix (1-d arrays give d = 1), every value finite.
 /// @throws InvalidArgument naming the file; IoError if unreadable.
 Eigen::MatrixXd read_npy_matrix(const std::string& path);
+
+/// N and d of the points in the .npy file at `path` (a 2-d N×d array, or 1-d: d = 1), from its
+/// header alone (the data's length is checked against the file's size).
+/// @throws InvalidArgument naming the file (bad header, dtype or shape, an empty array, a file
+/// shorter than its header says); IoError if it cannot be opened or read.
+std::pair<std::int64_t, std::int64_t> npy_points_shape(const std::string& path);
+/// Rows [begin, end) of the points in the .npy file at `path`, one candidate per column
+/// (d × (end − begin)), reading only those rows' bytes (one read in C order, d reads in Fortran
+/// order): how a rank reads its slice of a domain of 10⁹ candidates. Every value finite.
+/// @throws InvalidArgument naming the file and a row for a value that is not finite, or for a
+/// range outside [0, N); as npy_points_shape() otherwise.
+Eigen::MatrixXd read_npy_points(const std::string& path, std::int64_t begin, std::int64_t end);
 
 }  // namespace gpb::detail

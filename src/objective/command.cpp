@@ -1,43 +1,23 @@
-// CommandObjective: fork/exec with three pipes, a poll loop feeding stdin and draining stdout and
-// stderr under a deadline, and strict parsing of the rewards (see command.hpp for the protocol).
+// CommandObjective: the program run under supervision (objective/process.hpp), then strict
+// parsing of the rewards (see command.hpp for the protocol).
 #include "gpbandit/objective/command.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
+#include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 
 #include "gpbandit/objective/objective.hpp"
-
-extern char** environ;
+#include "objective/process.hpp"
 
 namespace gpb {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-/// Process group of the evaluation now running (0: none), for signal_running().
-std::atomic<pid_t> g_running{0};
-
-/// Publishes the running group for the life of one evaluation.
-struct RunningGroup {
-  explicit RunningGroup(pid_t pid) { g_running.store(pid); }
-  ~RunningGroup() { g_running.store(0); }
-  RunningGroup(const RunningGroup&) = delete;
-  RunningGroup& operator=(const RunningGroup&) = delete;
-};
 
 /// The last non-empty line of `text`, at most 300 characters, for messages.
 std::string last_line(const std::string& text) {
@@ -50,170 +30,12 @@ std::string last_line(const std::string& text) {
   return line;
 }
 
-/// A pipe whose ends close on exec; ends are −1 once closed.
-struct Pipe {
-  int fd[2] = {-1, -1};
-  Pipe() {
-    if (pipe2(fd, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
-  }
-  ~Pipe() {
-    close_end(0);
-    close_end(1);
-  }
-  void close_end(int i) {
-    if (fd[i] >= 0) ::close(fd[i]);
-    fd[i] = -1;
-  }
-};
-
-/// What the child process produced.
-struct Outcome {
-  std::string out, err;
-  int status = 0;
-  bool timed_out = false;
-  int exec_errno = 0;  ///< errno of a failed exec, 0 if the program started
-};
-
-/// argv and envp of the child, built before fork (the child may only make async-signal-safe
-/// calls: the parent has other threads).
-struct ChildArgs {
-  std::vector<std::string> strings;
-  std::vector<char*> argv, envp;
-  ChildArgs(const std::vector<std::string>& args, int round, int q) {
-    strings = args;
-    for (char** e = environ; *e != nullptr; ++e) {
-      if (std::strncmp(*e, "GPBANDIT_ROUND=", 15) != 0 &&
-          std::strncmp(*e, "GPBANDIT_Q=", 11) != 0) {
-        strings.emplace_back(*e);
-      }
-    }
-    strings.push_back("GPBANDIT_ROUND=" + std::to_string(round));
-    strings.push_back("GPBANDIT_Q=" + std::to_string(q));
-    for (std::size_t i = 0; i < strings.size(); ++i) {
-      (i < args.size() ? argv : envp).push_back(strings[i].data());
-    }
-    argv.push_back(nullptr);
-    envp.push_back(nullptr);
-  }
-};
-
-[[noreturn]] void exec_child(const ChildArgs& a, const std::string& dir, Pipe& in, Pipe& out,
-                             Pipe& err, Pipe& status) {
-  setpgid(0, 0);
-  if (!dir.empty() && chdir(dir.c_str()) != 0) {
-    const int e = errno;
-    (void)!write(status.fd[1], &e, sizeof e);
-    _exit(127);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  signal(SIGPIPE, SIG_DFL);
-  dup2(in.fd[0], 0);
-  dup2(out.fd[1], 1);
-  dup2(err.fd[1], 2);
-  execvpe(a.argv[0], a.argv.data(), a.envp.data());
-  const int e = errno;
-  (void)!write(status.fd[1], &e, sizeof e);
-  _exit(127);
-}
-
-/// Writes what it can of `data` from `pos` without blocking; false once the reader is gone.
-bool feed(int fd, const std::string& data, std::size_t& pos) {
-  sigset_t pipe_set, old;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  const ssize_t n = ::write(fd, data.data() + pos, data.size() - pos);
-  const int e = errno;
-  if (n < 0 && e == EPIPE) {  // consume the SIGPIPE this write raised, then restore the mask
-    const timespec zero{0, 0};
-    sigtimedwait(&pipe_set, nullptr, &zero);
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (n > 0) pos += static_cast<std::size_t>(n);
-  return !(n < 0 && e != EAGAIN && e != EINTR);
-}
-
-/// Feeds stdin and drains stdout/stderr until both close, or until the deadline.
-void pump(Pipe& in, Pipe& out, Pipe& err, const std::string& input, double timeout_s,
-          Clock::time_point deadline, Outcome& o) {
-  std::size_t pos = 0;
-  fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
-  if (input.empty()) in.close_end(1);
-  char buf[65536];
-  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
-    pollfd fds[3] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}, {in.fd[1], POLLOUT, 0}};
-    int wait_ms = -1;
-    if (timeout_s > 0) {
-      const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-      if (left <= 0) {
-        o.timed_out = true;
-        return;
-      }
-      wait_ms = static_cast<int>(std::ceil(left * 1000.0));
-    }
-    const int r = poll(fds, 3, wait_ms);
-    if (r < 0 && errno != EINTR) throw Error(std::string("poll: ") + std::strerror(errno));
-    if (r <= 0) continue;
-    if (fds[2].revents != 0) {
-      if (!feed(in.fd[1], input, pos) || pos == input.size()) in.close_end(1);
-    }
-    for (int k = 0; k < 2; ++k) {
-      if (fds[k].revents == 0) continue;
-      Pipe& p = k == 0 ? out : err;
-      const ssize_t n = ::read(p.fd[0], buf, sizeof buf);
-      if (n > 0) {
-        (k == 0 ? o.out : o.err).append(buf, static_cast<std::size_t>(n));
-        if (k == 1) (void)!::write(2, buf, static_cast<std::size_t>(n));  // pass stderr through
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        p.close_end(0);
-      }
-    }
-  }
-}
-
-/// Waits for the child until the deadline (none when timeout_s is 0); kills its group after it.
-void reap(pid_t pid, double timeout_s, Clock::time_point deadline, Outcome& o) {
-  for (;;) {
-    const pid_t r = waitpid(pid, &o.status, timeout_s > 0 && !o.timed_out ? WNOHANG : 0);
-    if (r == pid) return;
-    if (r < 0 && errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
-    if (r == 0) {
-      if (Clock::now() >= deadline) {
-        o.timed_out = true;
-        kill(-pid, SIGKILL);
-      } else {
-        usleep(2000);
-      }
-    }
-  }
-}
-
-Outcome run_once(const CommandOptions& c, const std::string& input, int round, int q) {
-  const ChildArgs args(c.argv, round, q);
-  const double timeout_s = c.timeout_s;
-  Pipe in, out, err, status;
-  const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                        std::chrono::duration<double>(timeout_s));
-  const pid_t pid = fork();
-  if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) exec_child(args, c.working_dir, in, out, err, status);
-  (void)setpgid(pid, pid);  // also from the parent, so that the kill below finds the group
-  const RunningGroup running(pid);
-  in.close_end(0);
-  out.close_end(1);
-  err.close_end(1);
-  status.close_end(1);
-  Outcome o;
-  if (::read(status.fd[0], &o.exec_errno, sizeof o.exec_errno) != sizeof o.exec_errno) {
-    o.exec_errno = 0;  // the pipe closed on a successful exec
-  }
-  if (o.exec_errno == 0) pump(in, out, err, input, timeout_s, deadline, o);
-  if (o.timed_out) kill(-pid, SIGKILL);
-  in.close_end(1);
-  reap(pid, timeout_s, deadline, o);
-  return o;
+/// A byte count for messages: "4 MiB (4194304 bytes)" or "1000 bytes".
+std::string bytes_text(std::size_t n) {
+  if (n < (std::size_t{1} << 20)) return std::to_string(n) + " bytes";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g MiB (%zu bytes)", static_cast<double>(n) / (1 << 20), n);
+  return buf;
 }
 
 /// The q rewards in `out` (numbers separated by newlines, commas, spaces or tabs; a first line
@@ -265,11 +87,11 @@ CommandObjective::CommandObjective(CommandOptions options) : options_(std::move(
   GPB_EXPECTS(
       std::isfinite(options_.timeout_s) && options_.timeout_s >= 0 && options_.timeout_s <= 1e8,
       "objective.timeout_s must be in [0, 1e8] (0: no limit), got " << options_.timeout_s);
+  GPB_EXPECTS(options_.max_output_bytes > 0, "objective: the output limit must be > 0 bytes");
 }
 
 void CommandObjective::signal_running(int sig) {
-  const pid_t group = g_running.load();
-  if (group > 0) kill(-group, sig);
+  detail::signal_running_process(sig);
 }
 
 std::string CommandObjective::describe() const {
@@ -284,7 +106,13 @@ std::string CommandObjective::describe() const {
 std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points,
                                                int round) const {
   const int q = static_cast<int>(points.rows());
-  const Outcome o = run_once(options_, csv_text(points), round, q);
+  detail::ProcessSpec spec;
+  spec.argv = options_.argv;
+  spec.env = {"GPBANDIT_ROUND=" + std::to_string(round), "GPBANDIT_Q=" + std::to_string(q)};
+  spec.working_dir = options_.working_dir;
+  spec.timeout_s = options_.timeout_s;
+  spec.max_stdout = std::max(options_.max_output_bytes, std::size_t{64} * std::max(q, 1));
+  const detail::ProcessOutcome o = detail::run_process(spec, csv_text(points));
   const std::string head = "round " + std::to_string(round) + ": the command '" + describe() + "' ";
   if (o.exec_errno != 0) {
     throw CommandError(CommandError::Kind::Failed, round,
@@ -292,11 +120,18 @@ std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::Mat
   }
   if (o.timed_out) {
     std::ostringstream os;
-    os << head << "did not finish within timeout_s = " << options_.timeout_s << " s and was killed";
+    os << head << "did not finish within timeout_s = " << options_.timeout_s
+       << " s and was killed (raise objective.timeout_s for longer evaluations)";
     throw CommandError(CommandError::Kind::TimedOut, round, os.str());
   }
+  if (o.over_limit) {
+    throw CommandError(CommandError::Kind::TooMuchOutput, round,
+                       head + "printed more than " + bytes_text(spec.max_stdout) +
+                           " on stdout, the limit for " + std::to_string(q) +
+                           " candidate(s), and was killed (one reward per candidate expected)");
+  }
   const std::string tail =
-      last_line(o.err).empty() ? "" : "; its last error line: " + last_line(o.err);
+      last_line(o.err_tail).empty() ? "" : "; its last error line: " + last_line(o.err_tail);
   if (WIFSIGNALED(o.status)) {
     throw CommandError(CommandError::Kind::Failed, round,
                        head + "was killed by signal " + std::to_string(WTERMSIG(o.status)) + " (" +

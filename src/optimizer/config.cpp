@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <set>
 
+#include "experiment/checkpoint.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
+#include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
@@ -19,6 +21,13 @@ namespace {
 
 using detail::Checker;
 using nlohmann::json;
+
+/// The keys of registry entry (kind, name) and "type" (optimizer/registry_entries.cpp).
+std::set<std::string> typed_keys(const std::string& kind, const std::string& name) {
+  std::set<std::string> k = detail::registry_keys(kind, name);
+  k.insert("type");
+  return k;
+}
 
 /// Fails on any key of `o` outside `allowed` (checks that `o` is an object first).
 void allow(const Checker& c, const json& o, const std::string& path,
@@ -71,7 +80,7 @@ std::vector<double> numbers(const Checker& c, const json& o, const std::string& 
 DomainSpec parse_domain(const Checker& c, const json& o) {
   const std::string type = str(c, o, "type", "domain.", "");
   if (type == "grid") {
-    allow(c, o, "domain", {"type", "lower", "upper", "counts"});
+    allow(c, o, "domain", typed_keys("optimizer_domain", "grid"));
     if (!o.contains("counts")) c.fail("domain.counts", "required");
     c.check_type(o["counts"], "integer[]", "domain.counts");
     std::vector<int> counts;
@@ -85,7 +94,7 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
                             counts);
   }
   if (type == "sobol") {
-    allow(c, o, "domain", {"type", "lower", "upper", "count", "seed"});
+    allow(c, o, "domain", typed_keys("optimizer_domain", "sobol"));
     if (!o.contains("count")) c.fail("domain.count", "required");
     const int count = static_cast<int>(integer(c, o, "count", "domain.", 0, 1, INT_MAX));
     const auto seed = static_cast<std::uint64_t>(integer(c, o, "seed", "domain.", 0, 0, LLONG_MAX));
@@ -93,14 +102,14 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
                              count, seed);
   }
   if (type == "csv" || type == "npy") {
-    allow(c, o, "domain", {"type", "path"});
+    allow(c, o, "domain", typed_keys("optimizer_domain", type));
     if (!o.contains("path")) c.fail("domain.path", "required");
     c.check_type(o["path"], "path", "domain.path");
     const std::string path = c.data_path(o, "path", "domain.path");
     return c.guarded("domain.path", [&] { return DomainSpec::from_file(path); });
   }
   if (type == "points") {
-    allow(c, o, "domain", {"type", "points", "source"});
+    allow(c, o, "domain", typed_keys("optimizer_domain", "points"));
     if (!o.contains("points") || !o["points"].is_array() || o["points"].empty()) {
       c.fail("domain.points", "required: a non-empty array of points (arrays of numbers)");
     }
@@ -168,7 +177,12 @@ BetaSchedule parse_beta(const Checker& c, const json& o) {
 }
 
 AcquisitionOptions parse_acquisition(const Checker& c, const json& o) {
-  allow(c, o, "acquisition", {"type", "beta", "xi", "exact_max", "features"});
+  std::set<std::string> keys = {"type"};
+  for (const std::string& name : detail::registry_names("acquisition")) {
+    const auto k = detail::registry_keys("acquisition", name);
+    keys.insert(k.begin(), k.end());
+  }
+  allow(c, o, "acquisition", keys);
   AcquisitionOptions a;
   const std::string type = str(c, o, "type", "acquisition.", "ucb");
   a.kind = c.guarded("acquisition.type", [&] { return parse_acquisition_kind(type); });
@@ -182,7 +196,7 @@ AcquisitionOptions parse_acquisition(const Checker& c, const json& o) {
 }
 
 FitOptions parse_fit(const Checker& c, const json& o) {
-  allow(c, o, "fit", {"every", "min_observations", "ard", "restarts", "max_rows", "normalize"});
+  allow(c, o, "fit", detail::registry_keys("optimizer_fit", "fit"));
   FitOptions f;
   f.every = static_cast<int>(integer(c, o, "every", "fit.", f.every, 0, INT_MAX));
   f.min_observations =
@@ -343,10 +357,7 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
                                       const std::string& base_dir,
                                       const std::set<std::string>& extra_keys) {
   const Checker c(source, base_dir);
-  std::set<std::string> keys = {
-      "domain",   "kernel",          "noise_variance", "acquisition", "goal", "initial_points",
-      "distinct", "tie_break",       "seed",           "capacity",    "fit",  "backend",
-      "threads",  "memory_budget_mb"};
+  std::set<std::string> keys = registry_keys("optimizer", "optimizer");
   keys.insert(extra_keys.begin(), extra_keys.end());
   allow(c, root, "the top level", keys);
   OptimizerOptions o;
@@ -375,6 +386,10 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
   o.seed = static_cast<std::uint64_t>(integer(c, root, "seed", "", 0, 0, LLONG_MAX));
   o.capacity = static_cast<int>(integer(c, root, "capacity", "", o.capacity, 1, 1 << 24));
   if (root.contains("fit")) o.fit = parse_fit(c, root["fit"]);
+  o.allow_outside = boolean(c, root, "allow_outside", "", false);
+  o.match_tolerance = num(c, root, "match_tolerance", "", o.match_tolerance);
+  if (!(o.match_tolerance >= 0 && o.match_tolerance < 1))
+    c.fail("match_tolerance", "must be in [0, 1), got " + root["match_tolerance"].dump());
   parse_engine(c, root, o);
   return o;
 }
@@ -398,6 +413,8 @@ json options_to_json(const OptimizerOptions& o) {
           {"tie_break", o.random_ties ? "random" : "lowest"},
           {"seed", o.seed},
           {"capacity", o.capacity},
+          {"allow_outside", o.allow_outside},
+          {"match_tolerance", o.match_tolerance},
           {"fit",
            {{"every", f.every},
             {"min_observations", f.min_observations},
@@ -408,12 +425,39 @@ json options_to_json(const OptimizerOptions& o) {
           {"backend", backend_name(o.context.backend)}};
 }
 
+json optimizer_identity(const OptimizerOptions& o) {
+  json j = options_to_json(o);
+  j.erase("backend");
+  json& dom = j["domain"];
+  if (dom.value("type", "") == "points") {
+    dom.erase("source");  // where the points came from does not matter, only which they are
+    dom["points"] = {{"rows", o.domain.points.rows()}, {"fnv", fnv1a_hex(dom["points"].dump())}};
+  }
+  return j;
+}
+
 }  // namespace detail
 
 OptimizerOptions parse_optimizer_config(const std::string& json_text, const std::string& source,
                                         const std::string& base_dir) {
   return detail::parse_optimizer_json(detail::parse_json_text(json_text, source), source, base_dir,
                                       {});
+}
+
+std::string config_kind(const std::string& json_text) {
+  const json root = json::parse(json_text, nullptr, false, true);
+  if (root.is_discarded() || !root.is_object()) return "experiment";
+  if (root.contains("policies") || root.contains("experiment")) return "experiment";
+  if (root.contains("objective")) {
+    const json& o = root["objective"];
+    const bool command = o.is_object() && (o.contains("cmd") || o.value("type", "") == "command");
+    if (command) return "command";
+  }
+  for (const char* key : {"acquisition", "goal", "initial_points", "distinct", "tie_break",
+                          "capacity", "fit", "allow_outside", "match_tolerance"}) {
+    if (root.contains(key)) return root.contains("objective") ? "command" : "optimizer";
+  }
+  return "experiment";
 }
 
 OptimizerOptions load_optimizer_config(const std::string& path) {

@@ -22,4 +22,8 @@ OptimizerOptions parse_optimizer_json(const nlohmann::json& root, const std::str
 /// threads and memory budget are left out).
 nlohmann::json options_to_json(const OptimizerOptions& o);
 
+/// What defines an optimizer for a resumed run (experiment/config_identity.hpp): options_to_json
+/// without the backend, a point set replaced by its size and a hash of its coordinates.
+nlohmann::json optimizer_identity(const OptimizerOptions& o);
+
 }  // namespace gpb::detail

@@ -44,6 +44,7 @@ HyperFit Optimizer::State::fit() {
 }
 
 HyperFit Optimizer::fit_hyperparameters() {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->fit();
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "engine/detail/quiet_recompute.hpp"
 #include "gpbandit/error.hpp"
 #include "optimizer/state.hpp"
 
@@ -47,6 +48,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
               "fit.min_observations must be >= 2, got " << f.min_observations);
   GPB_EXPECTS(f.restarts >= 0, "fit.restarts must be >= 0, got " << f.restarts);
   GPB_EXPECTS(f.max_rows >= 2, "fit.max_rows must be >= 2, got " << f.max_rows);
+  GPB_EXPECTS(o.match_tolerance >= 0 && o.match_tolerance < 1,
+              "match_tolerance must be in [0, 1), got " << o.match_tolerance);
 }
 
 /// 64-bit hash of d coordinates (−0 and +0 hash alike, as they compare equal).
@@ -71,6 +74,9 @@ Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
   n = domain.size();
   d = domain.dim();
   check_options(opt, domain);
+  const Eigen::MatrixXd& pts = domain.points();
+  box_lo = pts.rowwise().minCoeff();
+  box_hi = pts.rowwise().maxCoeff();
   ctx = make_context(opt.context);
   tiebreak.emplace_back(opt.seed, 0, stream_of(StreamId::TieBreak, 0));
   policy = Rng(opt.seed, 0, kPolicyStream);
@@ -134,12 +140,16 @@ void Optimizer::State::reset_posterior(int extras_in_posterior) {
   po.noise_variance = opt.noise_variance;
   po.capacity = std::max(opt.capacity, num_obs() + static_cast<int>(outstanding.size()) + 1);
   post.reset();
-  if (post_extras == 0) {
-    post = std::make_unique<FinitePosterior>(*ctx, opt.kernel, domain, 1, po);
-  } else {
-    post = std::make_unique<FinitePosterior>(*ctx, opt.kernel,
-                                             Domain::from_points(posterior_points()), 1, po);
+  {
+    const detail::QuietRecompute quiet;  // said once per Optimizer, below
+    if (post_extras == 0) {
+      post = std::make_unique<FinitePosterior>(*ctx, opt.kernel, domain, 1, po);
+    } else {
+      post = std::make_unique<FinitePosterior>(*ctx, opt.kernel,
+                                               Domain::from_points(posterior_points()), 1, po);
+    }
   }
+  warn_recompute(po.capacity);
   log.clear();
   slot_answer.clear();
   unposted.clear();
@@ -207,7 +217,9 @@ void Optimizer::State::maybe_refit() {
 
 // ---------------------------------------------------------------- Optimizer
 
-Optimizer::Optimizer(OptimizerOptions options) : s_(std::make_unique<State>(std::move(options))) {}
+Optimizer::Optimizer(OptimizerOptions options) : s_(std::make_unique<State>(std::move(options))) {
+  s_->flush_warnings();
+}
 Optimizer::Optimizer(std::unique_ptr<State> state) : s_(std::move(state)) {}
 Optimizer::~Optimizer() = default;
 Optimizer::Optimizer(Optimizer&&) noexcept = default;
@@ -215,6 +227,7 @@ Optimizer& Optimizer::operator=(Optimizer&&) noexcept = default;
 
 AskResult Optimizer::ask(int q) {
   State& s = *s_;
+  std::unique_lock<std::mutex> lock(s.mu);
   GPB_EXPECTS(q >= 1 && q <= s.n, "ask: q must be in [1, N = " << s.n << "], got " << q);
   if (s.opt.distinct) {
     std::vector<int> asked;
@@ -251,11 +264,15 @@ AskResult Optimizer::ask(int q) {
       s.slot_answer.push_back(-1);
     }
   }
+  s.warn_repeats(out.indices);
+  lock.unlock();
+  s.flush_warnings();  // the state is complete: a handler that throws loses nothing
   return out;
 }
 
 void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>& y) {
   State& s = *s_;
+  const std::lock_guard<std::mutex> lock(s.mu);
   GPB_EXPECTS(indices.size() == y.size(),
               "tell: " << indices.size() << " indices but " << y.size() << " values of y");
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -273,6 +290,7 @@ void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>&
 void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
                      const std::vector<double>& y) {
   State& s = *s_;
+  const std::lock_guard<std::mutex> lock(s.mu);
   GPB_EXPECTS(points.rows() == static_cast<Eigen::Index>(y.size()),
               "tell: " << points.rows() << " points but " << y.size() << " values of y");
   GPB_EXPECTS(points.rows() == 0 || points.cols() == s.d,
@@ -285,10 +303,18 @@ void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
     GPB_EXPECTS(std::isfinite(y[static_cast<std::size_t>(i)]),
                 "tell: y[" << i << "] = " << y[static_cast<std::size_t>(i)] << " is not finite");
   }
+  s.check_inside(points, "tell");
   Eigen::VectorXd x(s.d);
   for (Eigen::Index i = 0; i < points.rows(); ++i) {
     x = points.row(i).transpose();
     int p = s.find_point(x.data());
+    if (p < 0 || p >= s.n) {  // not a candidate: the answer to an ask, told with fewer digits?
+      const int c = s.match_ask(x.data());
+      if (c >= 0) {
+        p = c;
+        x = Eigen::Map<const Eigen::VectorXd>(s.domain.point(c), s.d);
+      }
+    }
     if (p < 0) {  // a new point off the candidate set
       p = s.n + s.num_extras();
       s.extras.insert(s.extras.end(), x.data(), x.data() + s.d);
@@ -298,36 +324,63 @@ void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
   s.maybe_refit();
 }
 
-Prediction Optimizer::predict(const Eigen::Ref<const Eigen::MatrixXd>& points) const {
-  State& s = *s_;
-  GPB_EXPECTS(points.cols() == s.d,
-              "predict: points have " << points.cols() << " coordinates, the domain has " << s.d);
-  GPB_EXPECTS(points.allFinite(), "predict: the points have a non-finite coordinate");
+namespace {
+
+/// The model's prediction at the d×m points, in the units of y (the caller holds the lock).
+Prediction predict_locked(Optimizer::State& s, const Eigen::Ref<const Eigen::MatrixXd>& points) {
   s.sync(false);
   Prediction p;
-  s.predict_model(points.transpose(), s.post->rows() - s.post->pending(), p.mean, p.variance);
+  s.predict_model(points, s.post->rows() - s.post->pending(), p.mean, p.variance);
   p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
   p.variance *= s.y_scale * s.y_scale;
+  return p;
+}
+
+}  // namespace
+
+Prediction Optimizer::predict(const Eigen::Ref<const Eigen::MatrixXd>& points) const {
+  State& s = *s_;
+  Prediction p;
+  {
+    const std::lock_guard<std::mutex> lock(s.mu);
+    GPB_EXPECTS(points.cols() == s.d,
+                "predict: points have " << points.cols() << " coordinates, the domain has " << s.d);
+    GPB_EXPECTS(points.allFinite(), "predict: the points have a non-finite coordinate");
+    p = predict_locked(s, points.transpose());
+  }
+  s.flush_warnings();
   return p;
 }
 
 Prediction Optimizer::predict_candidates() const {
   State& s = *s_;
-  s.sync(false);
-  if (s.post->pending() > 0) {
-    Eigen::MatrixXd rows = s.domain.points().transpose();
-    return predict(rows);
-  }
   Prediction p;
-  p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);
-  p.variance = Eigen::Map<const Eigen::VectorXd>(s.post->variance(0), s.n);
-  p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
-  p.variance *= s.y_scale * s.y_scale;
+  {
+    const std::lock_guard<std::mutex> lock(s.mu);
+    s.sync(false);
+    if (s.post->pending() > 0) {
+      p = predict_locked(s, s.domain.points());
+    } else {
+      p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);
+      p.variance = Eigen::Map<const Eigen::VectorXd>(s.post->variance(0), s.n);
+      p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
+      p.variance *= s.y_scale * s.y_scale;
+    }
+  }
+  s.flush_warnings();
   return p;
 }
 
 const OptimizerOptions& Optimizer::options() const {
   return s_->opt;
+}
+Kernel Optimizer::kernel() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
+  return s_->opt.kernel;
+}
+double Optimizer::noise_variance() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
+  return s_->opt.noise_variance;
 }
 const Domain& Optimizer::domain() const {
   return s_->domain;
@@ -336,26 +389,32 @@ const Context& Optimizer::context() const {
   return *s_->ctx;
 }
 int Optimizer::num_observations() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->num_obs();
 }
 Eigen::MatrixXd Optimizer::observed_points() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return Eigen::Map<const Eigen::MatrixXd>(s_->obs_x.data(), s_->d, s_->num_obs()).transpose();
 }
 std::vector<double> Optimizer::observed_values() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->obs_y;
 }
 std::vector<int> Optimizer::observed_indices() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   std::vector<int> out;
   for (int p : s_->obs_point) out.push_back(p < s_->n ? p : -1);
   return out;
 }
 std::vector<int> Optimizer::pending() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   std::vector<int> out;
   for (const OutstandingAsk& a : s_->outstanding) out.push_back(a.candidate);
   return out;
 }
 BestObservation Optimizer::best() const {
   const State& s = *s_;
+  const std::lock_guard<std::mutex> lock(s.mu);
   GPB_EXPECTS(s.num_obs() > 0, "best: no observation has been told yet");
   int b = 0;
   for (int i = 1; i < s.num_obs(); ++i) {
@@ -374,15 +433,19 @@ BestObservation Optimizer::best() const {
   return out;
 }
 int Optimizer::fits() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->fits;
 }
-const std::string& Optimizer::last_fit_error() const {
+std::string Optimizer::last_fit_error() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->last_fit_error;
 }
 double Optimizer::y_offset() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->y_offset;
 }
 double Optimizer::y_scale() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->y_scale;
 }
 

@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
@@ -22,6 +25,50 @@ constexpr const char* kFormat = "gpbandit-optimizer-state";
 constexpr int kVersion = 1;
 constexpr const char* kStateMember = "state.npy";
 
+// Reading a state: every field by its path, so that a corrupt file names what is wrong with it.
+
+/// "a number", "an integer", ... for messages.
+template <typename T>
+const char* type_word() {
+  if constexpr (std::is_same_v<T, bool>) return "a boolean";
+  if constexpr (std::is_integral_v<T>) return "an integer";
+  if constexpr (std::is_floating_point_v<T>) return "a number";
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_same_v<T, std::vector<int>>) return "an array of integers";
+  if constexpr (std::is_same_v<T, std::vector<double>>) return "an array of numbers";
+  return "a value of another type";
+}
+
+std::string shortened(const json& v) {
+  std::string t = v.dump();
+  return t.size() > 60 ? t.substr(0, 57) + "..." : t;
+}
+
+/// parent[key] as an object or array (`what`), or InvalidArgument naming path.key.
+const json& member(const json& parent, const std::string& path, const char* key) {
+  const std::string name = path.empty() ? key : path + "." + key;
+  GPB_EXPECTS(parent.is_object(), "state: " << (path.empty() ? "top level" : path)
+                                            << ": expected an object, got " << shortened(parent));
+  GPB_EXPECTS(parent.contains(key), "state: " << name << ": missing");
+  return parent[key];
+}
+
+/// parent[key] as T, or InvalidArgument naming path.key, what was expected and what is there.
+template <typename T>
+T field(const json& parent, const std::string& path, const char* key) {
+  const json& v = member(parent, path, key);
+  const std::string name = path.empty() ? key : path + "." + key;
+  try {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      GPB_EXPECTS(v.is_number_integer(), "");
+    }
+    return v.get<T>();
+  } catch (const std::exception&) {
+    throw InvalidArgument("state: " + name + ": expected " + type_word<T>() + ", got " +
+                          shortened(v));
+  }
+}
+
 json rows_json(const std::vector<double>& flat, int d) {
   json out = json::array();
   for (std::size_t i = 0; i + static_cast<std::size_t>(d) <= flat.size(); i += d) {
@@ -31,12 +78,21 @@ json rows_json(const std::vector<double>& flat, int d) {
   return out;
 }
 
-std::vector<double> flat_rows(const json& rows, int d, const char* field) {
+std::vector<double> flat_rows(const json& rows, int d, const char* name) {
+  GPB_EXPECTS(rows.is_array(),
+              "state: " << name << ": expected an array of points, got " << shortened(rows));
   std::vector<double> out;
-  for (const json& r : rows) {
-    const auto v = r.get<std::vector<double>>();
-    GPB_EXPECTS(static_cast<int>(v.size()) == d, "state: " << field << ": a point has " << v.size()
-                                                           << " coordinates, expected " << d);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<double> v;
+    try {
+      v = rows[i].get<std::vector<double>>();
+    } catch (const std::exception&) {
+      throw InvalidArgument("state: " + std::string(name) + "[" + std::to_string(i) +
+                            "]: expected an array of numbers, got " + shortened(rows[i]));
+    }
+    GPB_EXPECTS(static_cast<int>(v.size()) == d, "state: " << name << "[" << i << "]: has "
+                                                           << v.size() << " coordinates, expected "
+                                                           << d);
     out.insert(out.end(), v.begin(), v.end());
   }
   return out;
@@ -54,17 +110,24 @@ json op_json(const PosteriorOp& op) {
 }
 
 PosteriorOp op_from(const json& j) {
-  GPB_EXPECTS(j.is_array() && j.size() == 2 && j[0].is_string(),
-              "state: posterior.log: bad entry " << j.dump());
+  const auto bad = [&] {
+    return InvalidArgument("state: posterior.log: bad entry " + shortened(j) +
+                           " (expected [\"o\" | \"p\", integer] or [\"r\", [integers]])");
+  };
+  if (!j.is_array() || j.size() != 2 || !j[0].is_string()) throw bad();
   const std::string k = j[0].get<std::string>();
   PosteriorOp op;
-  if (k == "o" || k == "p") {
+  if ((k == "o" || k == "p") && j[1].is_number_integer()) {
     op.kind = k == "o" ? PosteriorOp::Kind::Observe : PosteriorOp::Kind::Pending;
     op.value = j[1].get<int>();
-  } else {
-    GPB_EXPECTS(k == "r", "state: posterior.log: unknown operation '" << k << "'");
+  } else if (k == "r" && j[1].is_array()) {
     op.kind = PosteriorOp::Kind::Resolve;
-    op.ids = j[1].get<std::vector<int>>();
+    for (const json& id : j[1]) {
+      if (!id.is_number_integer()) throw bad();
+      op.ids.push_back(id.get<int>());
+    }
+  } else {
+    throw bad();
   }
   return op;
 }
@@ -104,15 +167,15 @@ json state_json(const Optimizer::State& s) {
 
 /// Restores everything but the posterior from `j` into `s` (built from j's config).
 void restore_records(Optimizer::State& s, const json& j) {
-  const json& m = j.at("model");
-  s.y_offset = m.at("y_offset").get<double>();
-  s.y_scale = m.at("y_scale").get<double>();
+  const json& m = member(j, "", "model");
+  s.y_offset = field<double>(m, "model", "y_offset");
+  s.y_scale = field<double>(m, "model", "y_scale");
   GPB_EXPECTS(s.y_scale > 0, "state: model.y_scale must be > 0");
-  const json& o = j.at("observations");
-  s.obs_x = flat_rows(o.at("x"), s.d, "observations.x");
-  s.obs_y = o.at("y").get<std::vector<double>>();
-  s.obs_point = o.at("point").get<std::vector<int>>();
-  s.extras = flat_rows(j.at("extras"), s.d, "extras");
+  const json& o = member(j, "", "observations");
+  s.obs_x = flat_rows(member(o, "observations", "x"), s.d, "observations.x");
+  s.obs_y = field<std::vector<double>>(o, "observations", "y");
+  s.obs_point = field<std::vector<int>>(o, "observations", "point");
+  s.extras = flat_rows(member(j, "", "extras"), s.d, "extras");
   GPB_EXPECTS(s.obs_x.size() == s.obs_y.size() * static_cast<std::size_t>(s.d) &&
                   s.obs_point.size() == s.obs_y.size(),
               "state: observations: x, y and point differ in length");
@@ -120,34 +183,36 @@ void restore_records(Optimizer::State& s, const json& j) {
     GPB_EXPECTS(p >= 0 && p < s.n + s.num_extras(),
                 "state: observations.point: " << p << " is neither a candidate nor an extra");
   }
-  const json& c = j.at("counters");
-  s.asks_served = c.at("asks_served").get<int>();
-  s.fits = c.at("fits").get<int>();
-  s.obs_at_last_fit = c.at("obs_at_last_fit").get<int>();
-  s.last_fit_error = c.at("last_fit_error").get<std::string>();
-  const json& r = j.at("rng");
-  s.tiebreak.front() =
-      Rng(s.opt.seed, 0, stream_of(StreamId::TieBreak, 0), r.at("tiebreak").get<std::uint64_t>());
+  const json& c = member(j, "", "counters");
+  s.asks_served = field<int>(c, "counters", "asks_served");
+  s.fits = field<int>(c, "counters", "fits");
+  s.obs_at_last_fit = field<int>(c, "counters", "obs_at_last_fit");
+  s.last_fit_error = field<std::string>(c, "counters", "last_fit_error");
+  const json& r = member(j, "", "rng");
+  s.tiebreak.front() = Rng(s.opt.seed, 0, stream_of(StreamId::TieBreak, 0),
+                           field<std::uint64_t>(r, "rng", "tiebreak"));
   s.policy = Rng(s.opt.seed, 0, static_cast<std::uint32_t>(StreamId::Policy),
-                 r.at("policy").get<std::uint64_t>());
+                 field<std::uint64_t>(r, "rng", "policy"));
 }
 
 /// Rebuilds the posterior by replaying the log, then the pending bookkeeping.
 void replay_posterior(Optimizer::State& s, const json& j) {
-  const json& p = j.at("posterior");
-  const int extras = p.at("extras").get<int>();
+  const json& p = member(j, "", "posterior");
+  const int extras = field<int>(p, "posterior", "extras");
   GPB_EXPECTS(extras >= 0 && extras <= s.num_extras(), "state: posterior.extras out of range");
   s.reset_posterior(extras);
   const int count = s.num_obs();
-  for (const json& e : p.at("log")) {
+  const json& log = member(p, "posterior", "log");
+  GPB_EXPECTS(log.is_array(), "state: posterior.log: expected an array, got " << shortened(log));
+  for (const json& e : log) {
     const PosteriorOp op = op_from(e);
     if (op.kind == PosteriorOp::Kind::Observe) check_id(op.value, count, "posterior.log");
     for (int id : op.ids) check_id(id, count, "posterior.log");
     s.apply(op);
   }
-  s.slot_answer = p.at("slot_answer").get<std::vector<int>>();
-  s.unposted = p.at("unposted").get<std::vector<int>>();
-  s.dirty = p.at("dirty").get<bool>();
+  s.slot_answer = field<std::vector<int>>(p, "posterior", "slot_answer");
+  s.unposted = field<std::vector<int>>(p, "posterior", "unposted");
+  s.dirty = field<bool>(p, "posterior", "dirty");
   GPB_EXPECTS(static_cast<int>(s.slot_answer.size()) == s.post->pending(),
               "state: posterior.slot_answer has " << s.slot_answer.size() << " entries but the log "
                                                   << "leaves " << s.post->pending()
@@ -156,8 +221,14 @@ void replay_posterior(Optimizer::State& s, const json& j) {
     if (id >= 0) check_id(id, count, "posterior.slot_answer");
   }
   for (int id : s.unposted) check_id(id, count, "posterior.unposted");
-  for (const json& a : j.at("outstanding")) {
-    const OutstandingAsk ask{a.at(0).get<int>(), a.at(1).get<int>()};
+  const json& outstanding = member(j, "", "outstanding");
+  GPB_EXPECTS(outstanding.is_array(),
+              "state: outstanding: expected an array, got " << shortened(outstanding));
+  for (const json& a : outstanding) {
+    GPB_EXPECTS(
+        a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer(),
+        "state: outstanding: bad ask " << shortened(a) << " (expected [candidate, slot])");
+    const OutstandingAsk ask{a[0].get<int>(), a[1].get<int>()};
     GPB_EXPECTS(ask.candidate >= 0 && ask.candidate < s.n && ask.slot >= -1 &&
                     ask.slot < static_cast<int>(s.slot_answer.size()),
                 "state: outstanding: bad ask " << a.dump());
@@ -168,8 +239,14 @@ void replay_posterior(Optimizer::State& s, const json& j) {
 }  // namespace
 
 std::string Optimizer::dumps() const {
-  if (s_->dirty) s_->rebuild();  // new hyperparameters: save the posterior they give
-  return state_json(*s_).dump();
+  std::string text;
+  {
+    const std::lock_guard<std::mutex> lock(s_->mu);
+    if (s_->dirty) s_->rebuild();  // new hyperparameters: save the posterior they give
+    text = state_json(*s_).dump();
+  }
+  s_->flush_warnings();
+  return text;
 }
 
 Optimizer Optimizer::loads(const std::string& state_json_text,
@@ -181,35 +258,44 @@ Optimizer Optimizer::loads(const std::string& state_json_text,
     GPB_EXPECTS(j.value("version", 0) == kVersion, "state: unsupported version "
                                                        << j.value("version", 0) << " (expected "
                                                        << kVersion << ")");
-    OptimizerOptions opt = detail::parse_optimizer_json(j.at("config"), "state: config", ".", {});
+    OptimizerOptions opt =
+        detail::parse_optimizer_json(member(j, "", "config"), "state: config", ".", {});
     if (context) opt.context = *context;
     auto s = std::make_unique<State>(std::move(opt));
     restore_records(*s, j);
     replay_posterior(*s, j);
-    return Optimizer(std::move(s));
+    Optimizer out(std::move(s));
+    out.s_->flush_warnings();
+    return out;
   } catch (const nlohmann::json::exception& e) {
     throw InvalidArgument(std::string("state: malformed: ") + e.what());
   }
 }
 
 void Optimizer::save(const std::string& path) const {
-  const State& s = *s_;
-  const std::string text = dumps();
+  State& s = *s_;
   const bool npz = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npz") == 0;
-  if (!npz) {
-    detail::write_file_atomic(path, text);
-    return;
+  std::string bytes;
+  {
+    const std::lock_guard<std::mutex> lock(s.mu);
+    if (s.dirty) s.rebuild();
+    const std::string text = state_json(s).dump();
+    if (!npz) {
+      bytes = text;
+    } else {
+      std::vector<std::int64_t> index;
+      for (int p : s.obs_point) index.push_back(p < s.n ? p : -1);
+      const Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(s.obs_x.data(), s.d, s.num_obs());
+      bytes = detail::zip_stored(
+          {{kStateMember, detail::npy_bytes_u8(text)},
+           {"observed_x.npy", detail::npy_bytes(x.transpose())},
+           {"observed_y.npy", detail::npy_bytes(s.obs_y)},
+           {"observed_index.npy", detail::npy_bytes_i64(index)},
+           {"candidates.npy", detail::npy_bytes(s.domain.points().transpose())}});
+    }
   }
-  std::vector<std::int64_t> index;
-  for (int p : s.obs_point) index.push_back(p < s.n ? p : -1);
-  const Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(s.obs_x.data(), s.d, s.num_obs());
-  detail::write_file_atomic(
-      path,
-      detail::zip_stored({{kStateMember, detail::npy_bytes_u8(text)},
-                          {"observed_x.npy", detail::npy_bytes(x.transpose())},
-                          {"observed_y.npy", detail::npy_bytes(s.obs_y)},
-                          {"observed_index.npy", detail::npy_bytes_i64(index)},
-                          {"candidates.npy", detail::npy_bytes(s.domain.points().transpose())}}));
+  s.flush_warnings();
+  detail::write_file_atomic(path, bytes);
 }
 
 Optimizer Optimizer::load(const std::string& path, const std::optional<ContextOptions>& context) {

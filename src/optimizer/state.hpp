@@ -17,11 +17,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gpbandit/engine/posterior.hpp"
+#include "gpbandit/io/log.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "gpbandit/rng.hpp"
 #include "optimizer/thompson.hpp"
@@ -44,11 +47,16 @@ struct OutstandingAsk {
 };
 
 struct Optimizer::State {
+  /// Serialises every public member function of the Optimizer (see its thread-safety note).
+  mutable std::mutex mu;
   OptimizerOptions opt;                ///< options; kernel and noise_variance are the current ones
   std::unique_ptr<Context> ctx;        ///< the engine's backend
   Domain domain = Domain::indices(1);  ///< the N candidates
   int n = 0;                           ///< N
   int d = 0;                           ///< dimension
+  Eigen::VectorXd box_lo, box_hi;      ///< the candidates' bounding box (d values each)
+  bool warned_recompute = false;       ///< the recompute-mode warning was queued
+  std::vector<std::pair<WarningKind, std::string>> queued;  ///< warnings not yet emitted
 
   // Observations, in tell order.
   std::vector<double> obs_x;   ///< d values per observation
@@ -116,6 +124,23 @@ struct Optimizer::State {
   void sync(bool for_ask);
   /// Records observation (x, y) at posterior point p and matches it against the asks.
   void record(const double* x, double y, int p);
+  /// The candidate of an outstanding ask within OptimizerOptions::match_tolerance of x (the
+  /// nearest, in the max-norm scaled per axis), or −1 (asks.cpp).
+  int match_ask(const double* x) const;
+  /// Throws InvalidArgument naming the first row of `points` outside the candidates' bounding
+  /// box (beyond the tolerance), unless OptimizerOptions::allow_outside (asks.cpp).
+  void check_inside(const Eigen::Ref<const Eigen::MatrixXd>& points, const char* what) const;
+  /// Removes the outstanding asks at these positions of `outstanding` (any order, no repeats);
+  /// marks the posterior for rebuilding when one of them was a pending row (asks.cpp).
+  void drop_asks(std::vector<std::size_t> positions);
+  /// Queues a WarningKind::Model warning for each chosen candidate that was observed already.
+  void warn_repeats(const std::vector<int>& chosen);
+  /// Queues a WarningKind::Performance warning, once per Optimizer, when the posterior runs in
+  /// recompute mode.
+  void warn_recompute(int capacity);
+  /// Emits the queued warnings through gpb::warn; called without the lock, once a public call's
+  /// work is done (a handler that throws then loses nothing).
+  void flush_warnings();
   /// Refits when FitOptions::every says so (failures are kept in last_fit_error).
   void maybe_refit();
   /// Fits the hyperparameters to the observations and marks the posterior for rebuilding

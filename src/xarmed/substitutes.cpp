@@ -14,7 +14,7 @@
 #include "gpbandit/rng.hpp"
 
 #if GPB_HAS_LIBSVM
-#include <svm.h>
+#include "objective/libsvm_loader.hpp"
 #endif
 
 namespace gpb::xarmed {
@@ -179,7 +179,8 @@ std::vector<svm_node> svm_rows(const Eigen::MatrixXd& X) {
 
 double svm_auc(const ClientData& d, double gamma, double C) {
   GPB_EXPECTS(gamma > 0 && C > 0, "svm_auc: gamma and C must be > 0");
-  svm_set_print_string_function(&quiet);
+  const gpb::detail::Libsvm& svm = gpb::detail::libsvm("objective.type: landmine_svm");
+  svm.set_print_string_function(&quiet);
   const int p = static_cast<int>(d.train_x.rows());
   std::vector<svm_node> tr = svm_rows(d.train_x);
   std::vector<svm_node*> rows(static_cast<std::size_t>(d.train_x.cols()));
@@ -197,20 +198,20 @@ double svm_auc(const ClientData& d, double gamma, double C) {
   par.cache_size = 20;
   par.eps = 1e-3;
   par.shrinking = 1;
-  if (const char* err = svm_check_parameter(&prob, &par)) {
+  if (const char* err = svm.check_parameter(&prob, &par)) {
     throw InvalidArgument(std::string("landmine_svm: libsvm rejects the parameters: ") + err);
   }
-  svm_model* model = svm_train(&prob, &par);
+  svm_model* model = svm.train(&prob, &par);
   // Decision values are positive for model->label[0]; orient them so larger means label 1.
   const double sign = model->label[0] == 1 ? 1.0 : -1.0;
   const std::vector<svm_node> te = svm_rows(d.test_x);
   Eigen::VectorXd score(d.test_x.cols());
   for (Eigen::Index i = 0; i < score.size(); ++i) {
     double dec = 0;
-    svm_predict_values(model, &te[static_cast<std::size_t>(i) * (p + 1)], &dec);
+    svm.predict_values(model, &te[static_cast<std::size_t>(i) * (p + 1)], &dec);
     score(i) = sign * dec;
   }
-  svm_free_and_destroy_model(&model);
+  svm.free_and_destroy_model(&model);
   return auc_roc(score, d.test_y);
 }
 #else

@@ -29,15 +29,10 @@ run=(run --quiet --no-plot --threads 1)
 # expect_refusal NP CONFIG NAME PATTERN: mpirun -np NP of CONFIG exits 2 with one message
 # matching PATTERN (grep) and writes nothing in $out/NAME.
 expect_refusal() {
-  local np=$1 cfg=$2 name=$3 pattern=$4 rc n
+  local np=$1 cfg=$2 name=$3 pattern=$4
   timeout 60 "$mpirun" -np "$np" --oversubscribe "$cli" "${run[@]}" "$cfg" --mpi \
     --out "$out/$name" >"$out/$name.log" 2>&1
-  rc=$?
-  cat "$out/$name.log"
-  [ $rc -eq 2 ] || { echo "$name: expected exit 2, got $rc"; exit 1; }
-  n=$(grep -c "$pattern" "$out/$name.log")
-  [ "$n" -eq 1 ] || { echo "$name: expected one message matching '$pattern', got $n"; exit 1; }
-  [ ! -e "$out/$name/runs.csv" ] || { echo "$name: outputs written"; exit 1; }
+  expect_exit2_once "$out/$name.log" $? "$name" "$pattern" "$out/$name"
 }
 case $mode in
   identical)

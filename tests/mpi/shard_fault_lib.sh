@@ -1,4 +1,4 @@
-# Shared by shard_fault.sh and finite_run_mpi.sh (sourced): a job in which rank 2 of 3 of a
+# Shared by shard_fault.sh, finite_run_mpi.sh and launchers.sh (sourced): a job in which rank 2 of 3 of a
 # sharded run hangs or dies (GPB_SHARD_FAULT_*), and what must follow.
 
 # fault_extra MODE: the mpirun options of MODE. exit: without this MCA setting mpirun itself kills
@@ -19,4 +19,15 @@ expect_rank2_named() {
   [ "$n" -eq 1 ] || { echo "expected one message naming rank 2, got $n"; exit 1; }
   [ "$took" -le 30 ] || { echo "took ${took}s (bound 30 s)"; exit 1; }
   echo "job ended after ${took}s with rc $rc, one message naming rank 2"
+}
+
+# expect_exit2_once LOG RC NAME PATTERN DIR: the command exited 2 with exactly one line matching
+# PATTERN (grep) in LOG and wrote no DIR/runs.csv. Exits 1 otherwise.
+expect_exit2_once() {
+  local log=$1 rc=$2 name=$3 pattern=$4 dir=$5 n
+  cat "$log"
+  [ "$rc" -eq 2 ] || { echo "$name: expected exit 2, got $rc"; exit 1; }
+  n=$(grep -c "$pattern" "$log")
+  [ "$n" -eq 1 ] || { echo "$name: expected one message matching '$pattern', got $n"; exit 1; }
+  [ ! -e "$dir/runs.csv" ] || { echo "$name: outputs written"; exit 1; }
 }

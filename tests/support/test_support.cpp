@@ -106,6 +106,23 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+bool process_gone(const std::string& pid_text, double wait_s) {
+  const std::string pid = pid_text.substr(0, pid_text.find_first_of(" \n"));
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) return false;
+  const auto gone = [&] {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const std::size_t paren = line.rfind(')');  // "pid (comm) S ...": the state after the name
+    return paren != std::string::npos && line.size() > paren + 2 && line[paren + 2] == 'Z';
+  };
+  for (int i = 0; !gone(); ++i) {
+    if (i * 0.01 >= wait_s) return false;
+    ::usleep(10000);
+  }
+  return true;
+}
+
 gpb::Context make_cpu_context(int threads) {
   gpb::ContextOptions o;
   o.backend = gpb::Backend::Cpu;

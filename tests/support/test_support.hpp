@@ -49,6 +49,9 @@ std::vector<std::vector<int>> play(gpb::Policy& policy, int runs, int T,
 std::string invalid_argument_of(const std::function<void()>& f);
 /// Whether `text` contains `part`.
 bool contains(const std::string& text, const std::string& part);
+/// Whether the process whose pid `pid_text` starts with ("1234\n") is gone or a zombie (dead,
+/// not yet reaped by init) within `wait_s` seconds; false for text that is not a pid.
+bool process_gone(const std::string& pid_text, double wait_s);
 /// A CPU Context with `threads` threads (0: the Context's default).
 gpb::Context make_cpu_context(int threads = 0);
 

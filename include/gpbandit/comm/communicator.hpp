@@ -51,18 +51,43 @@ class RankFailure : public Error {
 /// Every collective waits at most timeout_s seconds: past that the live ranks find out which rank
 /// stopped responding and throw RankFailure naming it (never a hang). Cheap to copy (shared
 /// handle); copies share the counters.
+///
+/// Thread safety: one rank's handle is used by one thread (the thread ranks of in_process() are
+/// one thread each); collectives are not reentrant.
 class Communicator {
  public:
   /// Default per-collective timeout, seconds.
   static constexpr double kDefaultTimeout = 600.0;
+  /// A timeout of 0 asks an MPI communicator for an adaptive one, fitted to the run's own pace
+  /// (adaptive_timeout(); `gpbandit run --mpi` uses it unless --mpi-timeout is given).
+  static constexpr double kAdaptiveTimeout = 0.0;
+  ///@{
+  /// The adaptive rule's constants (seconds; the factor is a ratio), see adaptive_timeout().
+  static constexpr double kAdaptiveSetup = 600.0;
+  static constexpr double kAdaptiveFloor = 60.0;
+  static constexpr double kAdaptiveFactor = 20.0;
+  ///@}
+  /// The adaptive timeout of the next collective after `completed` collectives whose longest
+  /// interval between two consecutive completions was `longest_interval_s` seconds (this rank's
+  /// clock): kAdaptiveSetup (600 s) before the first completes (set-up: a domain read and
+  /// scattered, first allocations), then max(kAdaptiveFloor, kAdaptiveFactor · longest) =
+  /// max(60 s, 20 × the slowest round so far). A rank that hangs in a run whose rounds take
+  /// 50 ms is named after about 75 s (60 s and the grace period), not after 10 minutes.
+  static double adaptive_timeout(std::uint64_t completed, double longest_interval_s) {
+    if (completed == 0) return kAdaptiveSetup;
+    const double scaled = kAdaptiveFactor * longest_interval_s;
+    return scaled > kAdaptiveFloor ? scaled : kAdaptiveFloor;
+  }
 
   /// One rank: size() = 1, nothing communicated.
   Communicator();
-  /// MPI_COMM_WORLD (duplicated), initialising MPI if needed.
-  /// @throws InvalidArgument in a build without MPI, or if timeout_s ≤ 0.
+  /// MPI_COMM_WORLD (duplicated), initialising MPI if needed. `timeout_s` > 0 bounds every
+  /// collective; kAdaptiveTimeout (0) gives the adaptive bound of adaptive_timeout().
+  /// @throws InvalidArgument in a build without MPI, or if timeout_s < 0.
   static Communicator world(double timeout_s = kDefaultTimeout);
   /// An existing MPI communicator given by its Fortran handle (MPI_Comm_c2f, or mpi4py's
-  /// `comm.py2f()`), duplicated. @throws InvalidArgument without MPI or if timeout_s ≤ 0.
+  /// `comm.py2f()`), duplicated; `timeout_s` as for world().
+  /// @throws InvalidArgument without MPI or if timeout_s < 0.
   static Communicator from_fortran(std::int64_t handle, double timeout_s = kDefaultTimeout);
   /// Whether this build has MPI.
   static bool mpi_available();
@@ -70,8 +95,8 @@ class Communicator {
   /// (with everything built on it: its Context, its FinitePosterior) by one thread only. Shards a
   /// domain over the GPUs of one machine (a CUDA Context picks device (device + q) mod count), or
   /// tests sharding where MPI is absent. A rank that stops calling collectives makes the others
-  /// throw RankFailure after timeout_s; abort() ends the whole process.
-  /// @throws InvalidArgument if ranks < 1 or timeout_s ≤ 0.
+  /// throw RankFailure after timeout_s (a fixed timeout: no adaptive one here); abort() ends the
+  /// whole process. @throws InvalidArgument if ranks < 1 or timeout_s ≤ 0.
   static std::vector<Communicator> in_process(int ranks, double timeout_s = kDefaultTimeout);
 
   /// This process's rank in [0, size()).
@@ -82,7 +107,7 @@ class Communicator {
   int node_rank() const;
   /// Whether the domain is split (size() > 1).
   bool sharded() const { return size() > 1; }
-  /// Seconds a collective may wait for the other ranks.
+  /// Seconds a collective may wait for the other ranks (0: adaptive, see adaptive_timeout()).
   double timeout_s() const;
 
   /// Rank q's slice [begin, end) of n candidates split over k ranks: [⌊n·q/k⌋, ⌊n·(q+1)/k⌋)

@@ -16,6 +16,8 @@ namespace gpb::dpgibo {
 /// the trace of the posterior gradient covariance Tr Σ_D(θ), one-point trace decrements of
 /// candidate points (and their gradient in the candidate), and per-user posterior-mean gradients.
 /// Selection never reads losses: only mean_gradients() does.
+///
+/// Thread safety: one thread at a time (adding points changes the factor).
 class GradientSurrogate {
  public:
   virtual ~GradientSurrogate() = default;

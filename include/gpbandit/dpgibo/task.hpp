@@ -50,11 +50,21 @@ std::unique_ptr<Task> make_normal_location(int d, int n, double centre, double s
 /// L = ρ_c(y_i − x_iᵀθ)·min(1, 2/‖x_i‖²). Box [lo, hi]^d. Per-user gradients available.
 std::unique_ptr<Task> make_huber(int d, int n, double c, double lo, double hi, std::uint64_t seed);
 
-/// GP-regression lengthscale tuning (GP-LS-d): inputs U[0,1]^d, targets f + N(0, 0.1²),
-/// f ~ GP(0, SE ℓ=1, s²=1) drawn once; the first n_train points train, the next n_val points are
-/// the users; L(θ, x_i) = (y_i − m_θ(x_i))² with m_θ the GP posterior mean (s² = 1, noise 0.01,
-/// ARD lengthscales e^θ). Box [−2, 2]^d. Each evaluation factors one n_train×n_train matrix.
-std::unique_ptr<Task> make_gp_lengthscale(int d, int n_train, int n_val, std::uint64_t seed);
+/// GP-regression lengthscale tuning (GP-LS-d): inputs U[0, input_range]^d, targets
+/// f + N(0, 0.1²), f ~ GP(0, SE ℓ=1, s²=1) drawn once; the first n_train points train, the next
+/// n_val points are the users; L(θ, x_i) = (y_i − m_θ(x_i))² with m_θ the GP posterior mean
+/// (s² = 1, noise 0.01, ARD lengthscales e^θ). Box [−2, 2]^d. Each evaluation factors one
+/// n_train×n_train matrix. input_range = 1 is the unit cube; the experiments' default is
+/// gp_lengthscale_scaled_range(d) (specs/dp-gibo.md §8). The draws do not depend on input_range
+/// (the same uniforms are multiplied by it), so input_range = 1 gives the unit-cube task bit for
+/// bit. @throws InvalidArgument for d < 1, n_val < 1, n_train < 1 or input_range not in (0, ∞).
+std::unique_ptr<Task> make_gp_lengthscale(int d, int n_train, int n_val, std::uint64_t seed,
+                                          double input_range = 1.0);
+
+/// L_d = √(15/d), the GP-LS-d input range of specs/dp-gibo.md §8 ("input_range": "scaled"): it
+/// keeps the mean squared input distance d·L_d²/6 at 2.5 ℓ_data², its value at the paper's d = 15
+/// (where L_15 = 1 exactly). @throws InvalidArgument for d < 1.
+double gp_lengthscale_scaled_range(int d);
 
 /// SVR tuning substitute (E-DP5, specs/dp-gibo.md §8): Friedman #1 data generated here,
 /// x ∈ U[0,1]^p, y = 10 sin(πx₁x₂) + 20(x₃−½)² + 10x₄ + 5x₅ + N(0,1), standardised with training

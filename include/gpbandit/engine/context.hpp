@@ -42,10 +42,11 @@ struct ContextOptions {
   /// Requested backend.
   Backend backend = Backend::Auto;
   /// Bytes the engine may use for the posterior's V buffers (all runs together). When
-  /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode. 0 (the default)
-  /// = automatic: Context::automatic_memory_budget() of the resolved backend, i.e. 4 GiB on the
-  /// CPU and kCudaBudgetFraction of the device's free memory (cudaMemGetInfo, read when the
-  /// Context is built) on CUDA. Any other value is used as given on either backend.
+  /// R·N·T·8 exceeds it, FinitePosterior switches to recompute-and-stream mode (with a warning,
+  /// gpbandit/io/log.hpp). 0 (the default) = automatic: Context::automatic_memory_budget() of
+  /// the resolved backend, i.e. kCpuBudgetFraction of the host memory available when the
+  /// Context is built (available_host_memory()) on the CPU, and kCudaBudgetFraction of the
+  /// device's free memory (cudaMemGetInfo) on CUDA. Any other value is used as given.
   std::size_t memory_budget_bytes = 0;
   /// CPU threads for engine ops: the OpenMP loops of the CPU backend and Eigen's own parallel
   /// products (Eigen::setNbThreads, which is process-wide: the Context constructed last sets it).
@@ -72,8 +73,18 @@ struct ContextOptions {
   Communicator communicator{};
 };
 
-/// The automatic memory budget on the CPU backend, bytes (4 GiB).
+/// The automatic memory budget on the CPU backend when the available host memory cannot be read
+/// (no /proc/meminfo), bytes (4 GiB).
 constexpr std::size_t kCpuDefaultBudgetBytes = std::size_t{4} << 30;
+/// The automatic memory budget on the CPU backend as a fraction of the host memory available
+/// when the Context is built (the rest stays for μ, σ², the points, other buffers and other
+/// processes), as kCudaBudgetFraction is of a device's free memory.
+constexpr double kCpuBudgetFraction = 0.75;
+
+/// Host memory available to this process now, bytes: MemAvailable (/proc/meminfo), capped by
+/// the memory cgroup's limit minus its usage (cgroup v2 memory.max, or v1 limit_in_bytes); 0 when
+/// it cannot be read. Thread-safe.
+std::size_t available_host_memory();
 /// The automatic memory budget on the CUDA backend as a fraction of the device memory that is free
 /// when the Context is built: the rest stays for μ, σ², the points, the argmax and recompute
 /// scratch, cuBLAS/cuSOLVER workspaces and other processes' growth.
@@ -89,6 +100,10 @@ struct CudaResourcesDeleter {
 
 /// Owns the backend resources every engine op runs on. Cheap to pass by const reference;
 /// not copyable (it owns the CUDA stream and handles in CUDA builds).
+///
+/// Thread safety: const methods (and the engine ops, which take a const Context&) may run on
+/// several threads at once; refresh_threads(), moving and assignment need exclusive access.
+/// Building a Context sets Eigen's process-wide thread count (Eigen::setNbThreads).
 class Context {
  public:
   /// Resolves Auto and acquires resources.
@@ -132,11 +147,14 @@ class Context {
   static bool cuda_compiled();
   /// Number of usable CUDA devices (0 in a CPU-only build or without a driver).
   static int cuda_device_count();
-  /// The budget that ContextOptions::memory_budget_bytes = 0 resolves to: kCpuDefaultBudgetBytes
-  /// on Backend::Cpu; ⌊kCudaBudgetFraction · device_free_bytes⌋ on Backend::Cuda (at least 1
-  /// byte, so a full device still gets a valid budget, under which the posterior streams).
+  /// The budget that ContextOptions::memory_budget_bytes = 0 resolves to, from the free memory of
+  /// the resolved backend (`free_bytes`: available_host_memory() on Backend::Cpu, the device's
+  /// free memory on Backend::Cuda): ⌊kCpuBudgetFraction · free_bytes⌋ on the CPU
+  /// (kCpuDefaultBudgetBytes when free_bytes is 0, i.e. unknown), ⌊kCudaBudgetFraction ·
+  /// free_bytes⌋ on CUDA; at least 1 byte, so a full memory still gets a valid budget, under
+  /// which the posterior streams.
   /// @throws InvalidArgument for Backend::Auto (resolve the backend first).
-  static std::size_t automatic_memory_budget(Backend backend, std::size_t device_free_bytes);
+  static std::size_t automatic_memory_budget(Backend backend, std::size_t free_bytes);
 
   /// CUDA resources (nullptr on the CPU backend). For the CUDA backend's own use.
   detail::CudaResources* cuda() const { return cuda_.get(); }

@@ -31,6 +31,9 @@ class Fingerprints;  // gpbandit/engine/fingerprint.hpp
 /// slice_begin() columns (column j − slice_begin() is candidate j) and point(j) accepts only the
 /// held candidates. A FinitePosterior on a sharded Context accepts the whole domain or exactly the
 /// slice of its rank.
+///
+/// Thread safety: immutable after construction (a value type); any number of threads may read
+/// one Domain at once.
 class Domain {
  public:
   /// Cartesian grid over the box [lower, upper] with counts[i] points on axis i (endpoints

@@ -37,6 +37,9 @@ const char* kernel_type_name(KernelType t);
 ///    v·Σ_i min(a_i, b_i) / Σ_i max(a_i, b_i)
 /// with 0/0 = 1 (two empty fingerprints are identical). Both are positive semi-definite (Ralaivola
 /// et al. 2005; Ioffe 2010) and take values in [0, v]; k(x, x) = v.
+///
+/// Thread safety: immutable after construction (a value type; a precomputed matrix is shared
+/// read-only between copies); any number of threads may evaluate one Kernel at once.
 class Kernel {
  public:
   /// Squared exponential. @throws InvalidArgument if lengthscale ≤ 0 or variance ≤ 0.
@@ -56,7 +59,8 @@ class Kernel {
   static Kernel tanimoto(double variance = 1.0);
   /// MinMax kernel on packed count fingerprints. @throws InvalidArgument if variance ≤ 0.
   static Kernel minmax(double variance = 1.0);
-  /// A given N×N matrix (column-major, symmetric; checked for finiteness and symmetry).
+  /// A given N×N matrix (column-major, symmetric; checked for finiteness and symmetry; see
+  /// check_positive_semidefinite() for the O(N³) check the config reader and Python also make).
   /// @throws InvalidArgument if not square, not finite, or not symmetric to 1e-10 relative.
   static Kernel precomputed(Eigen::MatrixXd matrix);
 
@@ -110,5 +114,12 @@ class Kernel {
   int degree_ = 1;
   std::shared_ptr<const Eigen::MatrixXd> matrix_;
 };
+
+/// Checks that the symmetric matrix K is positive semi-definite, as a covariance (a precomputed
+/// kernel) must be: smallest eigenvalue ≥ −1e-8·max|K|. One Cholesky factorisation of
+/// K + 2·tol·I decides (O(N³)); the eigenvalues are computed only to name the smallest one.
+/// @throws InvalidArgument "<what> is not positive semi-definite: smallest eigenvalue λ
+/// (tolerance −tol); a kernel matrix must be a covariance matrix".
+void check_positive_semidefinite(const Eigen::MatrixXd& K, const std::string& what);
 
 }  // namespace gpb

@@ -55,6 +55,8 @@ struct CholeskyDevice;  // device copy of L (CUDA builds; src/engine/cuda/choles
 /// is also kept on the device: factor() runs cuSOLVER potrf (devInfo checked, same jitter
 /// schedule), append() solves L w = b with cuBLAS trsv on the device copy and uploads only the new
 /// row, and the triangular solves run cuBLAS trsm; matrix() and the host copy stay in sync.
+///
+/// Thread safety: one thread at a time (not even const methods concurrently with a mutating one).
 class Cholesky {
  public:
   /// A factor on the CPU. @throws InvalidArgument for a bad policy.

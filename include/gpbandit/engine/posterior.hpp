@@ -18,7 +18,9 @@ namespace gpb {
 
 /// How FinitePosterior stores its state.
 enum class PosteriorMode {
-  Auto,  ///< Incremental when R·N·capacity·8 bytes fits the Context's budget, else Recompute
+  /// Incremental when R·N·capacity·8 bytes fits the Context's budget, else Recompute, with a
+  /// WarningKind::Performance warning through gpb::warn (gpbandit/io/log.hpp).
+  Auto,
   Incremental,  ///< keep V = L⁻¹K(X_t, D) (t×N per run); O(N·t) per observation
   Recompute,  ///< keep only L and α; rebuild V chunk by chunk when μ, σ² are needed; O(N·t²)
 };
@@ -106,6 +108,11 @@ struct PosteriorFactor {
 /// mean()/variance() copy one run to host memory on demand. Recompute mode is also chosen when
 /// cudaMalloc of V fails (never an abort). CUDA follows the CPU's per-element operation order;
 /// results agree up to the last-ulp accuracy of exp() in the two math libraries.
+///
+/// Thread safety: one thread at a time, even for const methods (mean(), variance() and
+/// ucb_argmax() bring lazy blocks and recompute-mode caches up to date). Different posteriors
+/// may be used by different threads at once, also on one shared Context. gpb::Optimizer wraps
+/// one behind a lock.
 class FinitePosterior {
  public:
   /// @throws InvalidArgument if runs < 1, N = 0, λ ≤ 0 or not finite, capacity < 1, the

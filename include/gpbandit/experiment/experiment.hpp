@@ -118,8 +118,10 @@ struct RunOptions {
   std::optional<int> threads;         ///< overrides the config's "threads" (0 = idle cores)
   bool mpi = false;                   ///< run under MPI (rank 0 writes; families that support it)
   /// Seconds a collective of a sharded run (finite-domain family under MPI) may wait for the
-  /// other ranks before the live ranks name the silent one (RankFailure).
-  double mpi_timeout_s = 600.0;
+  /// other ranks before the live ranks name the silent one (RankFailure); 0 (the default):
+  /// adaptive, max(60 s, 20 × the slowest round so far), 600 s before the first
+  /// (Communicator::adaptive_timeout).
+  double mpi_timeout_s = 0.0;
   /// Install SIGINT/SIGTERM handlers for the run (the CLI): on a signal, print what the
   /// checkpoint holds and how to resume, then exit 130 (SIGINT) or 143 (SIGTERM).
   bool handle_signals = false;
@@ -168,6 +170,10 @@ class Family;
 }
 
 /// A validated experiment of any family, ready to run (config → Experiment).
+///
+/// Thread safety: immutable once built (its instance data are computed once, behind a lock);
+/// several threads may run_experiment() one Experiment at once into different output folders
+/// (one folder holds one run: a second one on it is refused).
 class Experiment {
  public:
   /// Wraps a family (see load_experiment()).
@@ -182,6 +188,10 @@ class Experiment {
   /// `ranks` MPI ranks (a policy whose state is not a FinitePosterior, more ranks than
   /// candidates); run_experiment() checks it on every rank too.
   void check_ranks(int ranks) const;
+  /// Why each of `ranks` MPI ranks would hold the whole finite domain (its points and f: d·N + N
+  /// doubles) instead of its slice; "" when it is sliced (or the family has no finite domain).
+  /// The CLI warns with it under --mpi.
+  std::string whole_domain(int ranks) const;
 
  private:
   std::shared_ptr<const detail::Family> family_;

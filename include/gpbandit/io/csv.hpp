@@ -9,7 +9,8 @@
 
 namespace gpb {
 
-/// Reads a numeric CSV (optional header, comma separated) into a rows×cols matrix.
+/// Reads a numeric CSV (optional header, comma separated; lines starting with `#` are comments)
+/// into a rows×cols matrix.
 /// @throws IoError if unreadable; InvalidArgument naming file:line for ragged rows, non-numbers,
 /// NaN or Inf, or an empty file.
 Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header = nullptr,

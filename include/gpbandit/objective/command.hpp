@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,10 @@ class CommandError : public Error {
  public:
   /// What went wrong.
   enum class Kind {
-    Failed,     ///< could not start, exited with a non-zero status, or was killed by a signal
-    TimedOut,   ///< still running after the timeout (then killed with its process group)
-    Malformed,  ///< exited 0 but its output is not one finite number per candidate
+    Failed,         ///< could not start, exited with a non-zero status, or was killed by a signal
+    TimedOut,       ///< still running after the timeout (then killed with its process group)
+    Malformed,      ///< exited 0 but its output is not one finite number per candidate
+    TooMuchOutput,  ///< printed more than CommandOptions::max_output_bytes (then killed)
   };
   /// @param kind what went wrong; @param round the round; @param what the message.
   CommandError(Kind kind, int round, const std::string& what)
@@ -39,10 +41,20 @@ class CommandError : public Error {
 struct CommandOptions {
   /// The program and its arguments (argv; the program is looked up on PATH when it has no '/').
   std::vector<std::string> argv;
-  /// Seconds one evaluation may take (0: no limit).
-  double timeout_s = 0;
+  /// Seconds one evaluation may take (0: no limit). The default, an hour, ends a program that
+  /// hangs; raise it for longer evaluations.
+  double timeout_s = kDefaultTimeout;
   /// The program's working directory ("": the caller's).
   std::string working_dir;
+  /// Bytes of stdout one evaluation may print: max(max_output_bytes, 64·q) for q candidates.
+  /// More stops the evaluation (the program is killed): a program that floods its output can
+  /// never exhaust our memory.
+  std::size_t max_output_bytes = kDefaultMaxOutput;
+
+  /// Default timeout_s: one hour.
+  static constexpr double kDefaultTimeout = 3600;
+  /// Default max_output_bytes: 4 MiB.
+  static constexpr std::size_t kDefaultMaxOutput = std::size_t{4} << 20;
 };
 
 /// Runs a program once per batch of candidates.
@@ -52,17 +64,26 @@ struct CommandOptions {
 /// GPBANDIT_ROUND (the round, from 1) and GPBANDIT_Q (the number of candidates). It must exit with
 /// status 0 after printing one reward per candidate on stdout, in the order given, separated by
 /// newlines, commas or spaces (a first line whose first field is not a number is a header and is
-/// skipped; "nan", "inf" or any other word is an error). Its stderr passes through to ours; the
-/// last line of it is quoted when it fails. On a timeout the program's whole process group is
-/// killed (SIGKILL).
+/// skipped; "nan", "inf" or any other word is an error). Its stderr passes through to ours; only
+/// its last 64 KiB are kept, and the last line is quoted when it fails.
+///
+/// Supervision: the program runs in a process group of its own. The evaluation ends when the
+/// program itself exits, even if a background child of it still holds stdout open; whatever it
+/// left running in its group is then killed (SIGKILL), as the whole group is on a timeout or when
+/// stdout exceeds its cap. The program dies with the caller (PR_SET_PDEATHSIG), and a watcher
+/// process kills its whole group if the caller dies, even by SIGKILL: no evaluation outlives
+/// `gpbandit run`. (PR_SET_PDEATHSIG fires when the thread that called evaluate() ends; it waits
+/// for the program, so this only matters if that thread is killed.)
 class CommandObjective {
  public:
-  /// @throws InvalidArgument if argv is empty or timeout_s is negative or not finite.
+  /// @throws InvalidArgument if argv is empty, timeout_s is negative or not finite, or
+  /// max_output_bytes is 0.
   explicit CommandObjective(CommandOptions options);
 
   /// Runs the program on the q×d `points` (one candidate per row) for round `round`; returns q
   /// rewards. Waits at most timeout_s seconds.
-  /// @throws CommandError (Failed, TimedOut or Malformed), the message naming the round.
+  /// @throws CommandError (Failed, TimedOut, Malformed or TooMuchOutput), the message naming the
+  /// round (and the limit it hit); Error if no process can be started (fork, pipe).
   std::vector<double> evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points, int round) const;
 
   /// The options.

@@ -50,6 +50,9 @@ const char* noise_kind_name(NoiseModel::Kind k);
 
 /// An unknown function on a finite domain. Stateless: values() is a pure function of
 /// (domain, seed, run), so any run can be replayed alone.
+///
+/// Thread safety: values() may be called from several threads at once (implementations that cache
+/// do so behind a lock).
 class Objective {
  public:
   /// Virtual destructor.

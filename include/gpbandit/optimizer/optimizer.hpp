@@ -154,6 +154,17 @@ struct OptimizerOptions {
   ContextOptions context;
   /// Posterior rows reserved up front (the posterior grows past it as needed).
   int capacity = 256;
+  /// tell() of points accepts points outside the candidates' bounding box (they are modelled as
+  /// observations off the candidate set). false: such a point is refused with InvalidArgument
+  /// naming it; a point far outside the box is almost always a unit or column mistake, and it
+  /// would distort the fitted lengthscales.
+  bool allow_outside = false;
+  /// A told point that is not exactly a candidate but lies within this relative tolerance of an
+  /// outstanding ask's candidate (|x_j − c_j| ≤ tol · max(w_j, |c_j|) on every axis j, w_j the
+  /// candidates' extent on axis j) answers that ask: it is recorded at the candidate. 1e-5 covers
+  /// points printed with 6 significant digits (`%.6g`) or 6 decimals (`%.6f`) in a box of width
+  /// ≥ 0.05. 0 matches exact candidates only. The same tolerance widens the bounding box.
+  double match_tolerance = 1e-5;
 };
 
 /// Candidates chosen by ask().
@@ -194,7 +205,16 @@ struct BestObservation {
 /// replay, O(N·t²). UCB, EI: O(N) per choice on top; TS: O(N·t·d) plus the prior draw (O(N²)
 /// exact, O(N·M·d) with M features).
 ///
-/// Not thread-safe: one Optimizer per thread (const methods may update internal caches).
+/// Thread safety: one Optimizer may be shared between threads. Every member function locks the
+/// object's own mutex for its whole duration, so calls from different threads are serialised
+/// (never interleaved) and each sees the state the previous one left. The references returned by
+/// options(), domain() and context() stay valid for the object's life; the kernel and
+/// noise_variance inside options() change when hyperparameters are fitted, so while other threads
+/// may call ask/tell/fit, read them through kernel() and noise_variance(), which copy under the
+/// lock. Moving, assigning or destroying an Optimizer while another thread uses it is a data race
+/// (as for any object). Different Optimizers share nothing but the process's OpenMP and Eigen
+/// thread settings. (tests/test_thread_stress.cpp: 8 threads × 1000 mixed calls under
+/// ThreadSanitizer, `make check-tsan`.)
 class Optimizer {
  public:
   /// Builds the candidate set, the Context and an empty posterior.
@@ -209,7 +229,9 @@ class Optimizer {
   Optimizer& operator=(Optimizer&&) noexcept;
 
   /// Chooses q ≥ 1 candidates (q ≤ N, and with `distinct` q ≤ the candidates not outstanding).
-  /// The chosen candidates become outstanding until told.
+  /// The chosen candidates become outstanding until told or forgotten. A chosen candidate that
+  /// was observed before is reported through gpb::warn (WarningKind::Model): the acquisition
+  /// prefers measuring it again, which adds nothing for a noise-free function.
   /// @throws InvalidArgument for a bad q or when every candidate is excluded.
   AskResult ask(int q = 1);
 
@@ -218,11 +240,27 @@ class Optimizer {
   /// (naming the position); nothing is recorded then.
   void tell(const std::vector<int>& indices, const std::vector<double>& y);
   /// Tells y[i] observed at the point in row i of the m×d matrix `points`. A point equal (bit for
-  /// bit) to a candidate counts as that candidate; any other point is added to the model as an
+  /// bit) to a candidate counts as that candidate; a point within match_tolerance of an
+  /// outstanding ask's candidate answers that ask and is recorded at the candidate (points that
+  /// went through a text file with fewer digits); any other point is added to the model as an
   /// observation off the candidate set (it is never asked for).
-  /// @throws InvalidArgument for a wrong dimension, non-finite values, sizes that differ, or a
-  /// point off the candidate set with a precomputed kernel; nothing is recorded then.
+  /// @throws InvalidArgument for a wrong dimension, non-finite values, sizes that differ, a point
+  /// outside the candidates' bounding box (unless allow_outside), or a point off the candidate
+  /// set with a precomputed kernel; nothing is recorded then.
   void tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std::vector<double>& y);
+
+  /// Releases every outstanding ask without an observation (an evaluation that failed or was
+  /// abandoned); later asks may choose those candidates again. Returns how many were released.
+  int forget_all();
+  /// Releases one outstanding ask of each listed candidate index (an index listed twice releases
+  /// two asks of it). Returns how many were released (indices.size()).
+  /// @throws InvalidArgument naming an index that has no outstanding ask; nothing is released then.
+  int forget(const std::vector<int>& indices);
+  /// Releases the outstanding asks of the rows of the m×d `points`, each matched as tell() matches
+  /// points (the candidate itself, or within match_tolerance of it). Returns m.
+  /// @throws InvalidArgument naming a row that matches no outstanding ask, or for a wrong
+  /// dimension; nothing is released then.
+  int forget(const Eigen::Ref<const Eigen::MatrixXd>& points);
 
   /// Posterior mean and variance of f at the m×d `points` (any points), given the observations
   /// (pending asks do not count). O(m·t² + m·t·d). @throws InvalidArgument for a wrong dimension.
@@ -237,8 +275,13 @@ class Optimizer {
   /// Matérn 3/2 or 5/2, or when an input column is constant on the observations.
   HyperFit fit_hyperparameters();
 
-  /// The options, with the current (possibly fitted) kernel and noise variance.
+  /// The options, with the current (possibly fitted) kernel and noise variance (see the class's
+  /// thread-safety note: use kernel() and noise_variance() while other threads fit).
   const OptimizerOptions& options() const;
+  /// A copy of the current (possibly fitted) kernel.
+  Kernel kernel() const;
+  /// The current (possibly fitted) noise variance λ, in the model's units of y.
+  double noise_variance() const;
   /// The candidate set (N × d).
   const Domain& domain() const;
   /// The Context the engine runs on.
@@ -258,7 +301,7 @@ class Optimizer {
   /// Hyperparameter fits done so far (explicit and automatic).
   int fits() const;
   /// Why the last automatic refit failed ("" when it did not).
-  const std::string& last_fit_error() const;
+  std::string last_fit_error() const;
   /// y = offset + scale·g, the map from the model's units g to those of y (after the sign flip of
   /// minimisation); offset 0, scale 1 until a fit standardises y.
   double y_offset() const;
@@ -303,6 +346,7 @@ class Optimizer {
 ///                 | {"type": "ei", "xi": 0} | {"type": "random"},
 ///    "goal": "maximize" | "minimize", "initial_points": 0, "distinct": true,
 ///    "tie_break": "random" | "lowest", "seed": 0, "capacity": 256,
+///    "allow_outside": false, "match_tolerance": 1e-5,
 ///    "fit": {"every": 0, "min_observations": 5, "ard": true, "restarts": 5, "max_rows": 2000,
 ///            "normalize": true},
 ///    "backend": "auto" | "cpu" | "cuda", "threads": 0,
@@ -314,5 +358,14 @@ OptimizerOptions parse_optimizer_config(const std::string& json_text, const std:
                                         const std::string& base_dir);
 /// The same from a file (relative paths resolve against its folder). @throws IoError if unreadable.
 OptimizerOptions load_optimizer_config(const std::string& path);
+
+/// What a config (JSON text) is: "command" (an optimizer config with an "objective", run by
+/// `gpbandit run`), "optimizer" (an optimizer config without one: `gpbandit init` / Optimizer),
+/// or "experiment" (anything else: a pipeline config of any family, or text that is not valid
+/// JSON, which the experiment reader then reports). Decided by the keys only an optimizer config
+/// has (objective with cmd, acquisition, goal, initial_points, distinct, tie_break, capacity,
+/// fit, allow_outside, match_tolerance) and the absence of "policies" and "experiment"; a
+/// misspelt "type" therefore reaches the reader that names it.
+std::string config_kind(const std::string& json_text);
 
 }  // namespace gpb

@@ -95,6 +95,9 @@ struct Rewards {
 };
 
 /// An algorithm over R runs in lockstep. select() then observe() once per round.
+///
+/// Thread safety: one thread at a time (select() and observe() change the policy's posterior and
+/// random streams); different policies may run on different threads at once.
 class Policy {
  public:
   /// Virtual destructor.

@@ -1,7 +1,8 @@
-// gpb::Communicator over MPI: non-blocking collectives polled against a deadline. When one times
-// out, the live ranks exchange "alive" messages on a private duplicate communicator for a grace
-// period; every live rank then knows the same set of silent ranks, throws RankFailure naming the
-// lowest, and the lowest live rank is the one that reports it.
+// gpb::Communicator over MPI: non-blocking collectives polled against a deadline (a fixed timeout,
+// or an adaptive one: Communicator::kAdaptiveTimeout). When one times out, the live ranks exchange
+// "alive" messages on a private duplicate communicator for a grace period; every live rank then
+// knows the same set of silent ranks, throws RankFailure naming the lowest, and the lowest live
+// rank is the one that reports it.
 #include <mpi.h>
 #include <sched.h>
 
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "comm/communicator_impl.hpp"
+#include "comm/mpi/runtime_internal.hpp"
+#include "gpbandit/comm/mpi_runtime.hpp"
 
 namespace gpb {
 
@@ -45,7 +48,9 @@ void ensure_mpi() {
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   std::atexit([] {
-    if (mpi_live()) MPI_Finalize();
+    if (!mpi_live()) return;
+    if (mpi::rank_failure_seen()) mpi::abort_all(1);  // MPI_Finalize would wait for a lost rank
+    MPI_Finalize();
   });
 }
 
@@ -158,22 +163,35 @@ class MpiImpl final : public Communicator::Impl {
     MPI_Request rq = MPI_REQUEST_NULL;
     if (start(&rq) != MPI_SUCCESS) failed(what, "could not be started");
     wait(rq, what, t0);
+    const auto now = Clock::now();
     stats.collectives += 1;
     stats.bytes += static_cast<std::uint64_t>(bytes);
-    stats.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    stats.seconds += std::chrono::duration<double>(now - t0).count();
+    if (stats.collectives > 1) {
+      longest_ = std::max(longest_, std::chrono::duration<double>(now - last_).count());
+    }
+    last_ = now;
+  }
+
+  /// Seconds the next collective may wait: the fixed timeout, or the adaptive one (see
+  /// Communicator::kAdaptiveTimeout).
+  double limit() const {
+    return timeout_s_ > 0 ? timeout_s_
+                          : Communicator::adaptive_timeout(stats.collectives, longest_);
   }
 
   /// Polls `rq` until done: spins first (a round's collectives are short), then yields, then
   /// sleeps, so oversubscribed ranks leave the cores to the ones computing.
   void wait(MPI_Request& rq, const char* what, Clock::time_point t0) {
-    const auto deadline = t0 + std::chrono::duration<double>(timeout_s_);
+    const double limit_s = limit();
+    const auto deadline = t0 + std::chrono::duration<double>(limit_s);
     for (long i = 0;; ++i) {
       int flag = 0;
       if (MPI_Test(&rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) failed(what, "failed");
       if (flag) return;
       if (i < 64) continue;
       const auto now = Clock::now();
-      if (now > deadline) diagnose(what);
+      if (now > deadline) diagnose(what, limit_s);
       if (now - t0 < std::chrono::milliseconds(2)) {
         sched_yield();
       } else {
@@ -185,13 +203,14 @@ class MpiImpl final : public Communicator::Impl {
   [[noreturn]] void failed(const char* what, const char* how) {
     std::ostringstream os;
     os << "MPI: " << what << " (collective " << step_ << ") " << how << " on rank " << rank_;
+    mpi::detail::note_rank_failure();
     throw RankFailure(os.str(), rank_, true);
   }
 
   /// Collective `what` timed out: every live rank tells every other one it is alive and listens
   /// for a grace period; the silent ranks are the ones that stopped responding.
-  [[noreturn]] void diagnose(const char* what) {
-    const double grace = std::clamp(timeout_s_ / 4, 1.0, 30.0);
+  [[noreturn]] void diagnose(const char* what, double limit_s) {
+    const double grace = std::clamp(limit_s / 4, 1.0, 30.0);
     std::vector<int> alive(static_cast<std::size_t>(size_), 0), in(static_cast<std::size_t>(size_));
     alive[static_cast<std::size_t>(rank_)] = 1;
     std::vector<MPI_Request> recv(static_cast<std::size_t>(size_), MPI_REQUEST_NULL),
@@ -221,14 +240,19 @@ class MpiImpl final : public Communicator::Impl {
       if (alive[static_cast<std::size_t>(q)] == 0 && silent < 0) silent = q;
       if (alive[static_cast<std::size_t>(q)] != 0 && reporter < 0) reporter = q;
     }
+    std::ostringstream within;
+    within.precision(3);
+    within << limit_s << " s";
+    if (!(timeout_s_ > 0)) within << ", the adaptive timeout";
     std::ostringstream os;
     os << "MPI: rank " << silent << " stopped responding (" << what << ", collective " << step_
-       << ", no progress within " << timeout_s_ << " s)";
+       << ", no progress within " << within.str() << ")";
     if (silent < 0) {
       os.str("");
       os << "MPI: " << what << " (collective " << step_ << ") made no progress within "
-         << timeout_s_ << " s although every rank is alive (ranks out of step?)";
+         << within.str() << " although every rank is alive (ranks out of step?)";
     }
+    mpi::detail::note_rank_failure();
     throw RankFailure(os.str(), silent, reporter == rank_);
   }
 
@@ -236,8 +260,10 @@ class MpiImpl final : public Communicator::Impl {
   MPI_Datatype record_ = MPI_DATATYPE_NULL;
   MPI_Op record_op_ = MPI_OP_NULL;
   int rank_ = 0, size_ = 1, node_rank_ = 0;
-  double timeout_s_;
+  double timeout_s_;  ///< > 0: fixed; 0: adaptive
   std::uint64_t step_ = 0;
+  Clock::time_point last_;  ///< when the last collective completed
+  double longest_ = 0;      ///< longest interval between two completions so far, seconds
   Fault fault_;
 };
 
@@ -248,13 +274,15 @@ bool Communicator::mpi_available() {
 }
 
 Communicator Communicator::world(double timeout_s) {
-  GPB_EXPECTS(timeout_s > 0, "communicator: timeout must be > 0 s, got " << timeout_s);
+  GPB_EXPECTS(timeout_s >= 0 && timeout_s < 1e9,
+              "communicator: timeout must be > 0 s (or 0: adaptive), got " << timeout_s);
   ensure_mpi();
   return Communicator(std::make_shared<MpiImpl>(MPI_COMM_WORLD, timeout_s));
 }
 
 Communicator Communicator::from_fortran(std::int64_t handle, double timeout_s) {
-  GPB_EXPECTS(timeout_s > 0, "communicator: timeout must be > 0 s, got " << timeout_s);
+  GPB_EXPECTS(timeout_s >= 0 && timeout_s < 1e9,
+              "communicator: timeout must be > 0 s (or 0: adaptive), got " << timeout_s);
   GPB_EXPECTS(mpi_live(), "communicator: MPI is not initialised (or already finalised)");
   const MPI_Comm c = MPI_Comm_f2c(static_cast<MPI_Fint>(handle));
   GPB_EXPECTS(c != MPI_COMM_NULL, "communicator: handle " << handle << " is MPI_COMM_NULL");

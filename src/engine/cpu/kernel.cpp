@@ -1,6 +1,10 @@
 // Kernel factories with validation, names, description and single-pair evaluation.
 #include "gpbandit/engine/kernel.hpp"
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -139,6 +143,22 @@ Kernel Kernel::with_variance(double v) const {
   Kernel k = *this;
   k.variance_ = v;
   return k;
+void check_positive_semidefinite(const Eigen::MatrixXd& K, const std::string& what) {
+  GPB_EXPECTS(K.rows() == K.cols() && K.rows() > 0,
+              what << ": expected a square matrix, got " << K.rows() << "x" << K.cols());
+  const double scale = std::max(K.cwiseAbs().maxCoeff(), 1e-300);
+  const double tol = 1e-8 * scale;
+  Eigen::MatrixXd shifted = K;
+  shifted.diagonal().array() += 2.0 * tol;
+  if (Eigen::LLT<Eigen::MatrixXd>(shifted).info() == Eigen::Success) return;
+  const double lmin =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(K, Eigen::EigenvaluesOnly).eigenvalues()(0);
+  if (lmin >= -tol) return;
+  std::ostringstream os;
+  os.precision(6);
+  os << what << " is not positive semi-definite: smallest eigenvalue " << lmin << " (tolerance "
+     << -tol << "); a kernel matrix must be a covariance matrix";
+  throw InvalidArgument(os.str());
 }
 
 Kernel Kernel::precomputed(Eigen::MatrixXd matrix) {
