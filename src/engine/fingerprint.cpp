@@ -164,8 +164,8 @@ Fingerprints Fingerprints::from_npy(const std::string& path, FingerprintKind kin
   const std::uint64_t count =
       static_cast<std::uint64_t>(h.shape[0]) * static_cast<std::uint64_t>(h.shape[1]);
   GPB_EXPECTS(bytes.size() - h.data_offset >= count * static_cast<std::uint64_t>(h.element_size),
-              path << ": truncated .npy data (" << (bytes.size() - h.data_offset)
-                   << " bytes for " << count << " values of " << h.element_size << " bytes)");
+              path << ": truncated .npy data (" << (bytes.size() - h.data_offset) << " bytes for "
+                   << count << " values of " << h.element_size << " bytes)");
   if (h.kind == 'u' && h.element_size == 8) {  // packed words
     GPB_EXPECTS(kind == FingerprintKind::Bits,
                 path << ": uint64 arrays are packed bit fingerprints; count fingerprints are "

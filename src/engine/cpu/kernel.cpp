@@ -143,6 +143,8 @@ Kernel Kernel::with_variance(double v) const {
   Kernel k = *this;
   k.variance_ = v;
   return k;
+}
+
 void check_positive_semidefinite(const Eigen::MatrixXd& K, const std::string& what) {
   GPB_EXPECTS(K.rows() == K.cols() && K.rows() > 0,
               what << ": expected a square matrix, got " << K.rows() << "x" << K.cols());
