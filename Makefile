@@ -14,7 +14,7 @@ DEB_PACKAGES := build-essential cmake pkg-config libeigen3-dev libcli11-dev nloh
                 python3-dev python3-pytest pybind11-dev doxygen graphviz \
                 libsvm-dev \
                 openmpi-bin libopenmpi-dev python3-mpi4py \
-                liblbfgspp-dev \
+                liblbfgspp-dev zlib1g-dev \
                 clang libclang-rt-dev
 
 .PHONY: all deps configure build demo test bench docs clean check-sanitize check-tsan gpu-kit-check

@@ -28,7 +28,7 @@ LAYERS = [
     ["policy"],                       # finite-domain policies (GP-UCB, LDP family, PO-GP-UCB)
     ["objective"],                    # objectives and noise (their InstanceConstants are a policy's)
     ["experiment"],                   # the one pipeline: family interface, checkpoint, config reader
-    ["finite", "dpgibo", "xarmed"],   # the three families
+    ["finite", "pool", "dpgibo", "xarmed"],  # the four families
     ["optimizer"],                    # ask/tell over a user's own function
     ["python", "tools"],              # the Python module and the CLI
     ["tests", "bench"],

@@ -176,6 +176,10 @@ Kernel kernel_from_state(const py::tuple& t) {
       return Kernel::polynomial(t[4].cast<int>(), v, t[3].cast<double>());
     case KernelType::Precomputed:
       return Kernel::precomputed(t[5].cast<Eigen::MatrixXd>());
+    case KernelType::Tanimoto:
+      return Kernel::tanimoto(v);
+    case KernelType::MinMax:
+      return Kernel::minmax(v);
     default:
       return Kernel::ard(type, t[1].cast<Eigen::VectorXd>(), v);
   }

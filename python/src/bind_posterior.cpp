@@ -1,6 +1,7 @@
 // Bindings of FinitePosterior: NumPy arrays in (no copy of float64 rewards; indices of any integer
 // dtype, range-checked), mean and variance out as copies or as read-only views into the
 // posterior's own buffers.
+#include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
@@ -116,6 +117,26 @@ void bind_posterior(py::module_& m) {
           py::arg("index"), py::arg("y"),
           "Observes y[r] at candidate index[r] for every run r (length-R arrays, or scalars for "
           "R = 1); index must have an integer dtype and lie in [0, N)")
+      .def(
+          "observe_batch",
+          [](FinitePosterior& p, const py::handle& index, const py::handle& y) {
+            const py::array ia = py::array::ensure(index);
+            if (!ia || ia.ndim() < 1 || ia.ndim() > 2) {
+              throw InvalidArgument("index: expected an R×q (or length-q for R = 1) array");
+            }
+            const auto q = static_cast<std::size_t>(ia.shape(ia.ndim() - 1));
+            const auto total = q * static_cast<std::size_t>(p.runs());
+            const auto i = index_arg(index, total, p.size(), "index");
+            const auto v = real_arg(y, total, "y");
+            p.observe_batch(static_cast<int>(q), i.data(), v.data());
+          },
+          py::arg("index"), py::arg("y"),
+          "Observes q rewards per run as one block update (GEMM + triangular solve): index and y "
+          "are R×q (run r's batch in row r; length-q arrays for R = 1)")
+      .def("rows_at", &FinitePosterior::rows_at, py::arg("run"), py::arg("candidates"),
+           "t×m: the stored rows v_p at the given candidates (Cov = k − VᵀV)")
+      .def("apply_rows", &FinitePosterior::apply_rows, py::arg("run"), py::arg("B"),
+           "Vᵀ B over the candidates (N×b) for a t×b matrix B")
       .def(
           "add_pending",
           [](FinitePosterior& p, const py::handle& index) {

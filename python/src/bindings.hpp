@@ -92,12 +92,13 @@ py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> mask_arg(co
 /// Marks a NumPy array read-only (views into library buffers).
 void set_read_only(py::array& a);
 
-void bind_core(py::module_& m);        // errors, Context, Domain, Kernel, kernel_matrix
-void bind_posterior(py::module_& m);   // FinitePosterior
-void bind_policy(py::module_& m);      // Policy, make_policy
-void bind_privacy(py::module_& m);     // noise sources, clip, Laplace, CTL, PO curator
-void bind_experiment(py::module_& m);  // configs, run_experiment, registry
-void bind_optimizer(py::module_& m);   // DomainSpec, HyperFit, OptimizerCore
-void bind_warnings(py::module_& m);    // PerformanceWarning, ModelWarning, the warning handler
+void bind_core(py::module_& m);         // errors, Context, Domain, Kernel, kernel_matrix
+void bind_posterior(py::module_& m);    // FinitePosterior
+void bind_policy(py::module_& m);       // Policy, make_policy
+void bind_privacy(py::module_& m);      // noise sources, clip, Laplace, CTL, PO curator
+void bind_experiment(py::module_& m);   // configs, run_experiment, registry
+void bind_optimizer(py::module_& m);    // DomainSpec, HyperFit, OptimizerCore
+void bind_warnings(py::module_& m);     // PerformanceWarning, ModelWarning, the warning handler
+void bind_fingerprint(py::module_& m);  // fingerprint domains, kernels, features, caches
 
 }  // namespace gpb::python

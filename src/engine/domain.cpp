@@ -2,8 +2,11 @@
 
 #include "gpbandit/engine/domain.hpp"
 
+#include "gpbandit/engine/fingerprint.hpp"
+
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -201,6 +204,40 @@ Domain Domain::from_npy(const std::string& path) {
                                                          << " candidates exceeds the limit "
                                                          << std::numeric_limits<int>::max());
   return from_points(detail::read_npy_points(path, 0, n));
+}
+
+Domain Domain::fingerprint_slice(const Fingerprints& fp, long long begin, long long n_total) {
+  GPB_EXPECTS(begin >= 0 && begin + fp.size() <= n_total && n_total <= kMaxCandidates,
+              "domain: fingerprints [" << begin << ", " << begin + fp.size()
+                                       << ") are not within [0, " << n_total << ")");
+  Eigen::MatrixXd words(fp.words(), fp.size());
+  static_assert(sizeof(double) == sizeof(std::uint64_t), "one word per double");
+  std::memcpy(words.data(), fp.data().data(), fp.data().size() * sizeof(std::uint64_t));
+  Domain dom;
+  dom.points_ = std::move(words);
+  dom.lower_ = Eigen::VectorXd::Zero(fp.words());  // no box: the points are bit patterns
+  dom.upper_ = Eigen::VectorXd::Zero(fp.words());
+  dom.begin_ = begin;
+  dom.total_ = n_total;
+  dom.fp_bits_ = fp.bits();
+  dom.fp_kind_ = fp.kind();
+  return dom;
+}
+
+Domain Domain::fingerprints(const Fingerprints& fp) {
+  return fingerprint_slice(fp, 0, fp.size());
+}
+
+Fingerprints Domain::fingerprints_of(long long begin, long long end) const {
+  GPB_EXPECTS(is_fingerprint(), "domain: the candidates are not fingerprints");
+  GPB_EXPECTS(begin >= begin_ && begin < end && end <= begin_ + points_.cols(),
+              "domain: fingerprints [" << begin << ", " << end << ") are empty or not held ["
+                                       << begin_ << ", " << begin_ + points_.cols() << ")");
+  const Eigen::Index w = points_.rows();
+  std::vector<std::uint64_t> words(static_cast<std::size_t>((end - begin) * w));
+  std::memcpy(words.data(), points_.data() + (begin - begin_) * w,
+              words.size() * sizeof(std::uint64_t));
+  return Fingerprints::from_words(std::move(words), end - begin, fp_bits_, fp_kind_);
 }
 
 Domain Domain::indices(int n) {

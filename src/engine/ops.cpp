@@ -25,7 +25,7 @@ Eigen::MatrixXd kernel_matrix(const Context& ctx, const Kernel& k,
 }
 
 Eigen::VectorXd kernel_diag(const Context& ctx, const Kernel& k, const Domain& domain) {
-  detail::check_kernel_points(k, domain.points(), "kernel_diag: domain points");
+  detail::check_kernel_domain(k, domain, "kernel_diag: domain points");
 #if GPB_HAS_CUDA
   if (ctx.backend() == Backend::Cuda) return cuda::kernel_diag(ctx, k, domain.points());
 #endif

@@ -104,7 +104,7 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
               "posterior.noise_variance must be > 0 and finite, got " << options.noise_variance);
   GPB_EXPECTS(options.capacity >= 1, "posterior.capacity must be >= 1, got " << options.capacity);
   GPB_EXPECTS(options.chunk >= 1, "posterior.chunk must be >= 1, got " << options.chunk);
-  detail::check_kernel_points(kernel, domain.points(), "posterior: domain points");
+  detail::check_kernel_domain(kernel, domain, "posterior: domain points");
   impl_ = std::make_unique<Impl>();
   const Communicator& comm = ctx.communicator();
   GPB_EXPECTS(comm.size() <= domain.size(),
@@ -162,6 +162,23 @@ void FinitePosterior::observe(const int* index, const double* y) {
   s.check_indices(index, "posterior.observe");
   Impl::check_rewards(y, s.backend->runs(), "posterior.observe");
   s.backend->observe(index, y);
+}
+
+void FinitePosterior::observe_batch(int q, const int* index, const double* y) {
+  Impl& s = *impl_;
+  GPB_EXPECTS(q >= 1, "posterior.observe_batch: q must be >= 1, got " << q);
+  GPB_EXPECTS(s.backend->pending() == 0,
+              "posterior.observe_batch: " << s.backend->pending()
+                                          << " pending row(s) must be resolved first");
+  GPB_EXPECTS(index != nullptr, "posterior.observe_batch: index array is null");
+  const int R = s.backend->runs(), n = s.backend->size();
+  for (int e = 0; e < R * q; ++e) {
+    GPB_EXPECTS(index[e] >= 0 && index[e] < n, "posterior.observe_batch: index["
+                                                   << e << "] = " << index[e]
+                                                   << " is out of range [0, " << n << ")");
+  }
+  Impl::check_rewards(y, R * q, "posterior.observe_batch");
+  s.backend->observe_batch(q, index, y);
 }
 
 void FinitePosterior::add_pending(const int* index) {
@@ -259,6 +276,25 @@ std::vector<UcbChoice> FinitePosterior::ucb_argmax(const double* width,
   s.zeroed_mask();
   marks.set(1);
   return s.argmax(width, s.mask.data(), tiebreak);
+}
+
+Eigen::MatrixXd FinitePosterior::rows_at(int run, const std::vector<int>& candidates) const {
+  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.rows_at: run " << run << " out of range");
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    GPB_EXPECTS(candidates[i] >= 0 && candidates[i] < size(),
+                "posterior.rows_at: candidates[" << i << "] = " << candidates[i]
+                                                 << " is out of range [0, " << size() << ")");
+  }
+  return impl_->backend->rows_at(run, candidates);
+}
+
+Eigen::MatrixXd FinitePosterior::apply_rows(int run,
+                                            const Eigen::Ref<const Eigen::MatrixXd>& B) const {
+  GPB_EXPECTS(run >= 0 && run < runs(), "posterior.apply_rows: run " << run << " out of range");
+  GPB_EXPECTS(B.rows() == rows(), "posterior.apply_rows: B has " << B.rows() << " rows, the "
+                                                                 << "posterior " << rows());
+  GPB_EXPECTS(B.allFinite(), "posterior.apply_rows: B is not finite");
+  return impl_->backend->apply_rows(run, B);
 }
 
 double FinitePosterior::info_gain(int run) const {

@@ -190,6 +190,8 @@ class Checker {
   }
 
   const std::string& source() const { return source_; }
+  /// The directory relative paths resolve against (the config file's).
+  const std::string& base_dir() const { return base_dir_; }
 
  private:
   std::string source_;

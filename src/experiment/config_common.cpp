@@ -103,8 +103,8 @@ std::string family_of(const Checker& c, const json& root) {
   if (!root.contains("experiment")) return "finite";
   const json& e = root.at("experiment");
   const std::string v = e.is_string() ? e.get<std::string>() : "";
-  if (v != "finite" && v != "dp-gibo" && v != "fed-pne") {
-    c.fail("experiment", "must be one of finite, dp-gibo, fed-pne, got " +
+  if (v != "finite" && v != "pool" && v != "dp-gibo" && v != "fed-pne") {
+    c.fail("experiment", "must be one of finite, pool, dp-gibo, fed-pne, got " +
                              (e.is_string() ? "'" + v + "'" : describe_value(e)));
   }
   return v;
@@ -122,6 +122,7 @@ ExperimentSettings read_settings(const Checker& c, const json& root, const std::
     s.backend = Backend::Cpu;
   }
   if (family == "fed-pne") s.backend = Backend::Cpu;
+  if (family == "pool") s.runs = 5;
   if (root.contains("name")) {
     s.name = root["name"].get<std::string>();
     if (!valid_name(s.name)) c.fail("name", "must match [A-Za-z0-9._-]+, got '" + s.name + "'");
@@ -196,6 +197,7 @@ Experiment parse_experiment(const std::string& json_text, const std::string& sou
     return Experiment(parse_experiment_config(json_text, source, base, shard));
   ExperimentSettings s = detail::read_settings(c, root, family);
   if (family == "dp-gibo") return Experiment(detail::make_dpgibo_family(c, root, std::move(s)));
+  if (family == "pool") return Experiment(detail::make_pool_family(c, root, std::move(s)));
   return Experiment(detail::make_xarmed_family(c, root, std::move(s)));
 }
 

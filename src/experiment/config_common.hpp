@@ -36,6 +36,9 @@ std::size_t validation_budget(const ExperimentSettings& s);
 /// The DP-GIBO family from a validated top level (src/dpgibo/config.cpp).
 std::shared_ptr<const Family> make_dpgibo_family(const Checker& c, const nlohmann::json& root,
                                                  ExperimentSettings settings);
+/// The pool family from a validated top level (src/pool/config.cpp).
+std::shared_ptr<const Family> make_pool_family(const Checker& c, const nlohmann::json& root,
+                                               ExperimentSettings settings);
 /// The X-armed family from a validated top level (src/xarmed/config.cpp).
 std::shared_ptr<const Family> make_xarmed_family(const Checker& c, const nlohmann::json& root,
                                                  ExperimentSettings settings);

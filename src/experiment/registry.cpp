@@ -5,6 +5,8 @@
 // functions declared in registry_internal.hpp.
 #include "experiment/registry_internal.hpp"
 
+#include "experiment/fingerprint_domain.hpp"
+
 namespace gpb::detail {
 
 namespace {
@@ -14,13 +16,13 @@ const std::string kReq = kRequired;
 }  // namespace
 
 std::vector<ParamDoc> common_params(const std::string& family) {
-  const bool finite = family == "finite";
+  const bool finite = family == "finite" || family == "pool";
   std::vector<ParamDoc> p = {
-      {"experiment", "string", "\"finite\"", "family: finite | dp-gibo | fed-pne"},
+      {"experiment", "string", "\"finite\"", "family: finite | pool | dp-gibo | fed-pne"},
       {"name", "string", "file stem", "output folder name, [A-Za-z0-9._-]+"},
       {"description", "string", "\"\"", "free text, ignored"},
       {"seed", "integer", "0", "master seed of every simulation stream, in [0, 2^64 - 1]"},
-      {"runs", "integer", finite || family == "fed-pne" ? "10" : "3",
+      {"runs", "integer", family == "pool" ? "5" : (finite || family == "fed-pne" ? "10" : "3"),
        "independent runs per policy (>= 1)"},
       {"lockstep", "integer", "0",
        "runs advanced together (a checkpoint after each group); 0 = as many as fit the memory "
@@ -50,6 +52,8 @@ namespace {
 std::vector<RegistryEntry> build_registry() {
   std::vector<RegistryEntry> r;
   add_finite_entries(r);
+  add_fingerprint_entries(r);
+  add_pool_entries(r);
   add_dpgibo_entries(r);
   add_xarmed_entries(r);
   add_optimizer_entries(r);

@@ -30,6 +30,8 @@ std::vector<ParamDoc> common_params(const std::string& family);
 /// Appends the finite-domain family's entries (finite/registry.cpp): its top-level keys,
 /// policies, objectives, kernels, noise models and domains.
 void add_finite_entries(std::vector<RegistryEntry>& r);
+/// Appends the pool family's entries (pool/registry.cpp): its top-level keys and acquisitions.
+void add_pool_entries(std::vector<RegistryEntry>& r);
 /// Appends the DP-GIBO family's entries: its top-level keys, tasks and methods.
 void add_dpgibo_entries(std::vector<RegistryEntry>& r);
 /// Appends the X-armed family's entries: its top-level keys, objective and methods.

@@ -4,8 +4,8 @@
 // Config format (JSON; // and /* */ comments are allowed; unknown keys are errors at every level)
 //
 //   {
-//     "experiment": "finite",    // the family: "finite" (or absent), "dp-gibo", "fed-pne";
-//                                // the other two families' keys: `gpbandit list config`
+//     "experiment": "finite",    // the family: "finite" (or absent), "pool", "dp-gibo",
+//                                // "fed-pne"; the other families' keys: `gpbandit list config`
 //     "name": "demo",            // output folder name, [A-Za-z0-9._-]+; default: the config
 //                                // file's stem (or "experiment")
 //     "description": "...",      // free text, ignored; default ""
@@ -30,6 +30,12 @@
 //       | {"type": "npy", "path": "pts.npy"}      N x d array (numpy.save); under --mpi each rank
 //                                               reads only its rows
 //       | {"type": "indices", "n": 100}           points 0..n-1 (for a precomputed kernel)
+//       | {"type": "fingerprints", "path": "fp.npy", "kind": "bits" | "counts", "bits": 0}
+//             packed uint64 words or dense 0/1 / counts per row (tanimoto / minmax kernels)
+//       | {"type": "molecules", "file": "lib.csv.gz", "smiles": "smiles", "cache": "fingerprints",
+//          "fingerprint": {"type": "atom_pair", "bits": 2048, "min_length": 1, "max_length": 3,
+//                          "counts": false} | {"type": "morgan", "radius": 2, ...}}
+//             featurised once by `python3 -m gpbandit.chem featurize CONFIG` (RDKit)
 //     "kernel":    default {"type": "se"} (must be absent for a dataset objective)
 //         {"type": "se" | "matern12" | "matern32" | "matern52",
 //          "lengthscale": 1 (> 0; or an array of d values > 0, one per axis: ARD),
@@ -38,12 +44,15 @@
 //       | {"type": "polynomial", "degree": 2 (>= 1), "variance": 1 (> 0), "offset": 1 (>= 0)}
 //       | {"type": "precomputed", "path": "K.csv"}  N x N symmetric matrix; the domain must be
 //                                                   {"type": "indices", "n": N}
+//       | {"type": "tanimoto" | "minmax", "variance": 1 (> 0)}   fingerprint domains only
 //     "objective": REQUIRED
 //         {"type": "rkhs", "support": 100 (>= 1), "fixed": false}
 //       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false,
 //          "kronecker": false (exact draw on a grid by Kronecker factors; se kernel)}
 //       | {"type": "branin"}                          (2-d domain)
 //       | {"type": "hartmann6"}                       (6-d domain)
+//       | {"type": "lookup", "file": "lib.csv" (default: the molecules domain's), "column":
+//          "score", "minimize": false}            one value per candidate, in file order
 //       | {"type": "dataset", "path": "data.csv", "correlation": false, "skip_columns": 0,
 //          "kernel_path": "train.csv", "kernel_skip_columns": 0}   (kernel from a separate file)
 //             arms = columns; prescribes its own domain and kernel, so "domain" and "kernel"
@@ -102,6 +111,7 @@
 #include "dist/domain_scatter.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
+#include "experiment/fingerprint_domain.hpp"
 #include "experiment/registry_internal.hpp"
 #include "finite/finite_family.hpp"
 #include "finite/po_config.hpp"
@@ -184,6 +194,11 @@ Domain build_domain(const Checker& c, const json& d, std::string* type_out, std:
   const RegistryEntry& e = c.typed_entry(d, "domain", "domain");
   c.check_keys(d, e, "domain", true);
   *type_out = e.name;
+  if (e.name == "fingerprints" || e.name == "molecules") {
+    Domain dom = detail::load_fingerprint_domain(c, d, "domain");
+    check_domain_fits(c, "domain", static_cast<double>(dom.size()), dom.dim(), budget);
+    return dom;
+  }
   if (e.name == "indices") {
     const int n = static_cast<int>(c.integer(d, "n", "domain.n", 1, INT_MAX));
     check_domain_fits(c, "domain.n", n, 1, budget);
@@ -279,6 +294,10 @@ Kernel build_kernel(const Checker& c, const json& k, std::string* path_out) {
         c.guarded("kernel.path", [&] { return Kernel::precomputed(read_csv_matrix(*path_out)); });
     c.guarded("kernel.path", [&] { check_positive_semidefinite(*kern.matrix(), *path_out); });
     return kern;
+  }
+  if (e.name == "tanimoto" || e.name == "minmax") {
+    const double v = c.positive(o, "variance", "kernel.variance");
+    return e.name == "tanimoto" ? Kernel::tanimoto(v) : Kernel::minmax(v);
   }
   if (e.name == "linear" || e.name == "polynomial") {
     const double v = c.positive(o, "variance", "kernel.variance");
@@ -552,7 +571,25 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     }
     c.check_keys(objective, c.typed_entry(objective, "objective", "objective"), "objective", true);
     cfg.noise = root.contains("noise") ? build_noise(c, root.at("noise")) : NoiseModel{};
-    cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
+    if (cfg.kernel.fingerprint() != cfg.domain.is_fingerprint()) {
+      c.fail("kernel.type", cfg.domain.is_fingerprint()
+                                ? "the candidates are fingerprints: use tanimoto (bits) or minmax "
+                                  "(counts)"
+                                : kernel_type_name(cfg.kernel.type()) +
+                                      std::string(" needs a fingerprints or molecules domain"));
+    }
+    if (objective.value("type", std::string()) == "lookup") {
+      cfg.objective = make_lookup_objective(detail::load_lookup_rewards(
+          c, objective, root.at("domain"), "objective", cfg.domain.size()));
+    } else {
+      if (cfg.domain.is_fingerprint() && objective.value("type", std::string()) != "rkhs" &&
+          objective.value("type", std::string()) != "gp_sample") {
+        c.fail("objective.type",
+               "fingerprint candidates take a lookup, rkhs or gp_sample "
+               "objective (the others need coordinates)");
+      }
+      cfg.objective = build_objective(c, objective, cfg.kernel, cfg.domain);
+    }
   }
   if (dataset && shard.ranks > 1) cfg.whole_domain_reason = "the data set prescribes its domain";
   check_domain_fits(c, dataset ? "objective" : "domain",
@@ -564,6 +601,12 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
   const auto rc = cfg.objective->reward_constants();
   info.noise_bound = rc ? rc->noise_bound : noise_instance_constants(cfg.noise).noise_bound;
   cfg.policies = build_policies(c, root.at("policies"), cfg.domain.size(), info);
+  for (std::size_t i = 0; i < cfg.policies.size(); ++i) {
+    if (cfg.domain.is_fingerprint() && cfg.policies[i].type == "po_gp_ucb") {
+      c.fail("policies[" + std::to_string(i) + "].type",
+             "po_gp_ucb projects coordinates; fingerprint candidates have none");
+    }
+  }
   return cfg;
 }
 

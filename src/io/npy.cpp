@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -203,6 +204,34 @@ double npy_value(const NpyHeader& h, const char* p) {
   return element_value(p, h.kind, h.element_size);
 }
 
+std::int64_t npy_integer(const NpyHeader& h, const char* p) {
+  if (h.kind == 'b') return p[0] != 0 ? 1 : 0;
+  if (h.kind == 'i') {
+    switch (h.element_size) {
+      case 1:
+        return load_le<std::int8_t>(p);
+      case 2:
+        return load_le<std::int16_t>(p);
+      case 4:
+        return load_le<std::int32_t>(p);
+      default:
+        return load_le<std::int64_t>(p);
+    }
+  }
+  switch (h.element_size) {  // 'u' (callers reject 'f')
+    case 1:
+      return load_le<std::uint8_t>(p);
+    case 2:
+      return load_le<std::uint16_t>(p);
+    case 4:
+      return load_le<std::uint32_t>(p);
+    default: {
+      const std::uint64_t v = load_le<std::uint64_t>(p);
+      return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
+    }
+  }
+}
+
 NpyArray parse_npy(std::string_view b, const std::string& what) {
   const NpyHeader h = parse_npy_header(b, what);
   NpyArray a;
@@ -244,6 +273,17 @@ std::string npy_bytes(const std::vector<double>& v) {
 
 std::string npy_bytes_u8(std::string_view data) {
   return npy_header("|u1", "(" + std::to_string(data.size()) + ",)") + std::string(data);
+}
+
+std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows,
+                          std::int64_t cols) {
+  GPB_EXPECTS(
+      static_cast<std::int64_t>(v.size()) == rows * cols,
+      "npy_bytes_u64: " << v.size() << " values for a " << rows << " x " << cols << " array");
+  std::string out =
+      npy_header("<u8", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(std::uint64_t));
+  return out;
 }
 
 std::string npy_bytes_i64(const std::vector<std::int64_t>& v) {

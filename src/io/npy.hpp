@@ -35,6 +35,9 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& what);
 std::size_t npy_header_length(std::string_view first, const std::string& what);
 /// The value at `p` (one element of the data of `h`) as a double.
 double npy_value(const NpyHeader& h, const char* p);
+/// The value at `p` of an integer or bool array ('i', 'u', 'b'; not 'f') as a signed integer,
+/// exactly (uint64 values above INT64_MAX saturate).
+std::int64_t npy_integer(const NpyHeader& h, const char* p);
 
 /// Parses .npy bytes (format 1.0, 2.0 or 3.0; little-endian float64, float32, signed or unsigned
 /// integers of 1, 2, 4 or 8 bytes, or bool; C or Fortran order; 1-d or 2-d). `what` names the
@@ -49,6 +52,9 @@ std::string npy_bytes(const std::vector<double>& v);
 std::string npy_bytes_u8(std::string_view data);
 /// .npy bytes of a 1-d '<i8' array.
 std::string npy_bytes_i64(const std::vector<std::int64_t>& v);
+/// .npy bytes of a 2-d rows×cols '<u8' array (row-major `v`, rows·cols values).
+std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows,
+                          std::int64_t cols);
 
 /// A zip archive of stored (uncompressed) members, as numpy.savez writes: (name, bytes) pairs.
 std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& members);

@@ -8,9 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "gpbandit/engine/fingerprint_kind.hpp"
+
 namespace gpb {
 
+class Fingerprints;  // gpbandit/engine/fingerprint.hpp
+
 /// A finite domain of N candidates in d dimensions, or a contiguous slice of one.
+///
+/// Fingerprint domains (Domain::fingerprints): the candidates are N packed fingerprints of W
+/// 64-bit words each, for the Tanimoto and MinMax kernels. points() then holds the words bit for
+/// bit in its W×N doubles (column j = fingerprint j's W words: the very memory layout of the
+/// row-major N×W words), so the posterior, sharding and the CUDA upload handle them as any point
+/// set; they are bit patterns (some are NaN as doubles), never coordinates: read them with
+/// fingerprints_of() or with memcpy, and use them only with a fingerprint kernel.
 ///
 /// Points are stored as a d×N column-major matrix (candidate j is column j). A domain made from a
 /// precomputed kernel has d = 1 and holds the indices 0..N−1 as its points.
@@ -49,6 +60,11 @@ class Domain {
   /// or a bound is not finite.
   static Domain sobol(const std::vector<double>& lower, const std::vector<double>& upper, int count,
                       std::uint64_t seed = 0);
+  /// The N fingerprints `fp` as candidates (candidate j = row j), dim() = fp.words(). O(N·W).
+  static Domain fingerprints(const Fingerprints& fp);
+  /// Fingerprints [begin, begin + fp.size()) of an N-candidate fingerprint domain, as a slice
+  /// (e.g. the rows of one MPI rank). @throws InvalidArgument if not within [0, n_total).
+  static Domain fingerprint_slice(const Fingerprints& fp, long long begin, long long n_total);
   /// Points from a .npy file: a 2-d array (N×d, one candidate per row; C or Fortran order) or a
   /// 1-d array (d = 1) of float64, float32 or integers (little-endian).
   /// @throws InvalidArgument naming the file for a bad header, dtype, shape, NaN or Inf;
@@ -78,6 +94,15 @@ class Domain {
   Eigen::MatrixXd points_of(long long begin, long long end) const;
   /// Whether this is a grid (grid() or grid_slice()), whose every candidate points_of() computes.
   bool is_grid() const { return !counts_.empty(); }
+  /// Whether the candidates are packed fingerprints (points() holds words, not coordinates).
+  bool is_fingerprint() const { return fp_bits_ > 0; }
+  /// Positions per fingerprint (0 unless is_fingerprint()).
+  int fingerprint_bits() const { return fp_bits_; }
+  /// Bits or Counts (meaningful only when is_fingerprint()).
+  FingerprintKind fingerprint_kind() const { return fp_kind_; }
+  /// The held candidates [begin, end) of a fingerprint domain as Fingerprints.
+  /// @throws InvalidArgument if not a fingerprint domain or the range is not held.
+  Fingerprints fingerprints_of(long long begin, long long end) const;
 
   /// Number of candidates N (of the whole domain, also for a slice).
   int size() const { return static_cast<int>(total_); }
@@ -101,12 +126,15 @@ class Domain {
   const Eigen::VectorXd& upper() const { return upper_; }
 
  private:
+  Domain() = default;
   explicit Domain(Eigen::MatrixXd points);
   Eigen::MatrixXd points_;
   Eigen::VectorXd lower_, upper_;
   long long begin_ = 0;      // first candidate held
   long long total_ = 0;      // N
   std::vector<int> counts_;  // axis counts of a grid (empty otherwise)
+  int fp_bits_ = 0;          // fingerprint positions (0: points are coordinates)
+  FingerprintKind fp_kind_ = FingerprintKind::Bits;
 };
 
 }  // namespace gpb

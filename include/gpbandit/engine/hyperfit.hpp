@@ -76,6 +76,26 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
                          const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
 
+/// Output scale and noise of a GP whose kernel shape is fixed (Tanimoto, MinMax, any kernel with
+/// v = 1): the model y ~ N(m·1, v·K + λI) with m = mean(y).
+struct ScaleNoiseFit {
+  double mean = 0;             ///< m, the sample mean of y
+  double signal_variance = 1;  ///< v̂
+  double noise_variance = 0;   ///< λ̂
+  double log_likelihood = 0;   ///< log p(y | v̂, λ̂) (the maximum found)
+};
+
+/// Maximum-likelihood v and λ for a fixed m×m kernel matrix K (symmetric PSD, the shape at v = 1)
+/// and y − mean(y): one eigendecomposition K = U S Uᵀ, then the profile likelihood in the ratio
+/// ρ = λ/v (v̂(ρ) = (1/m) Σ z_i²/(s_i + ρ), z = Uᵀ(y − m)) maximised over ln ρ in
+/// [ln ratio_lower, ln ratio_upper] by a grid of 81 points refined by golden-section search.
+/// O(m³) once, O(m) per likelihood evaluation.
+/// @throws InvalidArgument if K is not m×m, y is not finite or has fewer than 2 values, y is
+/// constant, or the ratio bounds are not 0 < lower < upper.
+ScaleNoiseFit fit_scale_and_noise(const Eigen::Ref<const Eigen::MatrixXd>& K,
+                                  const Eigen::Ref<const Eigen::VectorXd>& y,
+                                  double ratio_lower = 1e-4, double ratio_upper = 1e2);
+
 /// Maximum-likelihood (or, with priors, maximum a posteriori) hyperparameters: L-BFGS-B over ψ
 /// within the option's box, from the given starts, the default start and `random_starts`
 /// log-uniform ones; the best objective seen is kept (a start that fails mid-way still contributes

@@ -12,7 +12,8 @@
 
 namespace gpb {
 
-/// Parses "se" | "matern12" | "matern32" | "matern52" | "linear" | "polynomial" | "precomputed".
+/// Parses "se" | "matern12" | "matern32" | "matern52" | "linear" | "polynomial" | "precomputed" |
+/// "tanimoto" | "minmax".
 /// @throws InvalidArgument naming the bad value.
 KernelType parse_kernel_type(const std::string& name);
 /// The config name of a kernel type, e.g. "matern32" (inverse of parse_kernel_type).
@@ -29,6 +30,13 @@ const char* kernel_type_name(KernelType t);
 ///  - Matérn 5/2: v·(1 + √5 s + 5s²/3)·exp(−√5 s)
 /// Dot-product kernels: linear v·(x·x' + c), polynomial v·(x·x' + c)^p.
 /// Precomputed: an N×N PSD matrix; points are candidate indices (1×N rows holding 0..N−1).
+/// Fingerprint kernels (points are W packed 64-bit words, see fingerprint.hpp and
+/// Domain::fingerprints; never coordinates):
+///  - Tanimoto (Jaccard on bit fingerprints): v·|a ∧ b| / |a ∨ b|
+///  - MinMax (on count fingerprints, one byte per position):
+///    v·Σ_i min(a_i, b_i) / Σ_i max(a_i, b_i)
+/// with 0/0 = 1 (two empty fingerprints are identical). Both are positive semi-definite (Ralaivola
+/// et al. 2005; Ioffe 2010) and take values in [0, v]; k(x, x) = v.
 ///
 /// Thread safety: immutable after construction (a value type; a precomputed matrix is shared
 /// read-only between copies); any number of threads may evaluate one Kernel at once.
@@ -47,6 +55,10 @@ class Kernel {
   static Kernel linear(double variance = 1.0, double offset = 0.0);
   /// v·(x·x' + c)^degree. @throws InvalidArgument if degree < 1, variance ≤ 0 or offset < 0.
   static Kernel polynomial(int degree, double variance = 1.0, double offset = 1.0);
+  /// Tanimoto kernel on packed bit fingerprints. @throws InvalidArgument if variance ≤ 0.
+  static Kernel tanimoto(double variance = 1.0);
+  /// MinMax kernel on packed count fingerprints. @throws InvalidArgument if variance ≤ 0.
+  static Kernel minmax(double variance = 1.0);
   /// A given N×N matrix (column-major, symmetric; checked for finiteness and symmetry; see
   /// check_positive_semidefinite() for the O(N³) check the config reader and Python also make).
   /// @throws InvalidArgument if not square, not finite, or not symmetric to 1e-10 relative.
@@ -74,6 +86,11 @@ class Kernel {
   int degree() const { return degree_; }
   /// True for SE and Matérn kernels (functions of ‖x − x'‖ only).
   bool stationary() const;
+  /// True for the Tanimoto and MinMax kernels, whose points are packed fingerprint words.
+  bool fingerprint() const { return type_ == KernelType::Tanimoto || type_ == KernelType::MinMax; }
+  /// The same kernel with variance v (every other parameter kept).
+  /// @throws InvalidArgument if v ≤ 0 or not finite.
+  Kernel with_variance(double v) const;
   /// The precomputed matrix (nullptr unless type() == Precomputed).
   const Eigen::MatrixXd* matrix() const { return matrix_.get(); }
   /// The precomputed matrix as shared by every copy of this kernel (null unless Precomputed); the

@@ -4,7 +4,18 @@
 
 namespace gpb {
 
-/// Kernel families (see Kernel in kernel.hpp for the formulas).
-enum class KernelType { SE, Matern12, Matern32, Matern52, Linear, Polynomial, Precomputed };
+/// Kernel families (see Kernel in kernel.hpp for the formulas). Tanimoto and MinMax take packed
+/// fingerprints (fingerprint.hpp), not coordinates.
+enum class KernelType {
+  SE,
+  Matern12,
+  Matern32,
+  Matern52,
+  Linear,
+  Polynomial,
+  Precomputed,
+  Tanimoto,
+  MinMax
+};
 
 }  // namespace gpb

@@ -146,6 +146,17 @@ class FinitePosterior {
   /// when no row is pending. O(N·t) per run (incremental), O(t²) (recompute).
   /// @throws InvalidArgument on a bad index or a non-finite y.
   void observe(const int* index, const double* y);
+  /// Observes a batch of q rewards per run as one block update: index and y are R×q, run-major
+  /// (index[r·q + i], y[r·q + i]); the same posterior as q calls of observe() with the batch's
+  /// columns i = 0..q−1 in order (rows appended in that order), up to rounding. CPU incremental
+  /// mode (V in double): the q new rows of V come from one matrix product and one triangular
+  /// solve over the candidates, V_new = L_bb⁻¹ (K(X_b, D) − L_b· V), where L_b· holds the old rows
+  /// at the batch's candidates and L_bb is the Cholesky factor of the batch's posterior
+  /// covariance plus λI (with observe()'s pivot floor): O(q·t·N) in GEMM/TRSM rather than q rank-
+  /// one passes, O(q·(t + q)·R) doubles shared when sharded. Recompute mode, mixed precision and
+  /// CUDA apply the q rows one after the other (the same arithmetic as observe()). Only allowed
+  /// when no row is pending. @throws InvalidArgument if q < 1, on a bad index or a non-finite y.
+  void observe_batch(int q, const int* index, const double* y);
   /// Hallucinates candidate index[r] for every run: σ² update only.
   void add_pending(const int* index);
   /// Resolves every pending row with its reward: y is R×P run-major (y[r·P + i] for the
@@ -188,6 +199,20 @@ class FinitePosterior {
   std::vector<UcbChoice> ucb_argmax(const double* width,
                                     const std::vector<std::vector<int>>& excluded,
                                     std::vector<Rng>* tiebreak) const;
+  /// The stored rows at some candidates: a t×m matrix whose column i holds v_p[candidates[i]]
+  /// for every row p < t = rows() (run r). With the factor (factor()) it gives the joint
+  /// posterior of those candidates: Cov_t(a, b) = k(x_a, x_b) − Σ_p v_p[a] v_p[b] (GP-BUCB's
+  /// batch covariance, pathwise Thompson sampling). O(t·m). Sharded: collective, each column
+  /// from its owner. @throws InvalidArgument for a bad run or index; on CUDA with mixed
+  /// precision.
+  Eigen::MatrixXd rows_at(int run, const std::vector<int>& candidates) const;
+  /// Vᵀ B over the candidates this rank holds: out(j, c) = Σ_p v_p[j]·B(p, c) for every held
+  /// candidate j (in candidate order, slice() on a sharded Context) and every column c of the
+  /// t×b matrix B, t = rows(). With B = L⁻¹R it is K(D, X_t)(K_t + λI)⁻¹R, the pathwise update of
+  /// b Thompson draws at once. One GEMM of (n×t)·(t×b) in incremental mode (CPU and CUDA);
+  /// recompute mode rebuilds V chunk by chunk. @throws InvalidArgument for a bad run or a B
+  /// without t rows; on CUDA with mixed precision.
+  Eigen::MatrixXd apply_rows(int run, const Eigen::Ref<const Eigen::MatrixXd>& B) const;
   /// γ̂ = ½ Σ_q ln(L[q,q]²/λ) = ½ ln|I + λ⁻¹K_t| over every row of run r (pending included).
   double info_gain(int run) const;
   /// Candidate indices of run r's rows, in order.

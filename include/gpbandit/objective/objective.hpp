@@ -102,6 +102,10 @@ std::unique_ptr<Objective> make_rkhs_objective(const Kernel& kernel, int support
 /// values() throws if kronecker is asked on a domain that is not a grid.
 std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int features, bool fixed,
                                                     bool kronecker = false);
+/// f given as one value per candidate (candidate j has values[j]; a table column such as docking
+/// scores, negated to minimise). @throws InvalidArgument if empty; values() throws if the domain's
+/// size differs.
+std::unique_ptr<Objective> make_lookup_objective(std::vector<double> values);
 /// −Branin on 2-d points (maximum −0.397887 at three points of [−5,10]×[0,15]).
 std::unique_ptr<Objective> make_branin_objective();
 /// Hartmann-6 (maximised; maximum 3.32237 on [0,1]^6).

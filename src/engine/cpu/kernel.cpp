@@ -26,6 +26,8 @@ constexpr NamedType kKernelNames[] = {
     {"linear", KernelType::Linear},
     {"polynomial", KernelType::Polynomial},
     {"precomputed", KernelType::Precomputed},
+    {"tanimoto", KernelType::Tanimoto},
+    {"minmax", KernelType::MinMax},
 };
 
 void check_positive(double value, const char* field) {
@@ -120,6 +122,29 @@ Kernel Kernel::polynomial(int degree, double variance, double offset) {
   return k;
 }
 
+Kernel Kernel::tanimoto(double variance) {
+  check_positive(variance, "variance");
+  Kernel k;
+  k.type_ = KernelType::Tanimoto;
+  k.variance_ = variance;
+  return k;
+}
+
+Kernel Kernel::minmax(double variance) {
+  check_positive(variance, "variance");
+  Kernel k;
+  k.type_ = KernelType::MinMax;
+  k.variance_ = variance;
+  return k;
+}
+
+Kernel Kernel::with_variance(double v) const {
+  check_positive(v, "variance");
+  Kernel k = *this;
+  k.variance_ = v;
+  return k;
+}
+
 void check_positive_semidefinite(const Eigen::MatrixXd& K, const std::string& what) {
   GPB_EXPECTS(K.rows() == K.cols() && K.rows() > 0,
               what << ": expected a square matrix, got " << K.rows() << "x" << K.cols());
@@ -181,6 +206,10 @@ std::string Kernel::describe() const {
       break;
     case KernelType::Precomputed:
       os << "n=" << matrix_->rows();
+      break;
+    case KernelType::Tanimoto:
+    case KernelType::MinMax:
+      os << "v=" << variance_;
       break;
     default:
       if (is_ard()) {

@@ -7,7 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include "engine/cpu/fingerprint_block.hpp"
 #include "engine/cpu/kernel_eval.hpp"
+#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::detail {
@@ -34,6 +36,29 @@ void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
   }
 }
 
+void check_kernel_domain(const Kernel& k, const Domain& domain, const char* what) {
+  if (k.fingerprint()) {
+    const FingerprintKind want =
+        k.type() == KernelType::Tanimoto ? FingerprintKind::Bits : FingerprintKind::Counts;
+    GPB_EXPECTS(domain.is_fingerprint(),
+                what << ": the " << kernel_type_name(k.type())
+                     << " kernel needs fingerprint candidates (Domain::fingerprints; config "
+                     << "domain type \"fingerprints\" or \"molecules\")");
+    GPB_EXPECTS(domain.fingerprint_kind() == want,
+                what << ": the " << kernel_type_name(k.type()) << " kernel needs "
+                     << fingerprint_kind_name(want) << " fingerprints, the candidates are "
+                     << fingerprint_kind_name(domain.fingerprint_kind())
+                     << (want == FingerprintKind::Bits ? " (use the minmax kernel)"
+                                                       : " (use the tanimoto kernel)"));
+  } else {
+    GPB_EXPECTS(!domain.is_fingerprint(),
+                what << ": the candidates are fingerprints (packed words, not coordinates); use "
+                     << "the tanimoto (bits) or minmax (counts) kernel, not "
+                     << kernel_type_name(k.type()));
+  }
+  check_kernel_points(k, domain.points(), what);
+}
+
 Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& A,
                                   const Eigen::Ref<const Eigen::MatrixXd>& B, Threads threads) {
   const KernelEval eval(k);
@@ -42,6 +67,10 @@ Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen:
   Eigen::MatrixXd K(n, m);
   // Ref<const MatrixXd> has an inner stride of 1 and columns spaced outerStride() apart.
   const Eigen::Index sa = A.outerStride(), sb = B.outerStride();
+  if (k.fingerprint() && sa == d && sb == d) {  // packed words: the blocked popcount kernels
+    fingerprint_block(eval, A.data(), n, B.data(), m, d, K.data(), n, threads);
+    return K;
+  }
   const double work = static_cast<double>(n) * static_cast<double>(m) * (d + 8);
   const int nt = threads.for_work(work);
 #pragma omp parallel for schedule(static) num_threads(nt)

@@ -39,6 +39,11 @@ inline constexpr double kUcbWorkPerCandidate = 8.0;
 void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& points,
                          const char* what);
 
+/// Checks that `k` and the candidates of `domain` belong together: a fingerprint kernel (Tanimoto,
+/// MinMax) needs a fingerprint domain of its kind (bits, counts), and a fingerprint domain needs a
+/// fingerprint kernel; then check_kernel_points. @throws InvalidArgument naming `what`.
+void check_kernel_domain(const Kernel& k, const Domain& domain, const char* what);
+
 /// K(A, B) on the host with up to `threads.max` OpenMP threads. Inputs already validated.
 Eigen::MatrixXd kernel_matrix_cpu(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& A,
                                   const Eigen::Ref<const Eigen::MatrixXd>& B, Threads threads);

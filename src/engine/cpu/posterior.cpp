@@ -26,6 +26,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
                   (options.mode == PosteriorMode::Auto &&
                    bytes > static_cast<double>(ctx.memory_budget_bytes()));
     if (!s.recompute && options.lazy && s.kernel.type() != KernelType::Precomputed &&
+        !s.kernel.fingerprint() &&  // packed words have no coordinates to split on
         s.blocks > 2) {
       s.reorder();
     }
@@ -50,6 +51,14 @@ class CpuPosterior final : public detail::PosteriorBackend {
   double noise_variance() const override { return s_.lambda; }
 
   void observe(const int* index, const double* y) override { s_.append(index, y); }
+
+  void observe_batch(int q, const int* index, const double* y) override {
+    if (s_.recompute || s_.mixed) {  // row by row: recompute appends only factor rows anyway
+      detail::PosteriorBackend::observe_batch(q, index, y);
+      return;
+    }
+    s_.append_block(q, index, y);
+  }
 
   void add_pending(const int* index) override {
     s_.append(index, nullptr);
@@ -104,6 +113,57 @@ class CpuPosterior final : public detail::PosteriorBackend {
                                    ties[static_cast<std::size_t>(r)]);
     };
     return detail::reduce_ucb_choices(s.shard, local, width, tiebreak, kth);  // kth reads local
+  }
+
+  Eigen::MatrixXd rows_at(int run, const std::vector<int>& candidates) const override {
+    bring_up_to_date();
+    const detail::CpuState& s = s_;
+    const int t = s.rows, m = static_cast<int>(candidates.size()), w = t + 1 + s.d;
+    std::vector<double> cols(static_cast<std::size_t>(m) * w, 0.0);
+    for (int i = 0; i < m; ++i) {
+      const int a = candidates[static_cast<std::size_t>(i)];
+      if (s.shard.owns(a)) s.owned_column(run, s.local(a), cols.data() + static_cast<long>(i) * w);
+    }
+    detail::share_owned(s.shard, cols.data(), m * w, "rows_at");
+    Eigen::MatrixXd out(t, m);
+    for (int i = 0; i < m; ++i) {
+      for (int p = 0; p < t; ++p) out(p, i) = cols[static_cast<std::size_t>(i) * w + p];
+    }
+    return out;
+  }
+
+  Eigen::MatrixXd apply_rows(int run, const Eigen::Ref<const Eigen::MatrixXd>& B) const override {
+    bring_up_to_date();
+    const detail::CpuState& s = s_;
+    const int t = s.rows, n = s.n;
+    Eigen::MatrixXd internal(n, B.cols());
+    if (!s.recompute) {
+      if (s.mixed) {
+        const Eigen::Map<const Eigen::MatrixXf> v(s.vrow<float>(run, 0), n, t);
+        internal.noalias() = v.cast<double>() * B;
+      } else {
+        const Eigen::Map<const Eigen::MatrixXd> v(s.vrow<double>(run, 0), n, t);
+        internal.noalias() = v * B;
+      }
+    } else {  // rebuild V chunk by chunk (the recompute mode's rows), multiply, drop
+      const detail::RunRows& rr = s.runs[static_cast<std::size_t>(run)];
+      const int chunk = s.chunk;
+      Eigen::MatrixXd w(chunk, std::max(t, 1));
+      std::vector<double> acc(static_cast<std::size_t>(chunk));
+      std::vector<double*> ptrs(static_cast<std::size_t>(t));
+      for (int j0 = 0; j0 < n; j0 += chunk) {
+        const int len = std::min(chunk, n - j0);
+        for (int q = 0; q < t; ++q)
+          ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk;
+        detail::rows_over_block(s.eval, s.points.data(), s.d, rr, 0, t, j0, len, ptrs.data(),
+                                acc.data());
+        internal.middleRows(j0, len).noalias() = w.topRows(len).leftCols(t) * B;
+      }
+    }
+    if (s.order.empty()) return internal;
+    Eigen::MatrixXd out(n, B.cols());
+    for (int i = 0; i < n; ++i) out.row(s.order[static_cast<std::size_t>(i)]) = internal.row(i);
+    return out;
   }
 
   double info_gain(int run) const override {

@@ -7,10 +7,22 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/cpu/fingerprint_block.hpp"
 #include "engine/cpu/kernel_eval.hpp"
 #include "engine/detail/scalar_steps.hpp"
 
 namespace gpb::detail {
+
+/// acc[i] = k(x_a, x_{j0+i}) for i < len: the popcount kernels for fingerprints (AVX2 where
+/// available, the same values), the formula otherwise. `points` is d×N column-major.
+inline void kernel_row(const KernelEval& eval, const double* xa, const double* points, int d,
+                       int j0, int len, double* acc) {
+  if (eval.type == KernelType::Tanimoto || eval.type == KernelType::MinMax) {
+    fingerprint_row(eval, xa, points + static_cast<long>(j0) * d, len, d, acc);
+    return;
+  }
+  for (int i = 0; i < len; ++i) acc[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
+}
 
 /// Per-run state common to both modes. Row q holds L[q, 0..q] (q+1 entries).
 struct RunRows {
@@ -84,7 +96,7 @@ inline void rows_over_block(const KernelEval& eval, const double* points, int d,
   for (int q = begin; q < end; ++q) {
     const double* lq = run.L[static_cast<std::size_t>(q)].data();
     const double* xa = run.x(q, d);
-    for (int i = 0; i < len; ++i) acc[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
+    kernel_row(eval, xa, points, d, j0, len, acc);
     // Rows p are taken four at a time to halve the traffic on acc; each element still sees the
     // steps in increasing p, exactly as in column_of_rows.
     int p = 0;
@@ -130,7 +142,7 @@ inline void four_rows_over_block(const KernelEval& eval, const double* points, i
     lq[k] = run.L[static_cast<std::size_t>(q0 + k)].data();
     const double* xa = run.x(q0 + k, d);
     double* a = acc + static_cast<long>(k) * len;
-    for (int i = 0; i < len; ++i) a[i] = eval(xa, points + static_cast<long>(j0 + i) * d, d);
+    kernel_row(eval, xa, points, d, j0, len, a);
   }
   double* __restrict a0 = acc;
   double* __restrict a1 = acc + len;

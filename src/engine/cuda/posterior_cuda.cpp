@@ -237,6 +237,68 @@ class CudaPosterior final : public detail::PosteriorBackend {
                              ex, tb);
   }
 
+  Eigen::MatrixXd rows_at(int run, const std::vector<int>& candidates) const override {
+    cuda::set_device(*ctx_);
+    const int t = rows_, m = static_cast<int>(candidates.size());
+    std::vector<double> cols(static_cast<std::size_t>(m) * t, 0.0);
+    std::vector<float> colf(static_cast<std::size_t>(t));
+    const detail::RunRows& rr = runs_[static_cast<std::size_t>(run)];
+    for (int i = 0; i < m; ++i) {
+      const int a = candidates[static_cast<std::size_t>(i)];
+      if (!shard_.owns(a) || t == 0) continue;
+      const int j = a - shard_.begin;
+      double* out = cols.data() + static_cast<std::size_t>(i) * t;
+      if (recompute_) {
+        detail::column_of_rows(eval_, points_.data(), d_, rr, t, j, out);
+        continue;
+      }
+      const std::size_t vb = value_bytes(), nn = static_cast<std::size_t>(n_);
+      const unsigned char* src =
+          v_d_.data() + (static_cast<std::size_t>(run) * cap_ * nn + j) * vb;  // v_0[j] of run
+      void* dst = mixed_ ? static_cast<void*>(colf.data()) : static_cast<void*>(out);
+      GPB_CUDA_TRY(cudaMemcpy2DAsync(dst, vb, src, nn * vb, vb, static_cast<std::size_t>(t),
+                                     cudaMemcpyDeviceToHost, stream()));
+      GPB_CUDA_TRY(cudaStreamSynchronize(stream()));
+      if (mixed_) std::copy(colf.begin(), colf.end(), out);
+    }
+    detail::share_owned(shard_, cols.data(), m * t, "rows_at");
+    return Eigen::Map<const Eigen::MatrixXd>(cols.data(), t, m);
+  }
+
+  Eigen::MatrixXd apply_rows(int run, const Eigen::Ref<const Eigen::MatrixXd>& B) const override {
+    cuda::set_device(*ctx_);
+    const int t = rows_, b = static_cast<int>(B.cols());
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_, b);
+    if (t == 0 || b == 0) return out;
+    if (recompute_ || mixed_) {  // V is not kept in double: rebuild it on the host, chunk by chunk
+      const detail::RunRows& rr = runs_[static_cast<std::size_t>(run)];
+      Eigen::MatrixXd w(chunk_, t);
+      std::vector<double> acc(static_cast<std::size_t>(chunk_));
+      std::vector<double*> ptrs(static_cast<std::size_t>(t));
+      for (int j0 = 0; j0 < n_; j0 += chunk_) {
+        const int len = std::min(chunk_, n_ - j0);
+        for (int q = 0; q < t; ++q)
+          ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk_;
+        detail::rows_over_block(eval_, points_.data(), d_, rr, 0, t, j0, len, ptrs.data(),
+                                acc.data());
+        out.middleRows(j0, len).noalias() = w.topRows(len) * B;
+      }
+      return out;
+    }
+    cudaStream_t s = stream();
+    const Eigen::MatrixXd Bc = B;  // contiguous t×b
+    DeviceBuffer<double> b_d = cuda::upload(Bc.data(), static_cast<std::size_t>(Bc.size()), s);
+    DeviceBuffer<double> out_d;
+    out_d.allocate(static_cast<std::size_t>(n_) * b);
+    const double one = 1.0, zero = 0.0;
+    const double* v = reinterpret_cast<const double*>(v_d_.data()) +
+                      static_cast<std::size_t>(run) * cap_ * static_cast<std::size_t>(n_);
+    GPB_CUBLAS_TRY(cublasDgemm(cuda::resources(*ctx_).cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, b,
+                               t, &one, v, n_, b_d.data(), t, &zero, out_d.data(), n_));
+    cuda::copy_to_host(out.data(), out_d.data(), static_cast<std::size_t>(out.size()), s);
+    return out;
+  }
+
   double info_gain(int run) const override {
     double g = 0;
     for (const double v : runs_[static_cast<std::size_t>(run)].pivot_var) {

@@ -7,12 +7,54 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 
 #include "gpbandit/engine/kernel_type.hpp"
 
 #include "gpbandit/detail/host_device.hpp"
 
 namespace gpb::detail {
+
+/// The 64 bits of a fingerprint word stored in a double (Domain::fingerprints keeps packed words in
+/// the d×N point matrix bit for bit; they are never read as numbers).
+GPB_HD inline unsigned long long word_bits(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned long long>(__double_as_longlong(x));
+#else
+  unsigned long long w;
+  std::memcpy(&w, &x, sizeof w);
+  return w;
+#endif
+}
+
+/// Number of set bits of a 64-bit word (__popcll on the device, the POPCNT instruction or its
+/// portable fallback on the host).
+GPB_HD inline int popcount64(unsigned long long w) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(w);
+#else
+  return __builtin_popcountll(w);
+#endif
+}
+
+/// Σ min and Σ max over the 8 byte counts of two words (MinMax on count fingerprints).
+GPB_HD inline void byte_min_max(unsigned long long a, unsigned long long b, long long& lo,
+                                long long& hi) {
+  for (int k = 0; k < 8; ++k) {
+    const int x = static_cast<int>((a >> (8 * k)) & 0xffu),
+              y = static_cast<int>((b >> (8 * k)) & 0xffu);
+    lo += x < y ? x : y;
+    hi += x < y ? y : x;
+  }
+}
+
+/// v·num/den with the convention 0/0 = 1 (two empty fingerprints are identical), the last
+/// operations of the Tanimoto and MinMax kernels on every code path (integer counts are exact in a
+/// double, so every path agrees bit for bit).
+GPB_HD inline double similarity(double variance, long long num, long long den) {
+  if (den == 0) return variance;
+  return variance * (static_cast<double>(num) / static_cast<double>(den));
+}
 
 /// Kernel parameters flattened for the hot loop (trivially copyable: passed to CUDA kernels by
 /// value). `matrix` points at the column-major n×n precomputed matrix and `inv_lengthscales` at
@@ -46,6 +88,20 @@ struct KernelFormula {
       }
       case KernelType::Precomputed:
         return matrix[static_cast<long>(y[0]) * n + static_cast<long>(x[0])];
+      case KernelType::Tanimoto: {  // d packed words of bits: v·|a ∧ b| / |a ∨ b|
+        long long both = 0, either = 0;
+        for (int i = 0; i < d; ++i) {
+          const unsigned long long a = word_bits(x[i]), b = word_bits(y[i]);
+          both += popcount64(a & b);
+          either += popcount64(a | b);
+        }
+        return similarity(variance, both, either);
+      }
+      case KernelType::MinMax: {  // d packed words of byte counts: v·Σ min / Σ max
+        long long lo = 0, hi = 0;
+        for (int i = 0; i < d; ++i) byte_min_max(word_bits(x[i]), word_bits(y[i]), lo, hi);
+        return similarity(variance, lo, hi);
+      }
     }
     return 0.0;
   }

@@ -27,6 +27,19 @@ class PosteriorBackend {
   virtual double noise_variance() const = 0;
   /// index, y: R entries each, already checked (indices in range, y finite, nothing pending).
   virtual void observe(const int* index, const double* y) = 0;
+  /// index, y: R×q run-major, checked. Default: q observe() calls, column by column.
+  virtual void observe_batch(int q, const int* index, const double* y) {
+    const int R = runs();
+    std::vector<int> idx(static_cast<std::size_t>(R));
+    std::vector<double> val(static_cast<std::size_t>(R));
+    for (int i = 0; i < q; ++i) {
+      for (int r = 0; r < R; ++r) {
+        idx[static_cast<std::size_t>(r)] = index[static_cast<std::size_t>(r) * q + i];
+        val[static_cast<std::size_t>(r)] = y[static_cast<std::size_t>(r) * q + i];
+      }
+      observe(idx.data(), val.data());
+    }
+  }
   virtual void add_pending(const int* index) = 0;
   /// y: R×P run-major, finite; P = pending() ≥ 1.
   virtual void resolve_pending(const double* y) = 0;
@@ -38,6 +51,10 @@ class PosteriorBackend {
   /// excluded: R × (this rank's slice size) run-major over the candidates held, or null.
   virtual std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
                                             std::vector<Rng>* tiebreak) const = 0;
+  /// Columns of V at global candidate indices (checked), t × m (collective when sharded).
+  virtual Eigen::MatrixXd rows_at(int run, const std::vector<int>& candidates) const = 0;
+  /// Vᵀ B over the held candidates, in candidate order; B is t × b (checked).
+  virtual Eigen::MatrixXd apply_rows(int run, const Eigen::Ref<const Eigen::MatrixXd>& B) const = 0;
   virtual double info_gain(int run) const = 0;
   virtual const std::vector<int>& history(int run) const = 0;
   /// Run r's factor state (RunRows::history may hold internal positions: use history()).

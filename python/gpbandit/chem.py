@@ -1,0 +1,234 @@
+"""Molecular fingerprints for gpbandit's fingerprint domains (Tanimoto / MinMax kernels).
+
+RDKit computes the fingerprints (an optional dependency: ``pip install rdkit``, or Debian's
+``apt-get install python3-rdkit``); this module packs them in the layout the engine reads
+(``gpbandit/engine/fingerprint.hpp``): bit fingerprints as ``uint64`` words, N × ⌈bits/64⌉, bit b
+of a row in word b // 64 at bit b % 64; count fingerprints as ``uint8``, N × bits, one count per
+position clipped to 255.
+
+Fingerprints (``kind``):
+
+- ``"atom_pair"``: RDKit's hashed atom-pair fingerprint, topological distances
+  ``min_length``..``max_length`` (MolPAL's default featuriser: 2048 bits, lengths 1-3; bits use
+  RDKit's count simulation, exactly ``GetHashedAtomPairFingerprintAsBitVect``).
+- ``"morgan"``: Morgan / ECFP of ``radius`` (2 = ECFP4), with chirality by default (as MolPAL).
+
+Command line (the featurisation step of ``"domain": {"type": "molecules", ...}`` configs)::
+
+    python3 -m gpbandit.chem featurize CONFIG.json [CONFIG.json ...] [--force]
+    python3 -m gpbandit.chem featurize --csv LIB.csv[.gz] --out FP.npy [--smiles smiles]
+        [--fingerprint atom_pair|morgan] [--bits 2048] [--radius 2] [--min-length 1]
+        [--max-length 3] [--counts]
+
+The first form writes every cache a config's molecules domain names (file names and metadata
+from the C++ reader, so the CLI finds exactly them); the second one file for your own use
+(``Domain.from_fingerprints(np.load(path), bits)``).
+"""
+
+import argparse
+import csv
+import gzip
+import io
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+FORMAT = "gpbandit-fingerprints-1"
+
+
+def _rdkit():
+    try:
+        from rdkit import Chem, RDLogger
+        from rdkit.Chem import rdFingerprintGenerator
+    except ImportError as e:
+        raise ImportError(
+            "gpbandit.chem needs RDKit: pip install rdkit (or apt-get install python3-rdkit)"
+        ) from e
+    RDLogger.DisableLog("rdApp.*")
+    return Chem, rdFingerprintGenerator
+
+
+def rdkit_version():
+    """RDKit's version string (recorded in the cache metadata)."""
+    import rdkit
+
+    return rdkit.__version__
+
+
+def _generator(kind, bits, radius, min_length, max_length, counts, chirality):
+    _, fpg = _rdkit()
+    if kind == "atom_pair":
+        return fpg.GetAtomPairGenerator(minDistance=min_length, maxDistance=max_length,
+                                        fpSize=bits, countSimulation=not counts)
+    if kind == "morgan":
+        return fpg.GetMorganGenerator(radius=radius, fpSize=bits, includeChirality=chirality)
+    raise ValueError(f"unknown fingerprint kind {kind!r}; expected atom_pair or morgan")
+
+
+def pack_bits(dense):
+    """Packs an N × bits array of 0/1 into N × ⌈bits/64⌉ uint64 words (the engine's layout)."""
+    dense = np.asarray(dense)
+    if dense.ndim != 2:
+        raise ValueError("pack_bits: expected a 2-d array (one row per fingerprint)")
+    if dense.size and not np.isin(dense, (0, 1)).all():
+        raise ValueError("pack_bits: values must be 0 or 1")
+    n, bits = dense.shape
+    words = (bits + 63) // 64
+    packed = np.packbits(dense.astype(np.uint8), axis=1, bitorder="little")
+    out = np.zeros((n, words * 8), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view("<u8").reshape(n, words)
+
+
+def unpack_bits(words, bits):
+    """Inverse of pack_bits: N × bits uint8 of 0/1."""
+    words = np.ascontiguousarray(words, dtype="<u8")
+    as_bytes = words.view(np.uint8).reshape(words.shape[0], -1)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :bits]
+
+
+def fingerprints(smiles, kind="atom_pair", bits=2048, radius=2, min_length=1, max_length=3,
+                 counts=False, chirality=True):
+    """Fingerprints of SMILES strings, packed for the engine.
+
+    Returns uint64 words (N × ⌈bits/64⌉) for bit fingerprints, uint8 counts (N × bits, clipped
+    to 255) when ``counts``. Raises ValueError naming the first SMILES RDKit cannot parse.
+    """
+    chem, _ = _rdkit()
+    gen = _generator(kind, bits, radius, min_length, max_length, counts, chirality)
+    smiles = list(smiles)
+    dense = np.zeros((len(smiles), bits), dtype=np.uint8)
+    for i, s in enumerate(smiles):
+        mol = chem.MolFromSmiles(s)
+        if mol is None:
+            raise ValueError(f"SMILES {i} ({s!r}) cannot be parsed by RDKit")
+        if counts:
+            for pos, c in gen.GetCountFingerprint(mol).GetNonzeroElements().items():
+                dense[i, pos] = min(c, 255)
+        else:
+            dense[i, list(gen.GetFingerprint(mol).GetOnBits())] = 1
+    return dense if counts else pack_bits(dense)
+
+
+def read_smiles(path, column="smiles"):
+    """The SMILES column of a CSV (or gzip-compressed CSV) with a header line."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    reader = csv.reader(io.StringIO(raw.decode("utf-8")))
+    header = next(reader, None)
+    if header is None:
+        raise ValueError(f"{path}: empty file")
+    if column not in header:
+        raise ValueError(f"{path}:1: no column {column!r} in the header ({', '.join(header)})")
+    col = header.index(column)
+    out = []
+    for line, row in enumerate(reader, start=2):
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) <= col:
+            raise ValueError(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
+        out.append(row[col])
+    return out
+
+
+def write_cache(source, smiles_column, spec, npy_path, json_path):
+    """Featurises the library `source` by `spec` (the C++ reader's dict) into npy + json."""
+    t0 = time.time()
+    smiles = read_smiles(source, smiles_column)
+    try:
+        fp = fingerprints(smiles, kind=spec["type"], bits=spec["bits"],
+                          radius=spec.get("radius", 2), min_length=spec.get("min_length", 1),
+                          max_length=spec.get("max_length", 3), counts=spec["counts"],
+                          chirality=spec.get("chirality", True))
+    except ValueError as e:  # name the line of the library
+        msg = str(e)
+        if msg.startswith("SMILES "):
+            i = int(msg.split()[1])
+            raise ValueError(f"{source}: data row {i + 1}: {msg}") from None
+        raise
+    os.makedirs(os.path.dirname(npy_path) or ".", exist_ok=True)
+    tmp = npy_path + ".tmp.npy"
+    np.save(tmp, fp)
+    os.replace(tmp, npy_path)
+    meta = {"format": FORMAT, "source": os.path.basename(source),
+            "source_bytes": os.path.getsize(source), "rows": len(smiles),
+            "smiles": smiles_column, "fingerprint": spec, "rdkit": rdkit_version(),
+            "seconds": round(time.time() - t0, 3)}
+    with open(json_path + ".tmp", "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    os.replace(json_path + ".tmp", json_path)
+    return meta
+
+
+def featurize_config(path, force=False, out=sys.stderr):
+    """Writes the fingerprint cache of every molecules domain of the config at `path`."""
+    from . import _gpbandit
+
+    done = []
+    for c in _gpbandit._molecule_caches(path):
+        c = dict(c, fingerprint=json.loads(c["fingerprint"]))
+        if not force and os.path.exists(c["npy"]) and os.path.exists(c["json"]):
+            with open(c["json"]) as f:
+                meta = json.load(f)
+            if (meta.get("source_bytes") == os.path.getsize(c["file"])
+                    and meta.get("fingerprint") == c["fingerprint"]
+                    and meta.get("smiles") == c["smiles"]):
+                print(f"up to date: {c['npy']}", file=out)
+                done.append(c["npy"])
+                continue
+        meta = write_cache(c["file"], c["smiles"], c["fingerprint"], c["npy"], c["json"])
+        print(f"wrote {c['npy']}: {meta['rows']} molecules in {meta['seconds']} s "
+              f"(RDKit {meta['rdkit']})", file=out)
+        done.append(c["npy"])
+    if not done:
+        print(f"{path}: no molecules domain", file=out)
+    return done
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python3 -m gpbandit.chem",
+                                description="Featurise molecular libraries for gpbandit.")
+    sub = p.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("featurize", help="write fingerprint caches")
+    f.add_argument("configs", nargs="*", help="configs whose molecules domains to featurise")
+    f.add_argument("--force", action="store_true", help="featurise even when up to date")
+    f.add_argument("--csv", help="a library to featurise on its own (with --out)")
+    f.add_argument("--out", help="the .npy to write (with --csv)")
+    f.add_argument("--smiles", default="smiles")
+    f.add_argument("--fingerprint", default="atom_pair", choices=["atom_pair", "morgan"])
+    f.add_argument("--bits", type=int, default=2048)
+    f.add_argument("--radius", type=int, default=2)
+    f.add_argument("--min-length", type=int, default=1)
+    f.add_argument("--max-length", type=int, default=3)
+    f.add_argument("--counts", action="store_true")
+    a = p.parse_args(argv)
+    try:
+        if a.csv:
+            if not a.out:
+                p.error("--csv needs --out")
+            spec = {"type": a.fingerprint, "bits": a.bits, "counts": a.counts}
+            if a.fingerprint == "morgan":
+                spec.update(radius=a.radius, chirality=True)
+            else:
+                spec.update(min_length=a.min_length, max_length=a.max_length)
+            base = a.out[:-4] if a.out.endswith(".npy") else a.out
+            meta = write_cache(a.csv, a.smiles, spec, base + ".npy", base + ".json")
+            print(f"wrote {base}.npy: {meta['rows']} molecules", file=sys.stderr)
+        elif not a.configs:
+            p.error("give configs, or --csv and --out")
+        for c in a.configs:
+            featurize_config(c, a.force)
+    except (ValueError, OSError, ImportError) as e:
+        print(f"gpbandit.chem: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

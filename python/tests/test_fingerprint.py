@@ -1,0 +1,120 @@
+"""Fingerprint domains from Python: packing, the Tanimoto / MinMax kernels against the direct
+numpy formulas, the featuriser against RDKit (skipped without RDKit), the molecule caches of a
+config, and a block update through FinitePosterior.observe_batch. Fixed seeds."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import gpbandit as gb
+from gpbandit import chem
+
+
+def tanimoto_np(a, b):
+    """|a ∧ b| / |a ∨ b| for 0/1 rows (1 when both empty)."""
+    inter = a.astype(np.int64) @ b.T.astype(np.int64)
+    union = a.sum(1)[:, None] + b.sum(1)[None, :] - inter
+    return np.where(union == 0, 1.0, inter / np.maximum(union, 1))
+
+
+def minmax_np(a, b):
+    lo = np.minimum(a[:, None, :], b[None, :, :]).sum(-1)
+    hi = np.maximum(a[:, None, :], b[None, :, :]).sum(-1)
+    return np.where(hi == 0, 1.0, lo / np.maximum(hi, 1))
+
+
+def test_pack_unpack_round_trip():
+    rng = np.random.default_rng(0)
+    dense = (rng.random((9, 200)) < 0.1).astype(np.uint8)
+    words = chem.pack_bits(dense)
+    assert words.dtype == np.dtype("<u8") and words.shape == (9, 4)
+    assert (chem.unpack_bits(words, 200) == dense).all()
+    assert int(words[0, 0]) & 1 == dense[0, 0]  # bit 0 is the lowest bit of word 0
+    with pytest.raises(ValueError):
+        chem.pack_bits(np.full((2, 3), 2))
+
+
+def test_kernels_match_numpy_formulas():
+    rng = np.random.default_rng(1)
+    ctx = gb.Context("cpu")
+    a = (rng.random((30, 2048)) < 0.04).astype(np.uint8)
+    b = (rng.random((11, 2048)) < 0.04).astype(np.uint8)
+    b[3] = 0
+    k = gb.fingerprint_kernel_matrix(ctx, gb.Kernel.tanimoto(2.0), chem.pack_bits(a),
+                                     chem.pack_bits(b), bits=2048)
+    np.testing.assert_allclose(k, 2.0 * tanimoto_np(a, b), rtol=0, atol=1e-15)
+    k_dense = gb.fingerprint_kernel_matrix(ctx, gb.Kernel.tanimoto(2.0), a, b)
+    np.testing.assert_array_equal(k, k_dense)
+    ca = rng.integers(0, 6, (12, 300)) * (rng.random((12, 300)) < 0.2)
+    cb = rng.integers(0, 6, (7, 300)) * (rng.random((7, 300)) < 0.2)
+    km = gb.fingerprint_kernel_matrix(ctx, gb.Kernel.minmax(), ca, cb, kind="counts")
+    np.testing.assert_allclose(km, minmax_np(ca, cb), rtol=0, atol=1e-15)
+    # PSD: the smallest eigenvalue of a Tanimoto Gram matrix is >= 0 up to rounding.
+    g = gb.fingerprint_kernel_matrix(ctx, gb.Kernel.tanimoto(), a, a)
+    assert np.linalg.eigvalsh(g).min() > -1e-12
+
+
+def test_domain_and_block_update_match_dense_gp():
+    rng = np.random.default_rng(2)
+    dense = (rng.random((500, 512)) < 0.08).astype(np.uint8)
+    dom = gb.Domain.from_fingerprints(chem.pack_bits(dense), bits=512)
+    assert dom.is_fingerprint and dom.fingerprint_bits == 512 and len(dom) == 500
+    assert (dom.fingerprint_words() == chem.pack_bits(dense)).all()
+    post = gb.FinitePosterior(gb.Context("cpu"), gb.Kernel.tanimoto(), dom, runs=1,
+                              noise_variance=0.05)
+    idx = rng.choice(500, 60, replace=False)
+    y = rng.normal(size=60)
+    post.observe_batch(idx, y)
+    k = tanimoto_np(dense, dense)
+    kxx = k[np.ix_(idx, idx)] + 0.05 * np.eye(60)
+    mu = k[:, idx] @ np.linalg.solve(kxx, y)
+    var = 1 - np.einsum("ij,ji->i", k[:, idx], np.linalg.solve(kxx, k[idx, :]))
+    np.testing.assert_allclose(post.mean(0), mu, atol=1e-9)
+    np.testing.assert_allclose(post.variance(0), np.maximum(var, 0), atol=1e-9)
+
+
+def test_featuriser_reproduces_rdkit(tmp_path):
+    rdkit = pytest.importorskip("rdkit")
+    from rdkit import Chem
+    from rdkit.Chem import rdMolDescriptors as rd
+
+    smiles = ["CCO", "c1ccccc1O", "O=C(NCCc1cccc(-c2ccccc2)c1)[C@@H]1CCCCN1"]
+    words = chem.fingerprints(smiles, kind="atom_pair", bits=2048, min_length=1, max_length=3)
+    dense = chem.unpack_bits(words, 2048)
+    for i, s in enumerate(smiles):  # MolPAL's call, through the deprecated function
+        fp = rd.GetHashedAtomPairFingerprintAsBitVect(Chem.MolFromSmiles(s), nBits=2048,
+                                                      minLength=1, maxLength=3)
+        assert sorted(fp.GetOnBits()) == list(np.flatnonzero(dense[i]))
+    counts = chem.fingerprints(smiles, kind="morgan", bits=1024, radius=2, counts=True)
+    assert counts.dtype == np.uint8 and counts.shape == (3, 1024) and counts.sum() > 0
+    with pytest.raises(ValueError, match="SMILES 1"):
+        chem.fingerprints(["CC", "not a smiles"])
+    assert rdkit.__version__ == chem.rdkit_version()
+
+
+def test_molecule_caches_of_a_config(tmp_path):
+    (tmp_path / "lib.csv").write_text("smiles,score\nCCO,-1\nCCN,-2\n")
+    cfg = {"experiment": "pool", "domain": {"type": "molecules", "file": "lib.csv",
+                                            "fingerprint": {"type": "morgan", "bits": 512}},
+           "objective": {"type": "lookup"}, "policies": [{"type": "greedy"}]}
+    (tmp_path / "c.json").write_text(json.dumps(cfg))
+    (c,) = gb._gpbandit._molecule_caches(str(tmp_path / "c.json"))
+    assert c["npy"] == str(tmp_path / "fingerprints" / "lib.csv.morgan-512-r2-chiral-bits.npy")
+    assert json.loads(c["fingerprint"]) == {"type": "morgan", "bits": 512, "radius": 2,
+                                            "chirality": True, "counts": False}
+    if not os.environ.get("GPB_HAVE_RDKIT_TEST", "1") or not _has_rdkit():
+        return
+    written = chem.featurize_config(str(tmp_path / "c.json"))
+    assert written == [c["npy"]]
+    assert np.load(c["npy"]).shape == (2, 8)
+    assert json.loads((tmp_path / "fingerprints" / os.path.basename(c["json"])).read_text())[
+        "rows"] == 2
+
+
+def _has_rdkit():
+    try:
+        import rdkit  # noqa: F401
+    except ImportError:
+        return False
+    return True

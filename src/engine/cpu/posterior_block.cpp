@@ -1,0 +1,162 @@
+// Block update of the CPU posterior: q observations per run enter V through one matrix product
+// and one triangular solve (FinitePosterior::observe_batch; include/gpbandit/engine/posterior.hpp).
+//
+// With t rows so far, the batch's candidates a_0..a_{q−1} and C = [v_p[a_i]] (t×q, the old rows
+// at the batch), row t+i of the factor is L[t+i, p] = C[p, i] (p < t) and L_bb[i, j] (j ≤ i), where
+// L_bb is the Cholesky factor of K_bb − CᵀC + λI computed exactly as observe() would compute the
+// rows one by one (the same recurrence, var_step clamping and pivot floor). The new rows of V over
+// the candidates held are then V_new = L_bb⁻¹ (K(X_b, D) − Cᵀ V_old): a GEMM of (n×t)·(t×q) and a
+// TRSM of n×q by q×q, instead of q passes of O(n·t) each.
+#include <Eigen/Core>
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/cpu/fingerprint_block.hpp"
+#include "engine/cpu/posterior_state.hpp"
+
+namespace gpb::detail {
+
+namespace {
+
+/// out[j + i·ldo] = k(x_j, b_i) for the n points (d×n) and the q batch points (d×q, stride ldb).
+void kernel_columns(const KernelEval& eval, const double* points, int n, const double* batch,
+                    long ldb, int q, int d, double* out, long ldo, Threads threads) {
+  std::vector<double> packed(static_cast<std::size_t>(q) * d);  // the batch points, contiguous
+  for (int i = 0; i < q; ++i) {
+    std::copy(batch + i * ldb, batch + i * ldb + d, packed.data() + static_cast<long>(i) * d);
+  }
+  if (eval.type == KernelType::Tanimoto || eval.type == KernelType::MinMax) {
+    fingerprint_block(eval, points, n, packed.data(), q, d, out, ldo, threads);
+    return;
+  }
+  const int nt = threads.for_work(static_cast<double>(n) * q * (d + 8));
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < q; ++i) {
+      out[j + i * ldo] =
+          eval(packed.data() + static_cast<long>(i) * d, points + static_cast<long>(j) * d, d);
+    }
+  }
+}
+
+/// The batch's factor block for one run: L_bb (q×q, lower) and the pivot variances, from the
+/// shared columns (`cols`: q columns of w = t + 1 + d doubles, owned_column's layout).
+struct BatchFactor {
+  Eigen::MatrixXd lbb;       // q×q lower: L[t+i, t+j]
+  std::vector<double> vars;  // σ²_{t+i−1}[a_i], clamped as var_step does
+};
+
+BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int d, int q,
+                         double lambda) {
+  const long w = t + 1 + d;
+  const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> C(cols, t, q,
+                                                                     Eigen::OuterStride<>(w));
+  Eigen::MatrixXd S(q, q);  // k(x_{a_i}, x_{a_j}) − Σ_{p<t} C[p,i] C[p,j]
+  for (int j = 0; j < q; ++j) {
+    for (int i = j; i < q; ++i) S(i, j) = eval(cols + i * w + t + 1, cols + j * w + t + 1, d);
+  }
+  if (t > 0) S.triangularView<Eigen::Lower>() -= C.transpose() * C;
+  BatchFactor f;
+  f.lbb = Eigen::MatrixXd::Zero(q, q);
+  f.vars.resize(static_cast<std::size_t>(q));
+  for (int i = 0; i < q; ++i) {
+    double s = cols[i * w + t];  // σ²_t[a_i]
+    for (int j = 0; j < i; ++j) {
+      double acc = S(i, j);
+      for (int k = 0; k < j; ++k) acc = row_step(acc, f.lbb(j, k), f.lbb(i, k));
+      f.lbb(i, j) = acc / f.lbb(j, j);
+      s = var_step(s, f.lbb(i, j));
+    }
+    const double* x = cols + i * w + t + 1;
+    f.vars[static_cast<std::size_t>(i)] = s;
+    f.lbb(i, i) = pivot(lambda, s, eval(x, x, d));
+  }
+  return f;
+}
+
+}  // namespace
+
+void CpuState::append_block(int q, const int* candidate, const double* y) {
+  const int R = num_runs(), t = rows;
+  const long w = t + 1 + d;
+  if (lazy) catch_up_all(t);  // every block knows rows [0, t); the block leaves none behind
+  while (cap < t + q) grow();
+  // The columns at the batch's candidates, from their owners (every rank needs them all).
+  std::vector<double> cols(static_cast<std::size_t>(R) * q * w, 0.0);
+  std::vector<int> index(static_cast<std::size_t>(R) * q, -1);
+  for (int e = 0; e < R * q; ++e) {
+    if (shard.owns(candidate[e])) index[static_cast<std::size_t>(e)] = local(candidate[e]);
+  }
+  const int nt_cols = threads_for(static_cast<double>(R) * q * t);
+#pragma omp parallel for schedule(static) num_threads(nt_cols)
+  for (int e = 0; e < R * q; ++e) {
+    if (index[e] >= 0) owned_column(e / q, index[e], cols.data() + static_cast<std::size_t>(e) * w);
+  }
+  share_owned(shard, cols.data(), static_cast<int>(cols.size()), "observe_batch");
+
+  std::vector<BatchFactor> factors;
+  for (int r = 0; r < R; ++r) {
+    factors.push_back(
+        batch_factor(eval, cols.data() + static_cast<std::size_t>(r) * q * w, t, d, q, lambda));
+  }
+  // The factor rows, in the order q observe() calls would append them.
+  std::vector<double> col;
+  std::vector<double> yr(static_cast<std::size_t>(R));
+  for (int i = 0; i < q; ++i) {
+    rows = t + i;
+    for (int r = 0; r < R; ++r) {
+      const double* c = cols.data() + (static_cast<std::size_t>(r) * q + i) * w;
+      const BatchFactor& f = factors[static_cast<std::size_t>(r)];
+      col.assign(c, c + t);
+      for (int j = 0; j < i; ++j) col.push_back(f.lbb(i, j));
+      col.push_back(f.vars[static_cast<std::size_t>(i)]);
+      col.insert(col.end(), c + t + 1, c + w);
+      history_ext[static_cast<std::size_t>(r)].push_back(
+          candidate[static_cast<std::size_t>(r) * q + i]);
+      yr[static_cast<std::size_t>(r)] = y[static_cast<std::size_t>(r) * q + i];
+      append_factor_row(r, index[static_cast<std::size_t>(r) * q + i], col.data(), yr.data());
+      const double a = runs[static_cast<std::size_t>(r)].alpha.back();
+      alpha2[static_cast<std::size_t>(r)].push_back(alpha2[static_cast<std::size_t>(r)].back() +
+                                                    a * a);
+    }
+  }
+  rows = t + q;
+  // The new rows of V over the candidates held: one GEMM and one TRSM per run.
+  for (int r = 0; r < R; ++r) {
+    const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;
+    Eigen::Map<Eigen::MatrixXd> vnew(vrow<double>(r, t), n, q);
+    kernel_columns(eval, points.data(), n, c + t + 1, w, q, d, vnew.data(), n, threads);
+    if (t > 0) {
+      const Eigen::Map<const Eigen::MatrixXd> vold(vrow<double>(r, 0), n, t);
+      const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> C(c, t, q,
+                                                                         Eigen::OuterStride<>(w));
+      vnew.noalias() -= vold * C;
+    }
+    factors[static_cast<std::size_t>(r)]
+        .lbb.transpose()
+        .triangularView<Eigen::Upper>()
+        .solveInPlace<Eigen::OnTheRight>(vnew);
+    // σ² and μ, row after row per candidate, as the rows' own updates would apply them.
+    const RunRows& run = runs[static_cast<std::size_t>(r)];
+    double* s2 = s2_of(r);
+    double* m = mu_of(r);
+    const int nt = threads_for(2.0 * n * q);
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int b = 0; b < blocks; ++b) {
+      const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
+      for (int i = 0; i < q; ++i) {
+        const double* v = vnew.data() + static_cast<long>(i) * n + j0;
+        const double alpha = run.alpha[static_cast<std::size_t>(t + i)];
+        for (int k = 0; k < len; ++k) {
+          s2[j0 + k] = var_step(s2[j0 + k], v[k]);
+          m[j0 + k] = mean_step(m[j0 + k], alpha, v[k]);
+        }
+      }
+    }
+    for (int b = 0; b < blocks; ++b) rows_of_block(r, b) = rows;
+  }
+}
+
+}  // namespace gpb::detail
