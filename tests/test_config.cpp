@@ -461,7 +461,7 @@ TEST(Config, OneReaderForEveryFamily) {
   bad = dp;
   bad["experiment"] = "dpgibo";
   EXPECT_ONE_LINE_NAMING(any_family_error(bad),
-                         "cfg.json: experiment: must be one of finite, dp-gibo, fed-pne");
+                         "cfg.json: experiment: must be one of finite, pool, dp-gibo, fed-pne");
   // parse_experiment_config reads finite-domain configs only, and says where the others go.
   EXPECT_ONE_LINE_NAMING(error_of(fed), "cfg.json: experiment: a fed-pne config");
   bool fed_keys = false, dp_methods = false;

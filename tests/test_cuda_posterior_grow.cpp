@@ -58,7 +58,9 @@ void grow_parity(const gpb::Context& cuda, PosteriorMode mode, double tol, int n
     std::vector<int> idx(static_cast<std::size_t>(runs));
     std::vector<double> y(static_cast<std::size_t>(runs));
     for (int r = 0; r < runs; ++r) {
-      if (tol <= 1e-10) EXPECT_EQ(other[r].index, choice[r].index) << "step " << step;
+      if (tol <= 1e-10) {
+        EXPECT_EQ(other[r].index, choice[r].index) << "step " << step;
+      }
       idx[r] = step % 4 == 1 ? ref.size() - 1 - r : choice[r].index;  // newest candidates too
       y[r] = rng.uniform(-1.0, 1.0);
     }

@@ -195,6 +195,8 @@ TEST(HyperparameterFit, ArdLengthscalesOfGpDataAreRecovered) {
     o.context.backend = gpb::Backend::Cpu;
     o.seed = static_cast<std::uint64_t>(s);
     o.fit.restarts = 2;
+    o.fit.every = 0;            // only the explicit fit below (the default refits at every tell)
+    o.fit.unit_inputs = false;  // lengthscales in the domain's units, as the truth's
     gpb::Optimizer opt(o);
     std::vector<int> idx;
     std::vector<double> y;

@@ -26,7 +26,7 @@ const std::vector<Section>& sections() {
       {"objectives", "objectives", {"objective"}},
       {"kernels", "kernels", {"kernel"}},
       {"noise", "noise models", {"noise"}},
-      {"domains", "domains", {"domain"}},
+      {"domains", "domains", {"domain", "fingerprint"}},
       {"dp-gibo", "dp-gibo tasks and methods", {"dpgibo_task", "dpgibo_method"}},
       {"fed-pne", "fed-pne objective and methods", {"xarmed_objective", "xarmed_method"}},
       {"optimizer",

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -135,7 +136,9 @@ void bind_fingerprint(py::module_& m) {
                                "MinHash random features of the Tanimoto kernel: "
                                "E[φ(x)·φ(y)] = T(x, y), φ(x)·φ(x) = 1")
       .def(py::init<int, int, std::uint64_t>(), py::arg("bits"), py::arg("features"),
-           py::arg("seed") = 0)
+           py::arg("seed") = 0,
+           "Random features for fingerprints of `bits` positions: `features` MinHash "
+           "features drawn from `seed`")
       .def_property_readonly("size", &TanimotoFeatures::size, "Number of features m")
       .def(
           "features",
@@ -144,12 +147,23 @@ void bind_fingerprint(py::module_& m) {
           },
           py::arg("domain"), "Φ over the domain's candidates: N × m, entries ±1/√m")
       .def("apply", &TanimotoFeatures::apply, py::arg("domain"), py::arg("W"),
-           py::arg("threads") = 0, "Φ(D)·W (N × b) without holding Φ");
+           py::arg("threads") = 0, "Φ(D)·W (N × b) without holding Φ")
+      .def("__repr__", [](const TanimotoFeatures& f) {
+        return "<gpbandit.TanimotoFeatures m=" + std::to_string(f.size()) + ">";
+      });
   py::class_<ScaleNoiseFit>(m, "ScaleNoiseFit", "Output scale and noise by marginal likelihood")
-      .def_readonly("mean", &ScaleNoiseFit::mean)
-      .def_readonly("signal_variance", &ScaleNoiseFit::signal_variance)
-      .def_readonly("noise_variance", &ScaleNoiseFit::noise_variance)
-      .def_readonly("log_likelihood", &ScaleNoiseFit::log_likelihood);
+      .def_readonly("mean", &ScaleNoiseFit::mean, "m, the sample mean of y")
+      .def_readonly("signal_variance", &ScaleNoiseFit::signal_variance, "v, the output scale")
+      .def_readonly("noise_variance", &ScaleNoiseFit::noise_variance, "λ, the noise variance")
+      .def_readonly("log_likelihood", &ScaleNoiseFit::log_likelihood,
+                    "log p(y | v, λ) at the maximum found")
+      .def("__repr__", [](const ScaleNoiseFit& f) {
+        std::ostringstream o;
+        o << "<gpbandit.ScaleNoiseFit mean=" << f.mean << " signal_variance=" << f.signal_variance
+          << " noise_variance=" << f.noise_variance << " log_likelihood=" << f.log_likelihood
+          << ">";
+        return o.str();
+      });
   m.def("fit_scale_and_noise", &fit_scale_and_noise, py::arg("K"), py::arg("y"),
         py::arg("ratio_lower") = 1e-4, py::arg("ratio_upper") = 1e2,
         "v and λ of y ~ N(mean(y), v·K + λI) by marginal likelihood, K fixed (e.g. Tanimoto)");

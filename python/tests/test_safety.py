@@ -137,6 +137,8 @@ def instances(ctx, tmp_path):
                                         1e-5, r=1),
         "ExperimentConfig": cfg, "Experiment": experiment, "PolicySpec": cfg.policies[0], "ExperimentResult": res,
         "PolicySummary": res.policies[0], "RegistryEntry": entry, "ParamDoc": entry.params[0],
+        "TanimotoFeatures": g.TanimotoFeatures(64, 8, 1),
+        "ScaleNoiseFit": g.fit_scale_and_noise(np.eye(3) + 0.5, np.array([0.0, 1.0, 3.0])),
     }
 
 
