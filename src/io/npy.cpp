@@ -78,35 +78,38 @@ int element(const std::string& descr, char* kind) {
   return 0;
 }
 
-double element_value(const char* p, char kind, int size) {
-  switch (kind) {
-    case 'f':
-      return size == 8 ? load_le<double>(p) : static_cast<double>(load_le<float>(p));
-    case 'b':
-      return p[0] != 0 ? 1.0 : 0.0;
-    case 'i':
-      switch (size) {
-        case 1:
-          return load_le<std::int8_t>(p);
-        case 2:
-          return load_le<std::int16_t>(p);
-        case 4:
-          return load_le<std::int32_t>(p);
-        default:
-          return static_cast<double>(load_le<std::int64_t>(p));
-      }
-    default:
-      switch (size) {
-        case 1:
-          return load_le<std::uint8_t>(p);
-        case 2:
-          return load_le<std::uint16_t>(p);
-        case 4:
-          return load_le<std::uint32_t>(p);
-        default:
-          return static_cast<double>(load_le<std::uint64_t>(p));
-      }
+std::int64_t integer_value(const char* p, char kind, int size) {
+  if (kind == 'b') return p[0] != 0 ? 1 : 0;
+  if (kind == 'i') {
+    switch (size) {
+      case 1:
+        return load_le<std::int8_t>(p);
+      case 2:
+        return load_le<std::int16_t>(p);
+      case 4:
+        return load_le<std::int32_t>(p);
+      default:
+        return load_le<std::int64_t>(p);
+    }
   }
+  switch (size) {  // 'u' (callers reject 'f')
+    case 1:
+      return load_le<std::uint8_t>(p);
+    case 2:
+      return load_le<std::uint16_t>(p);
+    case 4:
+      return load_le<std::uint32_t>(p);
+    default: {
+      const std::uint64_t v = load_le<std::uint64_t>(p);
+      return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
+    }
+  }
+}
+
+double element_value(const char* p, char kind, int size) {
+  if (kind == 'f') return size == 8 ? load_le<double>(p) : static_cast<double>(load_le<float>(p));
+  if (kind == 'u' && size == 8) return static_cast<double>(load_le<std::uint64_t>(p));  // exact
+  return static_cast<double>(integer_value(p, kind, size));
 }
 
 std::string npy_header(const std::string& descr, const std::string& shape) {
@@ -205,31 +208,7 @@ double npy_value(const NpyHeader& h, const char* p) {
 }
 
 std::int64_t npy_integer(const NpyHeader& h, const char* p) {
-  if (h.kind == 'b') return p[0] != 0 ? 1 : 0;
-  if (h.kind == 'i') {
-    switch (h.element_size) {
-      case 1:
-        return load_le<std::int8_t>(p);
-      case 2:
-        return load_le<std::int16_t>(p);
-      case 4:
-        return load_le<std::int32_t>(p);
-      default:
-        return load_le<std::int64_t>(p);
-    }
-  }
-  switch (h.element_size) {  // 'u' (callers reject 'f')
-    case 1:
-      return load_le<std::uint8_t>(p);
-    case 2:
-      return load_le<std::uint16_t>(p);
-    case 4:
-      return load_le<std::uint32_t>(p);
-    default: {
-      const std::uint64_t v = load_le<std::uint64_t>(p);
-      return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
-    }
-  }
+  return integer_value(p, h.kind, h.element_size);
 }
 
 NpyArray parse_npy(std::string_view b, const std::string& what) {
