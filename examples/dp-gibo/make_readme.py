@@ -8,13 +8,12 @@ paper's Fig. 3 panels: θ₁, loss, bias against noise, per iteration, with a ta
 {{unit:E-DPk}} (the section's generated verdict, verdicts.py), {{pairs:NAME}} (every method
 against the first, paired by run), {{VERDICTS}} (every section's verdict row).
 Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change; writes nothing)"""
-import json
 import math
 import os
 import re
 import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from readme_io import check_or_write  # noqa: E402
+from readme_io import check_or_write, load_summary  # noqa: E402
 import verdict_rule as vr  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,14 +33,7 @@ def fmt(x, digits=4):
 
 
 def load(name):
-    path = os.path.join(HERE, "results", name, "summary.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        s = json.load(f)
-    # summary.json's one schema calls them "policies"; results written before it, "methods".
-    s.setdefault("methods", s.get("policies", []))
-    return s
+    return load_summary(os.path.join(HERE, "results"), name)
 
 
 def table(name):

@@ -7,7 +7,6 @@ each section's row under it), make_overview.py in examples/README.md.
 Paper scale (specs/dp-gibo.md §8): GP-LS with 1000 training points and n = 1000 users, inputs
 U[0, √(15/d)]^d, 10 runs, θ⁽⁰⁾ ~ U(Θ); E-DP5: d = 103 (p = 100), 1000/9000, θ⁽⁰⁾ ~ U(Θ), 5 runs;
 E-DP6, E-DP7: 10 runs."""
-import json
 import math
 import os
 import re
@@ -16,19 +15,14 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import verdict_rule as vr  # noqa: E402
+from readme_io import load_summary  # noqa: E402
 
 RES = os.path.join(HERE, "results")
 EQUIV = 0.05  # "≈" claims: within ±5 % of the reference mean at two standard errors
 
 
 def load(name):
-    path = os.path.join(RES, name, "summary.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        s = json.load(f)
-    s.setdefault("methods", s.get("policies", []))
-    return s
+    return load_summary(RES, name)
 
 
 def seed_dirs(name):

@@ -5,13 +5,12 @@ table and plot of the README can be redrawn from the repository alone.
 
 Usage: make_readme.py [--check]   (--check: exit 1 if README.md would change; writes nothing)
 """
-import json
 import math
 import os
 import re
 import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from readme_io import check_or_write  # noqa: E402
+from readme_io import check_or_write, load_summary  # noqa: E402
 import verdict_rule as vr  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,14 +24,7 @@ GRID_METHODS = ("Fed-PNE", "HCT", "HCT-keep", "GP-UCB (substitute)", "Fed1-UCB",
 
 
 def summary(name):
-    path = os.path.join(RES, name, "summary.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        s = json.load(f)
-    # summary.json's one schema calls them "policies"; results written before it, "methods".
-    s.setdefault("methods", s.get("policies", []))
-    return s
+    return load_summary(RES, name)
 
 
 def pm(m):

@@ -3,7 +3,6 @@ with the rule of examples/verdict_rule.py (paired by run id: every config of thi
 seed 1, so run i of two methods or two configs shares its seed). make_readme.py prints them in
 README.md and make_overview.py in examples/README.md; nothing here is typed by hand but the
 paper's claims and the reasons' wording."""
-import json
 import math
 import os
 import sys
@@ -11,6 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import verdict_rule as vr  # noqa: E402
+from readme_io import load_summary  # noqa: E402
 
 RES = os.path.join(HERE, "results")
 # The paper's comparison in Figs 2 and 8: HCT (PyXAB), Fed1-UCB, BO (KernelTS / BO; GP-UCB is
@@ -23,13 +23,7 @@ GRID_T = (1000, 10000, 100000)
 
 
 def summary(name):
-    path = os.path.join(RES, name, "summary.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        s = json.load(f)
-    s.setdefault("methods", s.get("policies", []))
-    return s
+    return load_summary(RES, name)
 
 
 def per_run(name):
