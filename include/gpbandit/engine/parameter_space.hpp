@@ -37,7 +37,8 @@ struct Parameter {
   std::vector<std::string> labels;    ///< categorical: the label of each level
   /// Categorical with descriptors: labels.size() × k table (row i describes label i), raw.
   Eigen::MatrixXd descriptors;
-  double lower = 0, upper = 0;  ///< Continuous: the box (also min / max of the values)
+  double lower = 0;  ///< smallest value (Continuous: the box's lower end)
+  double upper = 0;  ///< largest value (Continuous: the box's upper end)
 
   /// A parameter taking the given values (sorted; duplicates are an error).
   /// @throws InvalidArgument naming the parameter if empty, not finite or duplicated.
