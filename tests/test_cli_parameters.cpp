@@ -126,6 +126,31 @@ TEST(CliParameters, BadConfigsNameTheField) {
   }
 }
 
+TEST(CliParameters, RunGivesTheCommandCandidatesByLabel) {
+  TempDir dir;
+  write_file(dir.file("ligands.csv"), kLigands);
+  std::string cfg = kConfig;
+  cfg.insert(cfg.find('{') + 1,
+             R"("name": "rxn", "T": 6, "q": 2,
+  "objective": {"type": "command", "cmd": ["sh", "-c",
+    "tee -a seen.csv | awk -F, 'NR > 1 { print ($1 == \"CsOAc\") + ($2 == \"L3\") + $3 }'"]},)");
+  write_file(dir.file("run.json"), cfg);
+  const auto r = run_cli("run " + q(dir.file("run.json")) + " --out " + q(dir.file("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "best y = ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "(base=")) << r.output;  // the best point by label
+  const auto rows = cells(read_file(dir.file("seen.csv")));
+  ASSERT_EQ(rows.size(), 3u * 3u);  // 3 batches: a header and 2 candidates each
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i % 3 == 0) {
+      EXPECT_EQ(rows[i], (std::vector<std::string>{"base", "ligand", "conc", "temp"}));
+    } else {
+      EXPECT_TRUE(std::set<std::string>({"KOAc", "CsOAc", "KOPiv"}).count(rows[i][0]));
+      EXPECT_TRUE(std::set<std::string>({"L1", "L2", "L3"}).count(rows[i][1]));
+    }
+  }
+}
+
 TEST(CliParameters, ListShowsTheParametersDomain) {
   const auto r = run_cli("list");
   ASSERT_EQ(r.exit_code, 0);
