@@ -100,7 +100,8 @@ CommandRun parse_run(const std::string& path, const std::string& text) {
     c.check_type(o["cmd"][i], "string", "objective.cmd[" + std::to_string(i) + "]");
     r.command.argv.push_back(o["cmd"][i].get<std::string>());
   }
-  r.command.working_dir = base_dir;  // relative paths in cmd: from the config's folder
+  r.command.working_dir = base_dir;          // relative paths in cmd: from the config's folder
+  r.command.space = r.options.domain.space;  // a parameters domain: candidates by label
   if (o.contains("timeout_s")) {
     c.check_type(o["timeout_s"], "number", "objective.timeout_s");
     r.command.timeout_s = o["timeout_s"].get<double>();
@@ -128,8 +129,16 @@ std::string evaluations_csv(const Optimizer& opt, int q) {
   return csv_text(rows, header);
 }
 
-std::string point_text(const Eigen::VectorXd& x) {
+/// A point as text: its coordinates, or on a parameter space its values and labels by name.
+std::string point_text(const Eigen::VectorXd& x, const ParameterSpace* space) {
   std::string s = "(";
+  if (space) {
+    const std::vector<int> lv = space->decode(x.data());
+    const auto& ps = space->parameters();
+    for (std::size_t p = 0; p < ps.size(); ++p)
+      s += (p > 0 ? ", " : "") + ps[p].name + "=" + ps[p].text(lv[p]);
+    return s + ")";
+  }
   char buf[32];
   for (Eigen::Index j = 0; j < x.size(); ++j) {
     std::snprintf(buf, sizeof buf, "%.6g", x[j]);
@@ -332,7 +341,8 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
     if (!args.quiet) {
       const BestObservation b = opt.best();
       std::cerr << "gpbandit: round " << round << ": " << opt.num_observations() << "/" << r.T
-                << " evaluations, best y = " << b.value << " at " << point_text(b.point) << "\n";
+                << " evaluations, best y = " << b.value << " at "
+                << point_text(b.point, opt.domain().space()) << "\n";
     }
   }
   std::signal(SIGINT, SIG_DFL);
@@ -354,8 +364,9 @@ int run_optimize_command(const CLI::App& cmd, const RunArgs& args) {
                       {"kernel", opt.options().kernel.describe()},
                       {"fits", opt.fits()}});
   detail::write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
-  std::printf("best y = %.10g at %s (evaluation %d of %d)\n", b.value, point_text(b.point).c_str(),
-              b.observation + 1, opt.num_observations());
+  std::printf("best y = %.10g at %s (evaluation %d of %d)\n", b.value,
+              point_text(b.point, opt.domain().space()).c_str(), b.observation + 1,
+              opt.num_observations());
   std::printf(
       "state.json:       %s\nevaluations.csv:  %s/evaluations.csv\nsummary.json:     "
       "%s/summary.json\n",

@@ -17,6 +17,7 @@
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "io/atomic_file.hpp"
+#include "optimizer/space_config.hpp"
 #include "state_lock.hpp"
 
 namespace gpb::cli {
@@ -70,10 +71,11 @@ void write_text(const std::string& path, const std::string& text) {
   detail::write_file_atomic(path, text);
 }
 
-/// The rows of a points CSV, with a clear message when it is missing or a directory.
-Eigen::MatrixXd read_points(const std::string& path) {
+/// The rows of a points CSV, with a clear message when it is missing or a directory; on a
+/// parameter space, by label (a header naming the parameters).
+Eigen::MatrixXd read_points(const std::string& path, const ParameterSpace* space) {
   require_input(path, "points");
-  return read_csv_matrix(path);
+  return space ? detail::read_labelled_points(*space, path) : read_csv_matrix(path);
 }
 
 }  // namespace
@@ -130,7 +132,9 @@ int state_command(const StateCommands& c, const StateArgs& a) {
   if (c.ask->parsed()) {
     const AskResult r = opt.ask(a.q);
     try {
-      write_text(a.out, csv_text(r.points));  // first: a failed write commits no ask
+      const ParameterSpace* space = opt.domain().space();
+      write_text(a.out, space ? detail::labelled_csv(*space, r.points)
+                              : csv_text(r.points));  // first: a failed write commits no ask
     } catch (const IoError& e) {
       throw IoError(std::string(e.what()) + "; nothing was asked (the state is unchanged)");
     }
@@ -147,7 +151,8 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     if (a.all == !a.points.empty()) {
       throw InvalidArgument("forget: give either --all or a CSV of the points to release");
     }
-    const int released = a.all ? opt.forget_all() : opt.forget(read_points(a.points));
+    const int released =
+        a.all ? opt.forget_all() : opt.forget(read_points(a.points, opt.domain().space()));
     opt.save(a.state);
     std::cerr << "gpbandit: " << a.state << ": released " << released
               << (released == 1 ? " ask" : " asks") << " (" << opt.pending().size()
@@ -155,7 +160,7 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     return 0;
   }
   if (c.tell->parsed()) {
-    const Eigen::MatrixXd points = read_points(a.points);
+    const Eigen::MatrixXd points = read_points(a.points, opt.domain().space());
     const std::vector<double> y = read_rewards(a.y);
     if (static_cast<std::size_t>(points.rows()) != y.size()) {
       throw InvalidArgument(a.points + " has " + std::to_string(points.rows()) + " points but " +
@@ -166,6 +171,11 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     return 0;
   }
   const BestObservation b = opt.best();
+  if (const ParameterSpace* space = opt.domain().space()) {  // by label
+    const std::vector<double> y{b.value};
+    write_text("", detail::labelled_csv(*space, b.point.transpose(), &y));
+    return 0;
+  }
   Eigen::MatrixXd row(1, b.point.size() + 1);
   row.leftCols(b.point.size()) = b.point.transpose();
   row(0, b.point.size()) = b.value;

@@ -83,7 +83,7 @@ from ._gpbandit import _abort_if_rank_failed, _make_policy  # noqa: E402
 # Registered at import, so it runs before mpi4py's MPI_Finalize (a Py_AtExit hook, which runs
 # after every atexit function): after a RankFailure that finalize would wait for ever.
 _atexit.register(_abort_if_rank_failed)
-from . import space  # noqa: E402,F401
+from . import params, space  # noqa: E402,F401
 from .minimize import OptimizeResult, minimize  # noqa: E402,F401
 from .optimizer import Best, Optimizer, Suggestion  # noqa: E402,F401
 from .plots import plot_convergence  # noqa: E402,F401

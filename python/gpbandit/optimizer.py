@@ -59,6 +59,14 @@ def _domain_spec(domain, n_candidates, domain_seed):
         return DomainSpec.from_file(os.fspath(domain)), None
     if isinstance(domain, Domain):
         return DomainSpec.from_rows(np.asarray(domain.points).T), None
+    from .params import ParameterSpace
+
+    if ParameterSpace.accepts(domain):
+        space = domain if isinstance(domain, ParameterSpace) else ParameterSpace(domain)
+        return space.spec(), space
+    if isinstance(domain, dict) and domain.get("type") == "parameters":
+        space = ParameterSpace.from_json(domain)
+        return space.spec(), space
     if Space.accepts(domain):
         space = Space(domain)
         return space.spec(n_candidates, domain_seed), space
@@ -73,6 +81,13 @@ def _domain_spec(domain, n_candidates, domain_seed):
 
 def _key(point):
     """A hashable key of a point in the user's units (None when a value is unhashable)."""
+    if isinstance(point, dict):  # a parameter space's point: its values by name
+        try:
+            key = tuple(sorted(point.items()))
+            hash(key)
+            return key
+        except TypeError:
+            return None
     try:
         key = tuple(point)
         hash(key)
@@ -129,6 +144,8 @@ def _box_widths(spec):
     """Per-axis extent of the candidate set (1 where it is flat)."""
     if spec.kind in ("grid", "sobol", "box"):
         width = np.asarray(spec.upper, float) - np.asarray(spec.lower, float)
+    elif spec.kind == "parameters":
+        width = np.asarray(spec.feature_widths, float)
     else:
         points = np.asarray(spec.points)
         if points.shape[0] == 0:
@@ -344,7 +361,9 @@ class Optimizer:
         values = np.where(ok, values, 0.0).astype(float)
         if self._user_points() and not isinstance(points_or_indices, (numbers.Integral,)):
             pts = points_or_indices
-            if len(pts) > 0 and not isinstance(pts[0], (list, tuple, np.ndarray)):
+            if isinstance(pts, dict):  # one point of a parameter space
+                pts = [pts]
+            elif len(pts) > 0 and not isinstance(pts[0], (list, tuple, np.ndarray, dict)):
                 pts = [pts]
             arr = self._to_engine(pts)
         else:
@@ -376,6 +395,11 @@ class Optimizer:
         InvalidArgument naming an index or point with no outstanding ask (nothing released)."""
         if points_or_indices is None:
             return self._core.forget_all()
+        if isinstance(points_or_indices, dict) or (
+                isinstance(points_or_indices, (list, tuple)) and points_or_indices
+                and isinstance(points_or_indices[0], dict)):  # a parameter space's points
+            pts = [points_or_indices] if isinstance(points_or_indices, dict) else points_or_indices
+            return self._core.forget_points(self._space.to_engine(pts))
         arr = np.asarray(points_or_indices)
         if arr.dtype.kind in "iu" and arr.ndim <= 1:
             return self._core.forget_indices(arr.reshape(-1))

@@ -250,7 +250,10 @@ class Space:
 
 
 def space_to_json(space):
-    """A JSON-compatible list describing ``space`` (saved with an Optimizer's state)."""
+    """A JSON-compatible list describing ``space`` (saved with an Optimizer's state); a
+    ``gpbandit.params.ParameterSpace`` gives its own dict (``to_json``)."""
+    if hasattr(space, "to_json"):
+        return space.to_json()
     out = []
     for d in space.dimensions:
         if isinstance(d, Real):
@@ -265,6 +268,10 @@ def space_to_json(space):
 
 def space_from_json(items):
     """The ``Space`` that ``space_to_json`` described."""
+    if isinstance(items, dict) and items.get("type") == "parameters":
+        from .params import ParameterSpace
+
+        return ParameterSpace.from_json(items)
     dims = []
     for item in items:
         kind = item.get("type")

@@ -26,6 +26,8 @@ const char* domain_kind_name(DomainSpec::Kind k) {
       return "sobol";
     case DomainSpec::Kind::Box:
       return "box";
+    case DomainSpec::Kind::Parameters:
+      return "parameters";
     default:
       return "points";
   }

@@ -100,5 +100,6 @@ void bind_experiment(py::module_& m);   // configs, run_experiment, registry
 void bind_optimizer(py::module_& m);    // DomainSpec, HyperFit, OptimizerCore
 void bind_warnings(py::module_& m);     // PerformanceWarning, ModelWarning, the warning handler
 void bind_fingerprint(py::module_& m);  // fingerprint domains, kernels, features, caches
+void bind_space(py::module_& m);        // parameter spaces, DomainSpec.parameters
 
 }  // namespace gpb::python

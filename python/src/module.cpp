@@ -84,4 +84,5 @@ PYBIND11_MODULE(_gpbandit, m) {
   gpb::python::bind_experiment(m);
   gpb::python::bind_optimizer(m);
   gpb::python::bind_fingerprint(m);
+  gpb::python::bind_space(m);
 }

@@ -36,10 +36,11 @@ Domain scatter_csv_domain(const Communicator& comm, const std::string& path);
 /// different shapes, or when there are more ranks than candidates.
 Domain read_npy_domain_slice(const Communicator& comm, const std::string& path);
 
-/// Whether `domain` is a slice whose other candidates only their owners know (not a grid): then
-/// values_in_blocks and points_at communicate, and every rank must call them together.
+/// Whether `domain` is a slice whose other candidates only their owners know (not a grid or a
+/// parameter space): then values_in_blocks and points_at communicate, and every rank must call them
+/// together.
 inline bool needs_owners(const Domain& domain) {
-  return domain.is_slice() && !domain.is_grid();
+  return domain.is_slice() && !domain.computes_points();
 }
 
 /// The points of the candidates of every range [b, e) in `ranges`, in order (d × Σ(e − b)).

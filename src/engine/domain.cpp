@@ -3,6 +3,7 @@
 #include "gpbandit/engine/domain.hpp"
 
 #include "gpbandit/engine/fingerprint.hpp"
+#include "gpbandit/engine/parameter_space.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -100,6 +101,7 @@ Eigen::MatrixXd Domain::points_of(long long begin, long long end) const {
   if (begin >= begin_ && end <= begin_ + points_.cols()) {
     return points_.middleCols(begin - begin_, end - begin);
   }
+  if (space_) return space_->encode_range(begin, end);
   GPB_EXPECTS(is_grid(), "domain: candidates [" << begin << ", " << end
                                                 << ") are not held by this slice [" << begin_
                                                 << ", " << begin_ + points_.cols()
@@ -107,6 +109,28 @@ Eigen::MatrixXd Domain::points_of(long long begin, long long end) const {
   const std::vector<double> lo(lower_.data(), lower_.data() + lower_.size());
   const std::vector<double> up(upper_.data(), upper_.data() + upper_.size());
   return grid_slice(lo, up, counts_, begin, end).points_;
+}
+
+Domain Domain::from_space(std::shared_ptr<const ParameterSpace> space) {
+  GPB_EXPECTS(space != nullptr, "domain: the parameter space is null");
+  return space_slice(space, 0, space->size());
+}
+
+Domain Domain::space_slice(std::shared_ptr<const ParameterSpace> space, long long begin,
+                           long long end) {
+  GPB_EXPECTS(space != nullptr, "domain: the parameter space is null");
+  const long long n = space->size();
+  GPB_EXPECTS(n <= kMaxCandidates, "domain: the parameter space has "
+                                       << n << " feasible combinations, more than a domain's "
+                                       << kMaxCandidates);
+  GPB_EXPECTS(begin >= 0 && begin < end && end <= n,
+              "domain: slice [" << begin << ", " << end << ") of a parameter space of " << n
+                                << " combinations is empty or out of range");
+  Domain dom(space->encode_range(begin, end));
+  dom.begin_ = begin;
+  dom.total_ = n;
+  dom.space_ = std::move(space);
+  return dom;
 }
 
 Domain Domain::slice(long long begin, long long end) const {

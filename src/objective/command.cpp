@@ -103,6 +103,25 @@ std::string CommandObjective::describe() const {
   return s;
 }
 
+namespace {
+
+/// The candidates by label: a header of the parameter names, then one line per candidate.
+std::string labelled_text(const ParameterSpace& space, const Eigen::Ref<const Eigen::MatrixXd>& x) {
+  const auto& ps = space.parameters();
+  std::string out;
+  for (std::size_t p = 0; p < ps.size(); ++p) out += (p ? "," : "") + ps[p].name;
+  out += "\n";
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const Eigen::VectorXd row = x.row(i).transpose();
+    const std::vector<int> lv = space.decode(row.data());
+    for (std::size_t p = 0; p < ps.size(); ++p) out += (p ? "," : "") + ps[p].text(lv[p]);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points,
                                                int round) const {
   const int q = static_cast<int>(points.rows());
@@ -112,7 +131,8 @@ std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::Mat
   spec.working_dir = options_.working_dir;
   spec.timeout_s = options_.timeout_s;
   spec.max_stdout = std::max(options_.max_output_bytes, std::size_t{64} * std::max(q, 1));
-  const detail::ProcessOutcome o = detail::run_process(spec, csv_text(points));
+  const detail::ProcessOutcome o = detail::run_process(
+      spec, options_.space ? labelled_text(*options_.space, points) : csv_text(points));
   const std::string head = "round " + std::to_string(round) + ": the command '" + describe() + "' ";
   if (o.exec_errno != 0) {
     throw CommandError(CommandError::Kind::Failed, round,

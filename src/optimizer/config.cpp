@@ -16,6 +16,7 @@
 #include "gpbandit/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
+#include "optimizer/space_config.hpp"
 
 namespace gpb {
 
@@ -158,7 +159,12 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
     spec.source = str(c, o, "source", "domain.", "");
     return spec;
   }
-  c.fail("domain.type", "must be one of grid, sobol, box, csv, npy, points, got '" + type + "'");
+  if (type == "parameters") {
+    allow(c, o, "domain", typed_keys("optimizer_domain", "parameters"));
+    return DomainSpec::parameters(detail::parse_parameter_space(c, o));
+  }
+  c.fail("domain.type",
+         "must be one of grid, sobol, box, csv, npy, points, parameters, got '" + type + "'");
 }
 
 Kernel parse_kernel(const Checker& c, const json& o) {
@@ -298,6 +304,8 @@ json beta_json(const BetaSchedule& b) {
 
 json domain_json(const DomainSpec& s) {
   switch (s.kind) {
+    case DomainSpec::Kind::Parameters:
+      return detail::parameter_space_json(*s.space);
     case DomainSpec::Kind::Grid:
       return {{"type", "grid"}, {"lower", s.lower}, {"upper", s.upper}, {"counts", s.counts}};
     case DomainSpec::Kind::Sobol:

@@ -67,6 +67,14 @@ DomainSpec DomainSpec::box(std::vector<double> lower, std::vector<double> upper,
   return s;
 }
 
+DomainSpec DomainSpec::parameters(std::shared_ptr<const ParameterSpace> space) {
+  GPB_EXPECTS(space != nullptr, "domain: the parameter space is null");
+  DomainSpec s;
+  s.kind = Kind::Parameters;
+  s.space = std::move(space);
+  return s;
+}
+
 DomainSpec DomainSpec::from_rows(Eigen::MatrixXd rows) {
   DomainSpec s;
   s.kind = Kind::Points;
@@ -135,6 +143,8 @@ Domain DomainSpec::build() const {
       return Domain::sobol(lower, upper, count, seed);
     case Kind::Box:
       break;
+    case Kind::Parameters:
+      return Domain::from_space(space);
     default:
       return Domain::from_rows(points);
   }
@@ -162,6 +172,7 @@ Domain DomainSpec::build() const {
 }
 
 int DomainSpec::dim() const {
+  if (kind == Kind::Parameters) return space->encoded_dim();
   return kind == Kind::Points ? static_cast<int>(points.cols()) : static_cast<int>(lower.size());
 }
 

@@ -64,7 +64,7 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
 /// per-axis extent (1 where the extent is 0).
 void unit_box(const DomainSpec& spec, const Domain& dom, Eigen::VectorXd& lower,
               Eigen::VectorXd& width) {
-  if (spec.kind == DomainSpec::Kind::Points) {
+  if (spec.kind == DomainSpec::Kind::Points || spec.kind == DomainSpec::Kind::Parameters) {
     lower = dom.points().rowwise().minCoeff();
     width = dom.points().rowwise().maxCoeff() - lower;
   } else {
@@ -102,7 +102,8 @@ Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
   const Eigen::MatrixXd& pts = domain.points();
   box_lo = pts.rowwise().minCoeff();
   box_hi = pts.rowwise().maxCoeff();
-  if (opt.domain.kind != DomainSpec::Kind::Points) {  // a box's refinement reaches its bounds
+  if (opt.domain.kind != DomainSpec::Kind::Points &&
+      opt.domain.kind != DomainSpec::Kind::Parameters) {  // a box's refinement reaches its bounds
     box_lo = box_lo.cwiseMin(Eigen::Map<const Eigen::VectorXd>(opt.domain.lower.data(), d));
     box_hi = box_hi.cwiseMax(Eigen::Map<const Eigen::VectorXd>(opt.domain.upper.data(), d));
   }

@@ -140,6 +140,18 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                "explicit candidates",
                {{"points", "number[][]", kReq, "one array of d numbers per candidate"},
                 {"source", "string", "\"\"", "where they came from (informational)"}}});
+  r.push_back({"optimizer_domain",
+               "parameters",
+               "the feasible combinations of parameters (docs/spaces.md), never enumerated whole "
+               "to count or index them; asks and bests report labels",
+               {{"parameters", "object[]", kReq,
+                 "{name, type: categorical (labels, encoding: \"onehot\" | {descriptors: file.csv "
+                 "| {label: [numbers]}}) | numerical (values) | integer (lower, upper, step) | "
+                 "continuous (lower, upper, count: grid values standing in for the box)}"},
+                {"constraints", "object[]", "[]",
+                 "{type: linear (params, coefs, rhs, tol: sum coef*value <= rhs) | mixture "
+                 "(params, total, tol) | exclude (when: {name: [labels or values]}) | distinct "
+                 "(params: categorical slots, no label twice)}"}}});
 }
 
 }  // namespace gpb::detail

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,8 @@
 
 namespace gpb {
 
-class Fingerprints;  // gpbandit/engine/fingerprint.hpp
+class Fingerprints;    // gpbandit/engine/fingerprint.hpp
+class ParameterSpace;  // gpbandit/engine/parameter_space.hpp
 
 /// A finite domain of N candidates in d dimensions, or a contiguous slice of one.
 ///
@@ -79,6 +81,20 @@ class Domain {
   static Domain grid_slice(const std::vector<double>& lower, const std::vector<double>& upper,
                            const std::vector<int>& counts, long long begin, long long end);
 
+  /// The feasible combinations of a parameter space as candidates: candidate k is
+  /// space->encode(k) (d = space->encoded_dim()). The whole domain materialises its d×N encodings
+  /// (8·d·N bytes: the FinitePosterior reads points()); a slice (space_slice) holds only its
+  /// range, and points_of() computes any range from the space (ParameterSpace::encode_range), as a
+  /// grid does, so slices and block-wise evaluation never need the whole d×N.
+  /// @throws InvalidArgument if space is null or has more than 2^31 − 1 feasible combinations.
+  static Domain from_space(std::shared_ptr<const ParameterSpace> space);
+  /// The candidates [begin, end) of from_space(space), computed without the others.
+  /// @throws InvalidArgument as from_space(), or if not 0 ≤ begin < end ≤ N.
+  static Domain space_slice(std::shared_ptr<const ParameterSpace> space, long long begin,
+                            long long end);
+  /// The parameter space of a from_space() / space_slice() domain (null otherwise).
+  const ParameterSpace* space() const { return space_.get(); }
+
   /// The candidates [begin, end) of this domain (which must hold them) as a slice of the same N.
   /// @throws InvalidArgument if [begin, end) is empty or not within [slice_begin(), slice_end()).
   Domain slice(long long begin, long long end) const;
@@ -90,10 +106,13 @@ class Domain {
   /// (or a slice of one) computes any range, bit for bit the whole grid's columns, so a function
   /// evaluated in blocks of the whole domain can be evaluated in the same blocks by a slice.
   /// @throws InvalidArgument if the range is empty or out of [0, N), or, for a domain that is
-  /// not a grid, not held.
+  /// not a grid or a parameter space, not held.
   Eigen::MatrixXd points_of(long long begin, long long end) const;
   /// Whether this is a grid (grid() or grid_slice()), whose every candidate points_of() computes.
   bool is_grid() const { return !counts_.empty(); }
+  /// Whether points_of() computes every candidate (a grid or a parameter space), not only the
+  /// held ones.
+  bool computes_points() const { return is_grid() || space_ != nullptr; }
   /// Whether the candidates are packed fingerprints (points() holds words, not coordinates).
   bool is_fingerprint() const { return fp_bits_ > 0; }
   /// Positions per fingerprint (0 unless is_fingerprint()).
@@ -135,6 +154,7 @@ class Domain {
   std::vector<int> counts_;  // axis counts of a grid (empty otherwise)
   int fp_bits_ = 0;          // fingerprint positions (0: points are coordinates)
   FingerprintKind fp_kind_ = FingerprintKind::Bits;
+  std::shared_ptr<const ParameterSpace> space_;  // from_space / space_slice (null otherwise)
 };
 
 }  // namespace gpb

@@ -7,9 +7,11 @@
 #include <Eigen/Core>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb {
@@ -50,6 +52,10 @@ struct CommandOptions {
   /// More stops the evaluation (the program is killed): a program that floods its output can
   /// never exhaust our memory.
   std::size_t max_output_bytes = kDefaultMaxOutput;
+  /// The parameter space whose encodings the candidates are (a "parameters" domain), or null.
+  /// When set, the program reads the candidates by label: a header of the parameter names, then
+  /// each parameter's value or label per line (ParameterSpace::decode, Parameter::text).
+  std::shared_ptr<const ParameterSpace> space;
 
   /// Default timeout_s: one hour.
   static constexpr double kDefaultTimeout = 3600;

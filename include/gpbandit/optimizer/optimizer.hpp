@@ -30,6 +30,7 @@
 #include "gpbandit/engine/domain.hpp"
 #include "gpbandit/engine/hyperfit.hpp"
 #include "gpbandit/engine/kernel.hpp"
+#include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/policy/policy.hpp"
 
 namespace gpb {
@@ -51,6 +52,8 @@ struct DomainSpec {
     Sobol,   ///< `count` points of a scrambled Sobol sequence in a box (Domain::sobol)
     Points,  ///< explicit points: a matrix, or a .csv / .npy file read once
     Box,     ///< a continuous box: `count` Sobol candidates, refined beyond them
+    /// the feasible combinations of a ParameterSpace, encoded (Domain::from_space)
+    Parameters,
   };
   /// Which kind.
   Kind kind = Kind::Grid;
@@ -68,6 +71,8 @@ struct DomainSpec {
   std::vector<std::pair<int, int>> onehot_groups;
   Eigen::MatrixXd points;  ///< Points: N×d, one candidate per row
   std::string source;      ///< Points: the file they came from ("" for a matrix); informational
+  /// Parameters: the space (shared, immutable); points are its encodings, reported by labels.
+  std::shared_ptr<const ParameterSpace> space;
 
   /// A grid over [lower, upper] with counts[i] points on axis i (see Domain::grid).
   static DomainSpec grid(std::vector<double> lower, std::vector<double> upper,
@@ -79,6 +84,9 @@ struct DomainSpec {
   /// the global step (the optimizer refines beyond them; see RefineOptions).
   static DomainSpec box(std::vector<double> lower, std::vector<double> upper, int count = 4096,
                         std::uint64_t seed = 0);
+  /// The feasible combinations of `space` (encoded; see Domain::from_space).
+  /// @throws InvalidArgument if space is null.
+  static DomainSpec parameters(std::shared_ptr<const ParameterSpace> space);
   /// Explicit candidates, one per row of the N×d matrix `rows`.
   static DomainSpec from_rows(Eigen::MatrixXd rows);
   /// Candidates read from a .csv (optional header) or .npy file (2-d float64/float32/integer

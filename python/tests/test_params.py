@@ -1,0 +1,136 @@
+# gpbandit.params: parameter spaces as Optimizer / minimize domains, points by label.
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import gpbandit as g
+from gpbandit import params as gp
+
+LIGANDS = {"L1": [0.1, 2.0], "L2": [0.4, 1.0], "L3": [0.9, 3.5], "L4": [0.3, 0.5]}
+
+
+def edbo_like():
+    return gp.ParameterSpace(
+        [gp.Categorical("base", ["KOAc", "CsOAc", "KOPiv"]),
+         gp.Categorical("ligand", list(LIGANDS), encoding=LIGANDS),
+         gp.NumericalDiscrete("conc", [0.057, 0.1, 0.153]),
+         gp.Integer("temp", 90, 120, 15)],
+        constraints=[gp.Exclude({"base": ["KOPiv"], "temp": [120]})])
+
+
+def brute_force(space):
+    names = [p.name for p in space.parameters]
+    levels = []
+    for p in space.parameters:
+        if isinstance(p, gp.Categorical):
+            levels.append(p.labels)
+        elif isinstance(p, gp.Integer):
+            levels.append(list(range(p.lower, p.upper + 1, p.step)))
+        else:
+            levels.append(sorted(p.values))
+    out = []
+    for combo in itertools.product(*reversed(levels)):  # parameter 0 fastest
+        out.append(dict(zip(names, reversed(combo))))
+    return out
+
+
+def test_len_getitem_iteration_and_index_match_a_brute_force_product():
+    space = edbo_like()
+    want = [r for r in brute_force(space) if not (r["base"] == "KOPiv" and r["temp"] == 120)]
+    assert space.raw_size == 3 * 4 * 3 * 3
+    assert len(space) == len(want)
+    assert list(space) == want
+    assert space[-1] == want[-1] and space[3:6] == want[3:6]
+    for k in (0, 7, len(space) - 1):
+        assert space.index(space[k]) == k
+    assert isinstance(space[0]["temp"], int) and isinstance(space[0]["conc"], float)
+    assert {"base": "KOPiv", "ligand": "L1", "conc": 0.1, "temp": 120} not in space
+    with pytest.raises(ValueError, match="violates a constraint"):
+        space.index({"base": "KOPiv", "ligand": "L1", "conc": 0.1, "temp": 120})
+    with pytest.raises(ValueError, match="parameter 'ligand'"):
+        space.index({"base": "KOAc", "ligand": "L9", "conc": 0.1, "temp": 90})
+
+
+def test_encodings_follow_the_direct_formulas():
+    space = edbo_like()
+    x = space.encode(space.index({"base": "CsOAc", "ligand": "L3", "conc": 0.1, "temp": 105}))
+    table = np.array(list(LIGANDS.values()))
+    z = (table - table.mean(axis=0)) / table.std(axis=0)  # population sd, per column
+    assert space.n_features == 3 + 2 + 1 + 1
+    np.testing.assert_allclose(x[:3], [0, 1, 0])
+    np.testing.assert_allclose(x[3:5], z[2])
+    np.testing.assert_allclose(x[5], (0.1 - 0.057) / (0.153 - 0.057))
+    np.testing.assert_allclose(x[6], 0.5)
+    block = space.encode_range(5, 9)
+    assert block.shape == (4, 7)
+    np.testing.assert_array_equal(block[1], space.encode(6))
+
+
+def test_bad_input_names_the_parameter_or_constraint():
+    with pytest.raises(ValueError, match="'lig'"):
+        gp.Categorical("lig", ["a", "b"], encoding={"a": [1.0]})
+    with pytest.raises(TypeError, match="'n'"):
+        gp.Integer("n", 1.5, 3)
+    with pytest.raises(ValueError, match="no parameter named 'nope'"):
+        gp.ParameterSpace([gp.Integer("n", 0, 3)], [gp.LinearInequality(["nope"], [1], 2)])
+    with pytest.raises(ValueError, match=r"no combination .* constraints\[0\] \(linear"):
+        gp.ParameterSpace([gp.Integer("a", 0, 3), gp.Integer("b", 0, 3)],
+                          [gp.LinearInequality(["a", "b"], [1, 1], -1)])
+
+
+def test_optimizer_asks_and_is_told_points_by_label():
+    space = edbo_like()
+
+    def yield_of(p):
+        return (LIGANDS[p["ligand"]][0] + (p["base"] == "CsOAc") + p["conc"] * 3
+                - abs(p["temp"] - 105) / 30)
+
+    opt = g.Optimizer(space, seed=3)
+    for _ in range(6):
+        s = opt.ask(3)
+        assert len(s.points) == 3
+        for p in s.points:
+            assert set(p) == {"base", "ligand", "conc", "temp"}
+            assert p in space  # every proposal is feasible
+        opt.tell(s.points, [yield_of(p) for p in s.points])
+    best = opt.best
+    assert best.x in space and best.y == max(yield_of(p) for p in opt.X)
+    again = g.Optimizer.from_state_dict(json.loads(json.dumps(opt.state_dict())))
+    assert again.X == opt.X and len(again.space) == len(space)
+
+
+@pytest.mark.filterwarnings("ignore::gpbandit.ModelWarning")  # repeats once converged
+def test_minimize_over_a_constrained_space_only_proposes_feasible_points():
+    space = gp.ParameterSpace(
+        [gp.Integer("a", 0, 9), gp.Integer("b", 0, 9), gp.Categorical("c", ["x", "y", "z"])],
+        [gp.LinearInequality(["a", "b"], [1, 1], 10), gp.Exclude({"c": "z", "a": [0, 1, 2]})])
+    seen = []
+
+    def f(p):
+        seen.append(p)
+        return (p["a"] - 6) ** 2 + (p["b"] - 3) ** 2 + (p["c"] != "y")
+
+    res = g.minimize(f, space, n_calls=30, random_state=0)
+    assert len(seen) == 30
+    for p in seen:
+        assert isinstance(p["a"], int) and isinstance(p["b"], int)
+        assert p["a"] + p["b"] <= 10 and not (p["c"] == "z" and p["a"] <= 2)
+    assert res.fun == min(f(p) for p in list(seen))
+
+
+@pytest.mark.filterwarnings("ignore::gpbandit.ModelWarning")
+def test_minimize_with_integer_and_categorical_dimensions_never_proposes_non_integers():
+    seen = []
+
+    def f(x):
+        seen.append(list(x))
+        return (x[0] - 3) ** 2 + (x[1] != "b") + (x[2] + 4) ** 2
+
+    g.minimize(f, [g.Integer(0, 8), g.Categorical(["a", "b", "c"]), (-6, 6)], n_calls=30,
+               random_state=4)
+    assert len(seen) == 30
+    for a, c, b in seen:
+        assert isinstance(a, int) and 0 <= a <= 8 and c in ("a", "b", "c")
+        assert isinstance(b, int) and -6 <= b <= 6

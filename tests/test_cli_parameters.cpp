@@ -1,0 +1,161 @@
+// The CLI on a "parameters" domain: init → ask (labels) → tell (labels) → best (labels), the
+// state file's round trip, descriptor tables from a CSV, bad configs naming the field (exit 2),
+// and `gpbandit list` showing the domain type.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "gpbandit/engine/parameter_space.hpp"
+#include "gpbandit/optimizer/optimizer.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using gpb::test::contains;
+using gpb::test::read_file;
+using gpb::test::run_cli;
+using gpb::test::TempDir;
+using gpb::test::write_file;
+
+std::string q(const std::string& path) {
+  return "'" + path + "'";
+}
+
+const char* kConfig = R"({
+  "domain": {"type": "parameters",
+    "parameters": [
+      {"name": "base", "type": "categorical", "labels": ["KOAc", "CsOAc", "KOPiv"]},
+      {"name": "ligand", "type": "categorical", "labels": ["L1", "L2", "L3"],
+       "encoding": {"descriptors": "ligands.csv"}},
+      {"name": "conc", "type": "numerical", "values": [0.057, 0.1, 0.153]},
+      {"name": "temp", "type": "integer", "lower": 90, "upper": 120, "step": 15}],
+    "constraints": [{"type": "exclude", "when": {"base": ["KOPiv"], "temp": [120]}},
+                    {"type": "linear", "params": ["conc", "temp"], "coefs": [100, 0.1],
+                     "rhs": 25}]},
+  "acquisition": {"type": "ei"}, "seed": 2
+})";
+
+const char* kLigands = "ligand,d1,d2\nL1,0.1,2.0\nL2,0.4,1.0\nL3,0.9,3.5\n";
+
+/// Splits CSV text into rows of cells.
+std::vector<std::vector<std::string>> cells(const std::string& text) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> row;
+    std::istringstream ls(line);
+    std::string c;
+    while (std::getline(ls, c, ',')) row.push_back(c);
+    out.push_back(row);
+  }
+  return out;
+}
+
+TEST(CliParameters, AskTellAndBestSpeakLabels) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  write_file(dir.file("ligands.csv"), kLigands);
+  const std::string state = dir.file("s.json");
+  const auto init = run_cli("init " + q(dir.file("cfg.json")) + " " + q(state));
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  // 81 raw. 100·conc + 0.1·temp ≤ 25 allows 7 (conc, temp) pairs: 0.057 and 0.1 at every temp,
+  // 0.153 only at 90; KOPiv loses the 2 pairs at 120. Per ligand 3·7 − 2.
+  const gpb::Optimizer opt0 = gpb::Optimizer::load(state);
+  EXPECT_EQ(opt0.domain().size(), 3 * (3 * 7 - 2));
+  for (int round = 0; round < 3; ++round) {
+    const auto ask = run_cli("ask " + q(state) + " --q 2 --out " + q(dir.file("p.csv")));
+    ASSERT_EQ(ask.exit_code, 0) << ask.output;
+    const auto rows = cells(read_file(dir.file("p.csv")));
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"base", "ligand", "conc", "temp"}));
+    std::string y = "y\n";
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      EXPECT_TRUE(std::set<std::string>({"KOAc", "CsOAc", "KOPiv"}).count(rows[i][0]));
+      EXPECT_TRUE(std::set<std::string>({"L1", "L2", "L3"}).count(rows[i][1]));
+      EXPECT_FALSE(rows[i][0] == "KOPiv" && rows[i][3] == "120");
+      y += std::to_string(rows[i][1] == "L3" ? 2.0 + i : 1.0 * i) + "\n";
+    }
+    write_file(dir.file("y.csv"), y);
+    const auto tell =
+        run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y.csv")));
+    ASSERT_EQ(tell.exit_code, 0) << tell.output;
+  }
+  const gpb::Optimizer opt = gpb::Optimizer::load(state);  // the state embeds the descriptors
+  EXPECT_EQ(opt.num_observations(), 6);
+  for (int i : opt.observed_indices()) EXPECT_GE(i, 0);  // labels mapped back onto candidates
+  const auto best = run_cli("best " + q(state));
+  ASSERT_EQ(best.exit_code, 0) << best.output;
+  EXPECT_TRUE(contains(best.output, "base,ligand,conc,temp,y\n")) << best.output;
+  // A label that is not one of the parameter's is named with file:line.
+  write_file(dir.file("bad.csv"), "base,ligand,conc,temp\nKOAc,L9,0.1,90\n");
+  write_file(dir.file("y1.csv"), "1\n");
+  const auto bad =
+      run_cli("tell " + q(state) + " " + q(dir.file("bad.csv")) + " " + q(dir.file("y1.csv")));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.output, "bad.csv:2: 'L9' is not a label of parameter 'ligand'"))
+      << bad.output;
+}
+
+TEST(CliParameters, BadConfigsNameTheField) {
+  TempDir dir;
+  write_file(dir.file("ligands.csv"), kLigands);
+  const std::string base = R"({"domain": {"type": "parameters", "parameters": [)";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {base + R"({"name": "a", "type": "colour", "labels": ["x"]}]}})",
+       "domain.parameters[0].type"},
+      {base + R"({"name": "a", "type": "categorical"}]}})", "domain.parameters[0].labels"},
+      {base + R"({"name": "a", "type": "categorical", "labels": ["L1", "L5"],
+                  "encoding": {"descriptors": "ligands.csv"}}]}})",
+       "no row for label 'L5'"},
+      {base + R"({"name": "a", "type": "integer", "lower": 0, "upper": 3}],
+                  "constraints": [{"type": "linear", "params": ["b"], "coefs": [1], "rhs": 0}]}})",
+       "domain.constraints[0].params[0]"},
+      {base + R"({"name": "a", "type": "integer", "lower": 0, "upper": 3}],
+                  "constraints": [{"type": "linear", "params": ["a"], "coefs": [1], "rhs": -1}]}})",
+       "no combination"},
+      {base + R"({"name": "a", "type": "numerical", "values": [1, 1]}]}})", "appears twice"},
+  };
+  for (const auto& [text, want] : cases) {
+    write_file(dir.file("cfg.json"), text);
+    const auto r = run_cli("init " + q(dir.file("cfg.json")) + " " + q(dir.file("s.json")));
+    EXPECT_EQ(r.exit_code, 2) << text;
+    EXPECT_TRUE(contains(r.output, want)) << want << " not in: " << r.output;
+  }
+}
+
+TEST(CliParameters, RunGivesTheCommandCandidatesByLabel) {
+  TempDir dir;
+  write_file(dir.file("ligands.csv"), kLigands);
+  std::string cfg = kConfig;
+  cfg.insert(cfg.find('{') + 1,
+             R"("name": "rxn", "T": 6, "q": 2,
+  "objective": {"type": "command", "cmd": ["sh", "-c",
+    "tee -a seen.csv | awk -F, 'NR > 1 { print ($1 == \"CsOAc\") + ($2 == \"L3\") + $3 }'"]},)");
+  write_file(dir.file("run.json"), cfg);
+  const auto r = run_cli("run " + q(dir.file("run.json")) + " --out " + q(dir.file("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "best y = ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "(base=")) << r.output;  // the best point by label
+  const auto rows = cells(read_file(dir.file("seen.csv")));
+  ASSERT_EQ(rows.size(), 3u * 3u);  // 3 batches: a header and 2 candidates each
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i % 3 == 0) {
+      EXPECT_EQ(rows[i], (std::vector<std::string>{"base", "ligand", "conc", "temp"}));
+    } else {
+      EXPECT_TRUE(std::set<std::string>({"KOAc", "CsOAc", "KOPiv"}).count(rows[i][0]));
+      EXPECT_TRUE(std::set<std::string>({"L1", "L2", "L3"}).count(rows[i][1]));
+    }
+  }
+}
+
+TEST(CliParameters, ListShowsTheParametersDomain) {
+  const auto r = run_cli("list");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.output, "parameters")) << r.output;
+  EXPECT_TRUE(contains(r.output, "the feasible combinations of parameters")) << r.output;
+}
+
+}  // namespace
