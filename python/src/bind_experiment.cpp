@@ -130,7 +130,7 @@ void bind_experiment(py::module_& m) {
                 bool progress, bool plot, std::optional<std::string> backend,
                 std::optional<int> runs, std::optional<std::uint64_t> seed) {
         const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
-        return without_gil(1, [&] { return run_experiment(config, o); });
+        return without_gil([&] { return run_experiment(config, o); });
       },
       py::arg("config"), py::arg("out_dir") = "", py::arg("resume") = false,
       py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
@@ -142,7 +142,7 @@ void bind_experiment(py::module_& m) {
                 bool progress, bool plot, std::optional<std::string> backend,
                 std::optional<int> runs, std::optional<std::uint64_t> seed) {
         const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
-        return without_gil(1, [&] { return run_experiment(e, o); });
+        return without_gil([&] { return run_experiment(e, o); });
       },
       py::arg("experiment"), py::arg("out_dir") = "", py::arg("resume") = false,
       py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
@@ -191,7 +191,7 @@ void bind_experiment(py::module_& m) {
           if (PyErr_CheckSignals() != 0) throw py::error_already_set();
         };
         const CommandRunResult r =
-            without_gil(2, [&] { return run_command_config(source, text, o, base_dir); });
+            without_gil([&] { return run_command_config(source, text, o, base_dir); });
         return py::make_tuple(r.out_dir, r.summary_json);
       },
       py::arg("json_text"), py::arg("source"), py::arg("base_dir"), py::arg("out_dir"),
