@@ -92,7 +92,8 @@ def update_doc(path, lines, best, seeds):
     wins = sum(best["gpbandit EI", s] > best["random search", s] for s in range(seeds))
     mean = {name: np.mean([best[name, s] for s in range(seeds)])
             for name in ("gpbandit EI", "random search")}
-    command = "PYTHONPATH=build/python python3 " + " ".join(
+    env = f"PYTHONPATH={os.environ['PYTHONPATH']} " if os.environ.get("PYTHONPATH") else ""
+    command = env + "python3 " + " ".join(
         shlex.quote(a) for a in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     block = "\n".join(lines) + (
