@@ -42,7 +42,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/gpbandit
 install(FILES ${CMAKE_BINARY_DIR}/include/gpbandit/build_config.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpbandit COMPONENT dev)
 
-install(TARGETS gpbandit_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS gpbandit_launcher gpbandit_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(FILES ${CMAKE_SOURCE_DIR}/tools/plot_regret.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/gpbandit COMPONENT runtime)
 

@@ -8,9 +8,10 @@
 #   gpb_check_files(OUT_VAR FILES...)
 #                                gpb_check_runpath on each file; OUT_VAR = every library name they
 #                                need (for gpb_run_in_poisoned_dir).
-#   gpb_check_package_cli(PKG)   PKG/bin/gpbandit (the packaged CLI the console script runs) is a
-#                                plain file whose RUNPATH is exactly $ORIGIN/.. (the package
-#                                folder) and which needs no libsvm; PKG/bin holds its plot script.
+#   gpb_check_package_cli(PKG)   PKG/bin/gpbandit (the launcher the console script runs) and
+#                                PKG/bin/gpbandit-main (the CLI it runs) are plain files, the
+#                                latter's RUNPATH is exactly $ORIGIN/.. (the package folder) and
+#                                neither needs libsvm; PKG/bin holds the plot script.
 #   gpb_run_in_poisoned_dir(DIR [EXPECT <regex>] NAMES <names...> COMMAND <cmd...>)
 #                                writes a garbage file under each name into DIR (as an attacker
 #                                would drop libsvm.so.3 into a download folder), runs the command
@@ -75,9 +76,14 @@ function(gpb_check_files out_var)
 endfunction()
 
 function(gpb_check_package_cli pkg)
-  set(cli ${pkg}/bin/gpbandit)
-  if(NOT EXISTS ${cli} OR IS_SYMLINK ${cli} OR NOT EXISTS ${pkg}/bin/plot_regret.py)
-    message(FATAL_ERROR "${pkg}/bin: no gpbandit program (a plain file) or no plot_regret.py")
+  set(cli ${pkg}/bin/gpbandit-main)
+  foreach(f ${pkg}/bin/gpbandit ${cli})
+    if(NOT EXISTS ${f} OR IS_SYMLINK ${f})
+      message(FATAL_ERROR "${pkg}/bin: no ${f} program (a plain file)")
+    endif()
+  endforeach()
+  if(NOT EXISTS ${pkg}/bin/plot_regret.py)
+    message(FATAL_ERROR "${pkg}/bin: no plot_regret.py")
   endif()
   execute_process(COMMAND readelf -d ${cli} OUTPUT_VARIABLE out)
   if(NOT out MATCHES "Library runpath: \\[\\$ORIGIN/\\.\\.\\]")

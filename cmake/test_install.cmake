@@ -36,12 +36,15 @@ endif()
 include(${CMAKE_CURRENT_LIST_DIR}/runpath_check.cmake)
 gpb_check_runpath(${libs})
 gpb_check_runpath(${prefix}/bin/gpbandit)
+gpb_check_runpath(${prefix}/bin/gpbandit-main)
 gpb_needed(${libs} lib_needed)
-gpb_needed(${prefix}/bin/gpbandit cli_needed)
+gpb_needed(${prefix}/bin/gpbandit-main cli_needed)
+# `list` (not --version, which the launcher answers alone) runs gpbandit-main and the library.
 gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned NAMES ${lib_needed} ${cli_needed}
-                        COMMAND ${prefix}/bin/gpbandit --version)
+                        COMMAND ${prefix}/bin/gpbandit list kernels)
 foreach(f include/gpbandit/engine/posterior.hpp include/gpbandit/build_config.hpp
-          include/gpbandit/privacy/laplace.hpp bin/gpbandit share/gpbandit/plot_regret.py)
+          include/gpbandit/privacy/laplace.hpp bin/gpbandit bin/gpbandit-main
+          share/gpbandit/plot_regret.py)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()

@@ -35,9 +35,10 @@ if(NOT ext_build OR NOT EXISTS ${lib_build})
   message(FATAL_ERROR "build tree: no extension under ${BUILD_DIR}/python/gpbandit or no ${lib_build}")
 endif()
 gpb_check_runpath(${BUILD_DIR}/gpbandit)
-gpb_needed(${BUILD_DIR}/gpbandit cli_needed)
+gpb_check_runpath(${BUILD_DIR}/gpbandit-main)
+gpb_needed(${BUILD_DIR}/gpbandit-main cli_needed)
 gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-cli NAMES ${cli_needed}
-                        COMMAND ${BUILD_DIR}/gpbandit --version)
+                        COMMAND ${BUILD_DIR}/gpbandit list kernels)
 check_tree(build ${BUILD_DIR}/python "${ext_build};${lib_build}")
 
 # 2. The component `python`, as scikit-build-core installs it.
@@ -55,9 +56,10 @@ foreach(f ${pkg}/__init__.py ${pkg}/libgpbandit.so.${SOVERSION} ${ext_site})
   endif()
 endforeach()
 check_tree(site ${WORK_DIR}/site "${ext_site};${pkg}/libgpbandit.so.${SOVERSION}")
-# The console script's program: `python3 -m gpbandit --version` runs gpbandit/bin/gpbandit.
+# The console script's program: `python3 -m gpbandit list` runs gpbandit/bin/gpbandit, which runs
+# gpbandit-main beside it.
 gpb_check_package_cli(${pkg})
-gpb_needed(${pkg}/bin/gpbandit cli_site_needed)
-gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-site-cli EXPECT "^gpbandit [0-9]" NAMES ${cli_site_needed}
-                        COMMAND PYTHONPATH=${WORK_DIR}/site ${PYTHON} -m gpbandit --version)
+gpb_needed(${pkg}/bin/gpbandit-main cli_site_needed)
+gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-site-cli EXPECT "^kernels:" NAMES ${cli_site_needed}
+                        COMMAND PYTHONPATH=${WORK_DIR}/site ${PYTHON} -m gpbandit list kernels)
 file(REMOVE_RECURSE ${WORK_DIR})

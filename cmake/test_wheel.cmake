@@ -71,9 +71,9 @@ file(READ ${entry_points} ep)
 if(NOT ep MATCHES "\\[console_scripts\\][^[]*gpbandit *= *gpbandit\\._cli:main")
   message(FATAL_ERROR "the wheel does not declare the console script gpbandit:\n${ep}")
 endif()
-gpb_needed(${pkg}/bin/gpbandit cli_needed)
-gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-cli EXPECT "^gpbandit [0-9]" NAMES ${cli_needed}
-  COMMAND PYTHONPATH=${unpacked} ${PYTHON} -m gpbandit --version)
+gpb_needed(${pkg}/bin/gpbandit-main cli_needed)
+gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned-cli EXPECT "^kernels:" NAMES ${cli_needed}
+  COMMAND PYTHONPATH=${unpacked} ${PYTHON} -m gpbandit list kernels)
 gpb_run_in_poisoned_dir(${WORK_DIR}/poisoned EXPECT "^${pkg}/__init__.py" NAMES ${needed}
   COMMAND PYTHONPATH=${unpacked} ${PYTHON} -c
           "import numpy as np, gpbandit as g; \

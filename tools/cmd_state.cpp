@@ -18,7 +18,7 @@
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "io/atomic_file.hpp"
 #include "optimizer/space_config.hpp"
-#include "state_lock.hpp"
+#include "optimizer/state_lock.hpp"
 
 namespace gpb::cli {
 
@@ -115,7 +115,7 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     }
     require_input(a.config, "optimizer config");
     const OptimizerOptions options = load_optimizer_config(a.config);
-    const StateLock lock(a.state, a.lock_timeout_s);
+    const detail::StateLock lock(a.state, a.lock_timeout_s);
     Optimizer opt(options);
     opt.save(a.state);
     std::cerr << "gpbandit: " << a.state << ": " << opt.domain().size() << " candidates in "
@@ -127,7 +127,7 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     require_input(a.points, "points");
     require_input(a.y, "rewards");
   }
-  const StateLock lock(a.state, a.lock_timeout_s);
+  const detail::StateLock lock(a.state, a.lock_timeout_s);
   Optimizer opt = Optimizer::load(a.state);
   if (c.ask->parsed()) {
     const AskResult r = opt.ask(a.q);

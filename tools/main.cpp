@@ -1,4 +1,6 @@
 // gpbandit command line: `run`, `list`, `init`, `ask`, `tell`, `best`, `forget`, `--version`.
+// Built as gpbandit-main; users run the `gpbandit` launcher beside it (tools/launcher.cpp), which
+// answers `--version` and `--help` without loading the library and execs this program otherwise.
 //
 // Exit codes (the one table: docs/reliability.md): 0 success; 2 bad input (invalid config or
 // flags, missing file, CUDA requested where there is none); 1 any other error; 130/143 a signal.
@@ -40,6 +42,7 @@ bool is_no_device(const std::string& what) {
 /// loop) makes runs several times slower in wall time (bench/RESULTS.md, "Threads"). Only `run`
 /// starts thread teams, so only `run` pays for the second start (~0.1 s of CPU, mostly loading
 /// the CUDA libraries). If the re-execution fails (no /proc), the run goes on with the default.
+/// Started through the `gpbandit` launcher (tools/launcher.cpp), the variable is already set.
 void prefer_passive_omp_waiting(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) != "run") return;
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;

@@ -78,7 +78,7 @@ from ._gpbandit import (  # noqa: E402,F401
     secure_source,
     seeded_source,
 )
-from ._gpbandit import _abort_if_rank_failed, _make_policy  # noqa: E402
+from ._gpbandit import _abort_if_rank_failed, _make_policy, _run_command_config  # noqa: E402
 
 # Registered at import, so it runs before mpi4py's MPI_Finalize (a Py_AtExit hook, which runs
 # after every atexit function): after a RankFailure that finalize would wait for ever.
@@ -149,13 +149,21 @@ def _config_text(config):
 
 
 def run(config, out_dir="", **options):
-    """Runs an experiment from a config file path or a config dict (the CLI's JSON format).
+    """Runs a config file path or a config dict (the CLI's JSON format), as ``gpbandit run`` does.
 
-    Any family (finite, dp-gibo, fed-pne). ``options`` are those of ``run_experiment`` (resume,
-    force, progress, plot, backend, runs, seed). Returns an ExperimentResult; outputs go to
-    ``out_dir`` (default results/<name>). An optimizer config (``gpbandit list optimizer``)
-    has no experiment to run: it raises InvalidArgument saying how to drive it
-    (``Optimizer.from_config``, or ``gpbandit run`` for one with a command objective).
+    An experiment config of any family (finite, dp-gibo, fed-pne): ``options`` are those of
+    ``run_experiment`` (resume, force, progress, plot, backend, runs, seed); returns an
+    ExperimentResult; outputs go to ``out_dir`` (default results/<name>).
+
+    A command-objective config (an optimizer config with ``"objective": {"type": "command", ...}``
+    and ``T``; ``gpbandit list optimizer``): runs the program on the optimizer's suggestions T
+    times through the CLI's own code, writing state.json, run.json, evaluations.csv and
+    summary.json to ``out_dir``; ``options``: resume, force, progress, backend, seed, threads.
+    Returns the summary (the dict written to summary.json, plus ``"out_dir"``). Ctrl-C stops it
+    after the round in progress, which is saved; ``resume=True`` continues.
+
+    An optimizer config without an objective has nothing to run: it raises InvalidArgument saying
+    how to drive it (``Optimizer.from_config`` and ask/tell, or ``minimize``).
     """
     if isinstance(config, (ExperimentConfig, Experiment)):
         return run_experiment(config, out_dir, **options)
@@ -166,11 +174,22 @@ def run(config, out_dir="", **options):
             f"{source}: an optimizer config (no experiment to run): build it with "
             "gpbandit.Optimizer.from_config(path) and drive it with ask/tell, or minimize()")
     if kind == "command":
-        raise InvalidArgument(
-            f"{source}: a command-objective config: run it with the CLI, gpbandit run "
-            f"{source if source != '<python dict>' else 'CONFIG.json'} (or drive "
-            "Optimizer.from_config from Python with your function)")
+        return _run_command(text, source, base, out_dir, **options)
     return run_experiment(parse_experiment(text, source, base), out_dir, **options)
+
+
+def _run_command(text, source, base, out_dir, *, resume=False, force=False, progress=False,
+                 backend=None, seed=None, threads=None, **others):
+    """run() of a command-objective config (the CLI's gpb::run_command_config)."""
+    for key in others:
+        why = " (a command objective has one run)" if key == "runs" else ""
+        raise TypeError(f"run: unexpected keyword '{key}' for a command-objective config{why} "
+                        "(allowed: resume, force, progress, backend, seed, threads)")
+    out, summary = _run_command_config(text, source, base, _os.fspath(out_dir), resume, force,
+                                       progress, backend, seed, threads)
+    result = _json.loads(summary)
+    result["out_dir"] = out
+    return result
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -13,11 +13,12 @@ import collections
 import json
 import numbers
 import os
+import re
 import tempfile
 
 import numpy as np
 
-from ._gpbandit import DomainSpec, Kernel, OptimizerCore
+from ._gpbandit import DomainSpec, InvalidArgument, Kernel, OptimizerCore
 from .space import Space, space_from_json, space_to_json
 
 __all__ = ["Optimizer", "Suggestion", "Best"]
@@ -77,6 +78,12 @@ def _domain_spec(domain, n_candidates, domain_seed):
     raise TypeError("domain: expected a list of dimensions ((low, high) pairs, Real / Integer / "
                     "Categorical), a DomainSpec, Domain, dict, a NumPy array of candidates or a "
                     f".csv/.npy path, got {type(domain).__name__}")
+
+
+def _is_indices(x):
+    """Whether x is candidate indices: an int, or an integer-dtype NumPy array."""
+    return (isinstance(x, numbers.Integral) and not isinstance(x, bool)) or (
+        isinstance(x, np.ndarray) and x.dtype.kind in "iu")
 
 
 def _key(point):
@@ -313,15 +320,18 @@ class Optimizer:
         rows = np.asarray(rows)
         return self._space.from_engine(rows) if self._user_points() else rows
 
-    def _to_engine(self, points):
+    def _to_engine(self, points, release=True):
         """Engine rows for user points; a point ask() returned maps back to its very row (a
         log-uniform axis would otherwise round-trip through log and power with an ulp of error,
-        and the told point would be a new point beside the pending one)."""
+        and the told point would be a new point beside the pending one). ``release``: the asks
+        are answered (tell), so their rows are no longer remembered."""
         asked = getattr(self, "_asked", {})
         rows = self._space.to_engine(points)
         for i, x in enumerate(points):
             key = _key(x)
-            row = asked.pop(key, None) if key is not None else None
+            if key is None:
+                continue
+            row = asked.pop(key, None) if release else asked.get(key)
             if row is not None:
                 rows[i] = row
         return rows
@@ -390,16 +400,40 @@ class Optimizer:
     def forget(self, points_or_indices=None):
         """Releases outstanding asks that will never be told (a failed or abandoned evaluation):
         every one when ``points_or_indices`` is None, else those of the given candidate indices
-        (integer dtype) or points (float dtype, matched as ``tell`` matches them). Later asks may
-        choose those candidates again. Returns how many asks were released; raises
+        (an int or an integer-dtype array, as ``ask`` returns them) or points (in your units, as
+        ``ask`` returns them and ``tell`` takes them: lists of values with integer, categorical
+        or log-uniform dimensions, else a float array; matched as ``tell`` matches them). Later
+        asks may choose those candidates again. Returns how many asks were released; raises
         InvalidArgument naming an index or point with no outstanding ask (nothing released)."""
         if points_or_indices is None:
-            return self._core.forget_all()
+            released = self._core.forget_all()
+            self._asked = {}
+            return released
         if isinstance(points_or_indices, dict) or (
                 isinstance(points_or_indices, (list, tuple)) and points_or_indices
                 and isinstance(points_or_indices[0], dict)):  # a parameter space's points
             pts = [points_or_indices] if isinstance(points_or_indices, dict) else points_or_indices
-            return self._core.forget_points(self._space.to_engine(pts))
+            released = self._core.forget_points(self._space.to_engine(pts))
+            for x in pts:  # released: a later tell of these points is a new evaluation
+                getattr(self, "_asked", {}).pop(_key(x), None)
+            return released
+        if self._user_points() and not _is_indices(points_or_indices):
+            pts = points_or_indices
+            if len(pts) > 0 and not isinstance(pts[0], (list, tuple, np.ndarray)):
+                pts = [pts]
+            rows = self._to_engine(pts, release=False)
+            try:
+                released = self._core.forget_points(self._as_rows(rows, "points"))
+            except InvalidArgument as e:  # name the point in your units, not the engine's
+                m = re.match(r"^forget: point (\d+) = \([^)]*\)(.*)$", str(e))
+                if m is None:
+                    raise
+                i = int(m.group(1))
+                raise _invalid(f"forget: point {i} = {list(pts[i])!r}{m.group(2)}") from None
+            for x in pts:  # released: a later tell of these points is a new evaluation
+                if _key(x) is not None:
+                    getattr(self, "_asked", {}).pop(_key(x), None)
+            return released
         arr = np.asarray(points_or_indices)
         if arr.dtype.kind in "iu" and arr.ndim <= 1:
             return self._core.forget_indices(arr.reshape(-1))

@@ -1,5 +1,6 @@
 // Bindings of experiments: configs from a file or JSON text, run_experiment (the GIL is released
-// while it runs), and the registry that `gpbandit list` prints.
+// while it runs), the run of a command-objective config (gpbandit.run; the CLI's code) and the
+// registry that `gpbandit list` prints.
 #include <pybind11/stl.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "gpbandit/experiment/experiment.hpp"
+#include "gpbandit/optimizer/command_run.hpp"
 
 namespace gpb::python {
 
@@ -128,7 +130,7 @@ void bind_experiment(py::module_& m) {
                 bool progress, bool plot, std::optional<std::string> backend,
                 std::optional<int> runs, std::optional<std::uint64_t> seed) {
         const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
-        return without_gil(1, [&] { return run_experiment(config, o); });
+        return without_gil([&] { return run_experiment(config, o); });
       },
       py::arg("config"), py::arg("out_dir") = "", py::arg("resume") = false,
       py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
@@ -140,7 +142,7 @@ void bind_experiment(py::module_& m) {
                 bool progress, bool plot, std::optional<std::string> backend,
                 std::optional<int> runs, std::optional<std::uint64_t> seed) {
         const RunOptions o = options(out_dir, resume, force, progress, plot, backend, runs, seed);
-        return without_gil(1, [&] { return run_experiment(e, o); });
+        return without_gil([&] { return run_experiment(e, o); });
       },
       py::arg("experiment"), py::arg("out_dir") = "", py::arg("resume") = false,
       py::arg("force") = false, py::arg("progress") = false, py::arg("plot") = false,
@@ -165,6 +167,36 @@ void bind_experiment(py::module_& m) {
         return "<gpbandit.RegistryEntry " + e.kind + " " + e.name + ">";
       });
   m.def("registry", &registry, "Every policy, objective, kernel, noise model and domain type");
+  // gpbandit.run() of a command-objective config: the very function `gpbandit run` calls. Ctrl-C
+  // is noticed between rounds (the round in progress finishes and is saved first).
+  m.def(
+      "_run_command_config",
+      [](const std::string& text, const std::string& source, const std::string& base_dir,
+         const std::string& out_dir, bool resume, bool force, bool progress,
+         std::optional<std::string> backend, std::optional<std::uint64_t> seed,
+         std::optional<int> threads) {
+        if (resume && force) {
+          throw InvalidArgument("resume and force exclude each other (continue, or start over)");
+        }
+        CommandRunOptions o;
+        o.out = out_dir;
+        o.resume = resume;
+        o.force = force;
+        o.quiet = !progress;
+        if (backend) o.backend = parse_backend(*backend);
+        o.seed = seed;
+        o.threads = threads;
+        o.between_rounds = [] {
+          py::gil_scoped_acquire gil;
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+        };
+        const CommandRunResult r =
+            without_gil([&] { return run_command_config(source, text, o, base_dir); });
+        return py::make_tuple(r.out_dir, r.summary_json);
+      },
+      py::arg("json_text"), py::arg("source"), py::arg("base_dir"), py::arg("out_dir"),
+      py::arg("resume"), py::arg("force"), py::arg("progress"), py::arg("backend"), py::arg("seed"),
+      py::arg("threads"));
 }
 
 }  // namespace gpb::python

@@ -286,7 +286,7 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
   c.def(
        "ask",
        [](Optimizer& o, int q) {
-         const AskResult a = without_gil(2, [&] { return o.ask(q); });
+         const AskResult a = without_gil([&] { return o.ask(q); });
          py::array_t<std::int64_t> index(static_cast<py::ssize_t>(a.indices.size()));
          std::copy(a.indices.begin(), a.indices.end(), index.mutable_data());
          return py::make_tuple(py::cast(a.points), index);
@@ -298,7 +298,7 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
             const auto i = index_arg(index, 0, o.domain().size(), "index");
             const auto v = real_arg(y, i.size(), "y");
             std::vector<double> values(v.data(), v.data() + v.size());
-            without_gil(2, [&] { o.tell(i, values); });
+            without_gil([&] { o.tell(i, values); });
           },
           py::arg("index"), py::arg("y"), "Tells y[i] observed at candidate index[i]")
       .def(
@@ -307,7 +307,7 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
             const Eigen::MatrixXd x = rows_arg(points, "points");
             const auto v = real_arg(y, static_cast<std::size_t>(x.rows()), "y");
             std::vector<double> values(v.data(), v.data() + v.size());
-            without_gil(2, [&] { o.tell(x, values); });
+            without_gil([&] { o.tell(x, values); });
           },
           py::arg("points"), py::arg("y"),
           "Tells y[i] observed at row i of the m×d points (candidates or any other points)")
@@ -315,28 +315,28 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
           "tell_failed_points",
           [](Optimizer& o, const py::handle& points) {
             const Eigen::MatrixXd x = rows_arg(points, "points");
-            without_gil(2, [&] { o.tell_failed(x); });
+            without_gil([&] { o.tell_failed(x); });
           },
           py::arg("points"), "Marks the m×d points as failed evaluations")
       .def(
           "tell_failed_indices",
           [](Optimizer& o, const py::handle& index) {
             const auto i = index_arg(index, 0, o.domain().size(), "index");
-            without_gil(2, [&] { o.tell_failed(i); });
+            without_gil([&] { o.tell_failed(i); });
           },
           py::arg("index"), "Marks the candidates as failed evaluations")
       .def_property_readonly(
           "failed_points",
-          [](const Optimizer& o) { return without_gil(2, [&] { return o.failed_points(); }); },
+          [](const Optimizer& o) { return without_gil([&] { return o.failed_points(); }); },
           "The points marked failed, one per row")
       .def(
-          "forget_all", [](Optimizer& o) { return without_gil(2, [&] { return o.forget_all(); }); },
+          "forget_all", [](Optimizer& o) { return without_gil([&] { return o.forget_all(); }); },
           "Releases every outstanding ask; returns how many")
       .def(
           "forget_indices",
           [](Optimizer& o, const py::handle& index) {
             const auto i = index_arg(index, 0, o.domain().size(), "index");
-            return without_gil(2, [&] { return o.forget(i); });
+            return without_gil([&] { return o.forget(i); });
           },
           py::arg("index"),
           "Releases one outstanding ask of each candidate index; returns how many")
@@ -344,25 +344,25 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
           "forget_points",
           [](Optimizer& o, const py::handle& points) {
             const Eigen::MatrixXd x = rows_arg(points, "points");
-            return without_gil(2, [&] { return o.forget(x); });
+            return without_gil([&] { return o.forget(x); });
           },
           py::arg("points"), "Releases the outstanding asks of the m×d points; returns how many")
       .def(
           "predict",
           [](const Optimizer& o, const py::handle& points) {
             const Eigen::MatrixXd x = rows_arg(points, "X");
-            return prediction(without_gil(2, [&] { return o.predict(x); }));
+            return prediction(without_gil([&] { return o.predict(x); }));
           },
           py::arg("X"), "(mean, variance) of f at the m×d points X")
       .def(
           "predict_candidates",
           [](const Optimizer& o) {
-            return prediction(without_gil(2, [&] { return o.predict_candidates(); }));
+            return prediction(without_gil([&] { return o.predict_candidates(); }));
           },
           "(mean, variance) of f at every candidate")
       .def(
           "fit_hyperparameters",
-          [](Optimizer& o) { return without_gil(2, [&] { return o.fit_hyperparameters(); }); },
+          [](Optimizer& o) { return without_gil([&] { return o.fit_hyperparameters(); }); },
           "Fits lengthscales, kernel variance and noise by marginal likelihood; rebuilds the "
           "posterior");
 }
@@ -415,19 +415,17 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
           "match_tolerance", [](const Optimizer& o) { return o.options().match_tolerance; },
           "Relative tolerance within which a told point answers an outstanding ask")
       .def(
-          "dumps", [](const Optimizer& o) { return without_gil(2, [&] { return o.dumps(); }); },
+          "dumps", [](const Optimizer& o) { return without_gil([&] { return o.dumps(); }); },
           "The whole state as JSON text")
       .def(
           "save",
-          [](const Optimizer& o, const std::string& path) {
-            without_gil(2, [&] { o.save(path); });
-          },
+          [](const Optimizer& o, const std::string& path) { without_gil([&] { o.save(path); }); },
           py::arg("path"), "Writes the state atomically (JSON, or .npz when path ends in .npz)")
       .def_static(
           "loads",
           [](const std::string& text, const std::optional<std::string>& backend) {
             const auto ctx = context_arg(backend);
-            return without_gil(2, [&] { return Optimizer::loads(text, ctx); });
+            return without_gil([&] { return Optimizer::loads(text, ctx); });
           },
           py::arg("state"), py::arg("backend") = py::none(),
           "An optimizer from dumps() text (replays the posterior: bit-identical continuation)")
@@ -435,17 +433,17 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
           "load",
           [](const std::string& path, const std::optional<std::string>& backend) {
             const auto ctx = context_arg(backend);
-            return without_gil(2, [&] { return Optimizer::load(path, ctx); });
+            return without_gil([&] { return Optimizer::load(path, ctx); });
           },
           py::arg("path"), py::arg("backend") = py::none(), "An optimizer from a saved file")
       .def_static(
           "from_config",
           [](const std::string& path) {
-            return without_gil(2, [&] { return Optimizer(load_optimizer_config(path)); });
+            return without_gil([&] { return Optimizer(load_optimizer_config(path)); });
           },
           py::arg("path"), "An optimizer from a config file (the CLI's `gpbandit init` format)")
       .def("__repr__",
-           [](const Optimizer& o) { return without_gil(1, [&] { return optimizer_repr(o); }); });
+           [](const Optimizer& o) { return without_gil([&] { return optimizer_repr(o); }); });
 }
 
 }  // namespace
@@ -468,7 +466,7 @@ void bind_optimizer(py::module_& m) {
                          threads, memory_budget_bytes, capacity, initial_design, refine);
         o.allow_outside = allow_outside;
         o.match_tolerance = match_tolerance;
-        return without_gil(3, [&] { return Optimizer(std::move(o)); });
+        return without_gil([&] { return Optimizer(std::move(o)); });
       }),
       py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
       py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),

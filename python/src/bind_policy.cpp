@@ -51,7 +51,7 @@ std::unique_ptr<PyPolicy> build(const std::string& type, const std::string& para
   p->env.instance.noise_bound = noise_bound;
   p->env.instance.noise_moment = noise_moment;
   p->env.instance.reward_moment = reward_moment;
-  WarningCollector warnings(2);  // a posterior in recompute mode says so (gpbandit.make_policy)
+  WarningCollector warnings;  // a posterior in recompute mode says so (gpbandit.make_policy)
   p->policy = make_policy(PolicySpec{type, label.empty() ? type : label, params_json}, p->env);
   warnings.emit();
   return p;

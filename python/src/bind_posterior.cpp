@@ -54,7 +54,7 @@ FinitePosterior* make_posterior(const Context& ctx, const Kernel& kernel, const 
   o.mode = parse_mode(mode);
   o.chunk = chunk;
   o.lazy = lazy;
-  WarningCollector warnings(1);  // a posterior in recompute mode says so
+  WarningCollector warnings;  // a posterior in recompute mode says so
   auto p = std::make_unique<FinitePosterior>(ctx, kernel, domain, runs, o);
   warnings.emit();
   return p.release();

@@ -6,9 +6,14 @@
 // records the warning (no Python call while the GIL is released, from whatever thread), and the
 // collector issues the recorded warnings through warnings.warn once the call has returned and the
 // GIL is held again, so that `warnings.simplefilter("error")` raises at the caller like any other
-// warning, after the call's work is done. A warning outside any collector (a C++ thread of the
-// user's, say) takes the GIL and is issued at once; if a filter turns it into an error there, the
-// error is printed (sys.unraisablehook) instead of crossing C++ frames.
+// warning, after the call's work is done. The warning names the user's line: the innermost Python
+// frame outside the gpbandit package (the public methods reach the bindings through gpbandit's own
+// frames: optimizer.py, minimize.py, the _strict.py wrappers, so no fixed stacklevel fits them
+// all). The collector is per thread and per call, and the Optimizer hands each call only the
+// warnings that call raised, so one thread's warning never surfaces on another thread's call. A
+// warning outside any collector (a C++ thread of the user's, say) takes the GIL and is issued at
+// once; if a filter turns it into an error there, the error is printed (sys.unraisablehook) instead
+// of crossing C++ frames.
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +33,48 @@ PyObject* category(WarningKind kind) {
   return kind == WarningKind::Performance ? g_performance : g_model;
 }
 
+/// The gpbandit package's folder with a trailing '/' (GIL held; found once, from the module).
+const std::string& package_prefix() {
+  static const std::string prefix = [] {
+    const py::object os_path = py::module_::import("os.path");
+    const py::object file = py::module_::import("gpbandit._gpbandit").attr("__file__");
+    return py::str(os_path.attr("dirname")(os_path.attr("abspath")(file))).cast<std::string>() +
+           "/";
+  }();
+  return prefix;
+}
+
+/// warnings.warn's stacklevel that names the innermost frame outside the package (GIL held).
+int caller_stacklevel() {
+  const std::string& prefix = package_prefix();
+  const py::object abspath = py::module_::import("os.path").attr("abspath");
+  int level = 1;
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  while (frame != nullptr) {
+    const auto code =
+        py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)));
+    const std::string file = py::str(abspath(code.attr("co_filename"))).cast<std::string>();
+    if (file.compare(0, prefix.size(), prefix) != 0) break;
+    ++level;
+    PyFrameObject* back = PyFrame_GetBack(frame);  // new reference (or null)
+    Py_DECREF(frame);
+    frame = back;
+  }
+  Py_XDECREF(frame);
+  return level;
+}
+
+void warn_at_caller(WarningKind kind, const std::string& text) {
+  int level = 1;
+  try {
+    level = caller_stacklevel();
+  } catch (const py::error_already_set&) {
+    PyErr_Clear();  // no frames to walk (e.g. during shutdown): the innermost one
+  }
+  if (PyErr_WarnEx(category(kind), text.c_str(), level) != 0) throw py::error_already_set();
+}
+
 void handle(WarningKind kind, const std::string& text) {
   if (t_collector != nullptr) {
     t_collector->record(kind, text);
@@ -35,13 +82,17 @@ void handle(WarningKind kind, const std::string& text) {
   }
   if (Py_IsInitialized() == 0) return;
   py::gil_scoped_acquire gil;
-  if (PyErr_WarnEx(category(kind), text.c_str(), 1) != 0) PyErr_WriteUnraisable(nullptr);
+  try {
+    warn_at_caller(kind, text);
+  } catch (py::error_already_set& e) {
+    e.restore();
+    PyErr_WriteUnraisable(nullptr);
+  }
 }
 
 }  // namespace
 
-WarningCollector::WarningCollector(int stacklevel)
-    : stacklevel_(stacklevel), previous_(t_collector) {
+WarningCollector::WarningCollector() : previous_(t_collector) {
   t_collector = this;
 }
 
@@ -58,11 +109,7 @@ void WarningCollector::emit() {
   active_ = false;
   auto recorded = std::move(recorded_);
   recorded_.clear();
-  for (const auto& [kind, text] : recorded) {
-    if (PyErr_WarnEx(category(kind), text.c_str(), stacklevel_) != 0) {
-      throw py::error_already_set();
-    }
-  }
+  for (const auto& [kind, text] : recorded) warn_at_caller(kind, text);
 }
 
 void bind_warnings(py::module_& m) {

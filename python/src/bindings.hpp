@@ -19,11 +19,12 @@ namespace gpb::python {
 namespace py = pybind11;
 
 /// Collects the library's warnings raised on this thread while it lives (bind_warnings.cpp), so
-/// that they are issued as Python warnings once the C++ call is done and the GIL is held again.
+/// that they are issued as Python warnings once the C++ call is done and the GIL is held again,
+/// attributed to the innermost Python frame outside the gpbandit package (the user's line that
+/// called the public function or method, however many of gpbandit's own frames are between).
 class WarningCollector {
  public:
-  /// `stacklevel` as for warnings.warn (1: the Python line that called the binding).
-  explicit WarningCollector(int stacklevel = 1);
+  WarningCollector();
   ~WarningCollector();
   WarningCollector(const WarningCollector&) = delete;
   WarningCollector& operator=(const WarningCollector&) = delete;
@@ -34,7 +35,6 @@ class WarningCollector {
   void emit();
 
  private:
-  int stacklevel_;
   WarningCollector* previous_;
   bool active_ = true;
   std::vector<std::pair<WarningKind, std::string>> recorded_;
@@ -42,8 +42,8 @@ class WarningCollector {
 
 /// Calls f() with the GIL released, collecting the library's warnings, then issues them.
 template <typename F>
-auto without_gil(int stacklevel, F&& f) {
-  WarningCollector warnings(stacklevel);
+auto without_gil(F&& f) {
+  WarningCollector warnings;
   if constexpr (std::is_void_v<decltype(f())>) {
     {
       py::gil_scoped_release release;

@@ -109,6 +109,22 @@ def cases(files, ctx):
                                                             "upper": [1], "counts": [3]},
                                                  "objective": {"type": "rkhs"},
                                                  "policies": [{"type": "gp_ucbb"}]})),
+        ("run a command config without T", lambda: g.run(
+            {"domain": GRID, "objective": {"type": "command", "cmd": ["true"]}},
+            out_dir=os.path.join(f["root"], "c1"))),
+        ("run a command config with a misspelt key", lambda: g.run(
+            {"domain": GRID, "T": 2, "objective": {"type": "command", "cmd": ["true"],
+                                                   "timeout": 5}},
+            out_dir=os.path.join(f["root"], "c2"))),
+        ("run a command that prints nothing", lambda: g.run(
+            {"domain": GRID, "T": 2, "objective": {"type": "command", "cmd": ["true"]}},
+            out_dir=os.path.join(f["root"], "c3"))),
+        ("run a command config into a file", lambda: g.run(
+            {"domain": GRID, "T": 2, "objective": {"type": "command", "cmd": ["true"]}},
+            out_dir=f["garbage.json"])),
+        ("run a command config with runs", lambda: g.run(
+            {"domain": GRID, "T": 2, "objective": {"type": "command", "cmd": ["true"]}},
+            out_dir=os.path.join(f["root"], "c4"), runs=2)),
         ("parse_experiment syntax", lambda: g.parse_experiment("{")),
         ("parse_config array", lambda: g.parse_config("[]")),
         ("load_experiment a directory", lambda: g.load_experiment(f["adir"])),

@@ -251,3 +251,25 @@ def test_ts_and_ei_beat_random_search():
     regrets = [simple_regrets(P, L, seed) for seed in range(12)]
     for acq in ("ts", "ei"):
         assert wins_over_random(regrets, acq) >= 7, (acq, regrets)
+
+
+def test_forget_takes_points_in_your_units():
+    """forget() takes points as ask() returns them and tell() takes them: lists of values with a
+    log-uniform Real and a Categorical (not only engine coordinates or indices)."""
+    opt = g.Optimizer([g.Real(1e-4, 1e2, prior="log-uniform"), g.Categorical(["a", "b", "c"])],
+                      backend="cpu")
+    points, index = opt.ask(3)
+    assert sorted(opt.pending.tolist()) == sorted(index.tolist())
+    assert opt.forget(points[1]) == 1  # one point, as ask returned it
+    assert sorted(opt.pending.tolist()) == sorted([index[0], index[2]])
+    with pytest.raises(g.InvalidArgument, match=r"^forget: point 0 = \[[0-9.e+-]+, '[abc]'\] "
+                                                r"matches no outstanding ask"):
+        opt.forget(points[1])  # released already: named in your units
+    typed = [float(f"{points[0][0]:.6g}"), points[0][1]]  # as a user would type it back
+    assert opt.forget([typed, points[2]]) == 2
+    assert opt.pending.tolist() == []
+    again, again_index = opt.ask(2)
+    assert opt.forget(again_index) == 2  # indices still work
+    told, _ = opt.ask(1)
+    opt.tell(told, [1.0])
+    assert len(opt) == 1 and opt.pending.tolist() == []

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 #include "gpbandit/error.hpp"
 #include "optimizer/state.hpp"
@@ -91,7 +94,7 @@ void Optimizer::State::warn_repeats(const std::vector<int>& chosen) {
        << " (the acquisition prefers measuring it again: this adds nothing for a noise-free "
           "function; consider a smaller noise_variance, fitting the hyperparameters, or "
           "acquisition 'ei')";
-    queued.emplace_back(WarningKind::Model, os.str());
+    queue_warning(WarningKind::Model, os.str());
   }
 }
 
@@ -106,16 +109,24 @@ void Optimizer::State::warn_recompute(int capacity) {
      << "memory budget of " << static_cast<double>(ctx->memory_budget_bytes()) / 1e6
      << " MB; every ask then costs O(N·t²) instead of O(N·t) (raise memory_budget_mb / "
         "memory_budget_bytes, or lower capacity)";
-  queued.emplace_back(WarningKind::Performance, os.str());
+  queue_warning(WarningKind::Performance, os.str());
+}
+
+void Optimizer::State::queue_warning(WarningKind kind, std::string text) {
+  queued.push_back({std::this_thread::get_id(), kind, std::move(text)});
 }
 
 void Optimizer::State::flush_warnings() {
-  std::vector<std::pair<WarningKind, std::string>> out;
+  std::vector<QueuedWarning> mine;
   {
     const std::lock_guard<std::mutex> lock(mu);
-    out.swap(queued);
+    const auto here = std::this_thread::get_id();
+    const auto others = std::stable_partition(
+        queued.begin(), queued.end(), [&](const QueuedWarning& w) { return w.thread != here; });
+    mine.assign(std::make_move_iterator(others), std::make_move_iterator(queued.end()));
+    queued.erase(others, queued.end());
   }
-  for (const auto& [kind, text] : out) warn(kind, text);
+  for (const QueuedWarning& w : mine) warn(w.kind, w.text);
 }
 
 // ---------------------------------------------------------------- Optimizer::forget

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -61,7 +62,13 @@ struct Optimizer::State {
   int d = 0;                           ///< dimension
   Eigen::VectorXd box_lo, box_hi;      ///< the candidates' bounding box (d values each)
   bool warned_recompute = false;       ///< the recompute-mode warning was queued
-  std::vector<std::pair<WarningKind, std::string>> queued;  ///< warnings not yet emitted
+  /// A warning not yet emitted, and the thread whose call raised it.
+  struct QueuedWarning {
+    std::thread::id thread;
+    WarningKind kind;
+    std::string text;
+  };
+  std::vector<QueuedWarning> queued;  ///< warnings not yet emitted, of every thread's calls
 
   // Observations, in tell order.
   std::vector<double> obs_x;   ///< d values per observation
@@ -151,8 +158,12 @@ struct Optimizer::State {
   /// Queues a WarningKind::Performance warning, once per Optimizer, when the posterior runs in
   /// recompute mode.
   void warn_recompute(int capacity);
-  /// Emits the queued warnings through gpb::warn; called without the lock, once a public call's
-  /// work is done (a handler that throws then loses nothing).
+  /// Queues a warning of the current call (tagged with the calling thread); under the lock.
+  void queue_warning(WarningKind kind, std::string text);
+  /// Emits the warnings this thread's call queued through gpb::warn (another thread's stay for
+  /// that thread's own flush: a warning surfaces on the call that raised it, never on a
+  /// concurrent call of another thread); called without the lock, once a public call's work is
+  /// done (a handler that throws then loses nothing).
   void flush_warnings();
   /// Refits when FitOptions::every says so (failures are kept in last_fit_error); before the
   /// first fit, re-standardises y after every tell (FitOptions::normalize).

@@ -184,10 +184,10 @@ kit_configure() {
   kit_verdict "PASS: configured with the CUDA backend ($(sed -n 's/.*CUDA backend enabled (\(.*\))/\1/p' "$log" | tail -n1)), GoogleTest from ${prefix%%;*}"
 }
 
-# kit_targets EXTRA...: the library, the CLI, every test_cuda_* test and the EXTRA targets.
+# kit_targets EXTRA...: the library, the CLI (and its launcher), every test_cuda_* test and the EXTRA targets.
 kit_targets() {
   local f
-  echo gpbandit gpbandit_cli
+  echo gpbandit gpbandit_cli gpbandit_launcher
   for f in "$KIT_ROOT"/tests/test_cuda_*.cpp; do basename "$f" .cpp; done
   echo "$@"
 }

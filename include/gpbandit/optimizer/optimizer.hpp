@@ -318,10 +318,11 @@ struct BestObservation {
 /// options(), domain() and context() stay valid for the object's life; the kernel and
 /// noise_variance inside options() change when hyperparameters are fitted, so while other threads
 /// may call ask/tell/fit, read them through kernel() and noise_variance(), which copy under the
-/// lock. Moving, assigning or destroying an Optimizer while another thread uses it is a data race
-/// (as for any object). Different Optimizers share nothing but the process's OpenMP and Eigen
-/// thread settings. (tests/test_thread_stress.cpp: 8 threads × 1000 mixed calls under
-/// ThreadSanitizer, `make check-tsan`.)
+/// lock. A warning (gpb::warn) is emitted by the call that raised it, on its thread, after its
+/// work is done; never by another thread's concurrent call. Moving, assigning or destroying an
+/// Optimizer while another thread uses it is a data race (as for any object). Different Optimizers
+/// share nothing but the process's OpenMP and Eigen thread settings. (tests/test_thread_stress.cpp:
+/// 8 threads × 1000 mixed calls under ThreadSanitizer, `make check-tsan`.)
 class Optimizer {
  public:
   /// Builds the candidate set, the Context and an empty posterior.

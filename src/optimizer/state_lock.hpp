@@ -1,5 +1,5 @@
 // The lock that serialises the gpbandit processes sharing an optimizer state file (used by
-// tools/cmd_state.cpp and tools/cmd_optimize.cpp).
+// tools/cmd_state.cpp and src/optimizer/command_run.cpp).
 #pragma once
 
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include "gpbandit/error.hpp"
 
-namespace gpb::cli {
+namespace gpb::detail {
 
 /// An exclusive advisory lock on `state`.lock, released when destroyed (or when the process dies).
 class StateLock {
@@ -55,4 +55,4 @@ class StateLock {
   int fd_ = -1;
 };
 
-}  // namespace gpb::cli
+}  // namespace gpb::detail
