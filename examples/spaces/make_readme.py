@@ -22,9 +22,11 @@ from verdict_rule import fmt, paired  # noqa: E402
 
 DATASETS = [("direct_arylation", "Direct arylation"), ("suzuki", "Suzuki–Miyaura"),
             ("aryl_amination", "Buchwald–Hartwig amination")]
-METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-ohe-ucb", "baybe-ohe",
+METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-mordred", "gpbandit-ohe-ucb",
+           "gpbandit-ohe-ucb1", "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise", "baybe-ohe",
            "baybe-mordred", "baybe-ecfp"]
 GPBANDIT = [m for m in METHODS if m.startswith("gpbandit")]
+PRIMARY = ["gpbandit-ohe", "gpbandit-dft"]  # the issue's encodings; the rest are diagnostics
 BAYBE = [m for m in METHODS if m.startswith("baybe")]
 CENSORED = 51  # experiments to a target that a 50-experiment campaign never reached
 
@@ -51,6 +53,12 @@ def to_best(r):
 
 def best25(r):
     return r["metrics"]["best_after"]["25"]
+
+
+def chosen_mean(r):
+    """Mean yield of the experiments the method chose (after the shared start): how much it
+    exploits."""
+    return float(np.mean(r["yields"][r["init"]:]))
 
 
 def per_batch(r):
@@ -93,8 +101,8 @@ def secs(runs):
 def metrics_table(data):
     lines = ["| data set | method | runs | best after 10 | best after 25 | best after 50 | "
              "experiments to top-1 %: median [IQR] | mean ± se | reached | experiments to the "
-             "best: median | reached | s per batch of 5 |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "best: median | reached | mean yield chosen | s per batch of 5 |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for d, title in DATASETS:
         for m in METHODS:
             runs = list(data.get(d, {}).get(m, {}).values())
@@ -107,7 +115,8 @@ def metrics_table(data):
                 f"| {title} | {m} | {len(runs)} | {median_iqr(b['10'])} | {median_iqr(b['25'])} | "
                 f"{median_iqr(b['50'])} | {median_iqr(t1, True)} | {mean_se(t1)} | "
                 f"{sum(v <= 50 for v in t1)}/{len(runs)} | {median_iqr(tb, True).split(' ')[0]} | "
-                f"{sum(v <= 50 for v in tb)}/{len(runs)} | {secs(runs)} |")
+                f"{sum(v <= 50 for v in tb)}/{len(runs)} | "
+                f"{np.mean([chosen_mean(r) for r in runs]):.1f} | {secs(runs)} |")
     return "\n".join(lines)
 
 
@@ -126,7 +135,7 @@ def comparisons(data):
         ref = best_baybe(runs)
         if ref is None:
             continue
-        for m in GPBANDIT + ["random"]:
+        for m in PRIMARY + ["random"]:
             if m not in runs:
                 continue
             seeds = sorted(set(runs[m]) & set(runs[ref]))
@@ -162,7 +171,7 @@ def paired_table(cmps):
             f"{fmt(t.d, 3, sign=True)} ± {fmt(t.se, 2)} | {'/'.join(map(str, c['top1_wlt']))} | "
             f"{word(t, 'fewer')} | {fmt(c['b25_d'], 3, sign=True)} ± {fmt(b.se, 2)} | "
             f"{'/'.join(map(str, c['b25_wlt']))} | {word(b, 'higher')} | "
-            f"{c['time_ratio']:.3g} |")
+            f"{'—' if math.isnan(c['time_ratio']) else format(c['time_ratio'], '.3g')} |")
     return "\n".join(lines)
 
 
@@ -170,7 +179,7 @@ def verdicts(cmps):
     """One line per data set against the issue's goal, for each gpbandit encoding."""
     out = []
     for d, title in DATASETS:
-        rows = [c for c in cmps if c["dataset"] == d and c["method"] in GPBANDIT]
+        rows = [c for c in cmps if c["dataset"] == d and c["method"] in PRIMARY]
         if not rows:
             out.append(f"- **{title}**: no BayBE runs yet: not run.")
             continue
@@ -190,6 +199,49 @@ def verdicts(cmps):
     return "\n".join(out)
 
 
+def ablations(data, ref="gpbandit-ohe"):
+    """Each gpbandit variant against `ref` on their shared seeds: Δ experiments to a top-1 %
+    yield (paired, the rule's word) and Δ mean yield chosen, per data set."""
+    variants = [m for m in GPBANDIT if m != ref]
+    head = "| variant | " + " | ".join(t for _, t in DATASETS) + " |"
+    lines = [head, "|---|" + "---:|" * len(DATASETS)]
+    for m in variants:
+        cells = []
+        for d, _ in DATASETS:
+            runs = data.get(d, {})
+            seeds = sorted(set(runs.get(m, {})) & set(runs.get(ref, {})))
+            if len(seeds) < 2:
+                cells.append("—")
+                continue
+            c = paired([to_top1(runs[m][s]) for s in seeds], [to_top1(runs[ref][s]) for s in seeds])
+            dy = np.mean([chosen_mean(runs[m][s]) - chosen_mean(runs[ref][s]) for s in seeds])
+            cells.append(f"{fmt(c.d, 3, sign=True)} ± {fmt(c.se, 2)} ({word(c, 'fewer')}; "
+                         f"n = {len(seeds)}), chosen {fmt(dy, 3, sign=True)}")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def why(data):
+    """What the diagnostics show, read from the numbers (mean yield chosen by gpbandit and by
+    BayBE's best encoding on shared seeds)."""
+    out = []
+    for d, title in DATASETS:
+        runs = data.get(d, {})
+        ref = best_baybe(runs)
+        if ref is None or "gpbandit-ohe" not in runs:
+            continue
+        seeds = sorted(set(runs[ref]) & set(runs["gpbandit-ohe"]))
+        if len(seeds) < 2:
+            continue
+        g = np.mean([chosen_mean(runs["gpbandit-ohe"][s]) for s in seeds])
+        b = np.mean([chosen_mean(runs[ref][s]) for s in seeds])
+        out.append(f"{title}: mean yield chosen {g:.1f} (gpbandit-ohe) against {b:.1f} ({ref}), "
+                   f"{len(seeds)} shared seeds")
+    if not out:
+        return ""
+    return ("Exploitation, measured: " + "; ".join(out) + ".")
+
+
 def main(argv):
     data = load()
     with open(os.path.join(HERE, "README.template.md")) as f:
@@ -197,7 +249,9 @@ def main(argv):
     cmps = comparisons(data)
     text = (text.replace("{{METRICS}}", metrics_table(data))
             .replace("{{PAIRED}}", paired_table(cmps) if cmps else "(no BayBE runs yet)")
-            .replace("{{VERDICTS}}", verdicts(cmps)))
+            .replace("{{VERDICTS}}", verdicts(cmps))
+            .replace("{{ABLATIONS}}", ablations(data))
+            .replace("{{WHY}}", why(data)))
     code, _ = check_or_write(os.path.join(HERE, "README.md"), text, argv)
     return code
 

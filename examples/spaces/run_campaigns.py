@@ -35,6 +35,13 @@ METHODS = {
     "random": ("random", None),
     "gpbandit-ohe": ("gpbandit", "ohe"),
     "gpbandit-dft": ("gpbandit", "dft"),
+    "gpbandit-mordred": ("gpbandit", "baybe:MORDRED"),  # on BayBE's Mordred features
+    # Ablations of gpbandit-ohe, one setting each (the same for every data set):
+    "gpbandit-ohe-ucb": ("gpbandit", "ohe", {"acquisition": "ucb"}),      # GP-UCB, Srinivas' β
+    "gpbandit-ohe-ucb1": ("gpbandit", "ohe", {"acquisition": "ucb", "beta": 1.0}),  # β = 1
+    "gpbandit-ohe-iso": ("gpbandit", "ohe", {"fit": {"ard": False}}),     # one lengthscale
+    "gpbandit-ohe-ml": ("gpbandit", "ohe", {"fit": {"prior": False}}),    # maximum likelihood
+    "gpbandit-ohe-noise": ("gpbandit", "ohe", {"fit": {"noise_floor": 0.05}}),  # noisy model
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
@@ -62,7 +69,10 @@ class GpbanditRunner:
         import gpbandit
 
         if table.name not in self.cache:
-            self.cache[table.name] = edbo.encode(table, self.encoding)
+            if self.encoding.startswith("baybe:"):  # the features BayBE's GP sees
+                self.cache[table.name] = baybe_features(table, self.encoding[6:])
+            else:
+                self.cache[table.name] = edbo.encode(table, self.encoding)
         X = self.cache[table.name]
         opt = gpbandit.Optimizer(X, seed=seed, threads=1, **self.options)
         order, seconds = list(init), []
@@ -163,6 +173,18 @@ class BaybeRunner:
             batch = [lookup[tuple(r)] for r in rec[list(key.columns)].itertuples(index=False)]
             order += batch
         return order, seconds
+
+
+def baybe_features(table, encoding):
+    """BayBE's computational representation of every reaction (its SubstanceParameter
+    `encoding`, decorrelated as by default), in the table's row order: gpbandit on exactly the
+    inputs of BayBE's GP separates the encoding from the model and acquisition."""
+    space, _ = BaybeRunner(encoding).space(table)
+    comp = space.discrete.comp_rep.to_numpy(dtype=float)
+    if len(comp) != len(table):
+        raise RuntimeError(f"{table.name}: BayBE's space has {len(comp)} rows, the table "
+                           f"{len(table)}")
+    return comp
 
 
 def runner(method):
