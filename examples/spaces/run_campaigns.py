@@ -39,6 +39,9 @@ METHODS = {
     # Ablations of gpbandit-ohe, one setting each (the same for every data set):
     "gpbandit-ohe-ucb": ("gpbandit", "ohe", {"acquisition": "ucb"}),      # GP-UCB, Srinivas' β
     "gpbandit-ohe-ucb1": ("gpbandit", "ohe", {"acquisition": "ucb", "beta": 1.0}),  # β = 1
+    "gpbandit-ohe-q1": ("gpbandit", "ohe", {"q": 1}),  # one at a time: no batch policy
+    "gpbandit-ohe-chen": ("gpbandit", "ohe", {"fixed_chen": True}),  # BayBE-like fixed GP
+    "gpbandit-mordred-chen": ("gpbandit", "baybe:MORDRED", {"fixed_chen": True}),
     "gpbandit-ohe-iso": ("gpbandit", "ohe", {"fit": {"ard": False}}),     # one lengthscale
     "gpbandit-ohe-ml": ("gpbandit", "ohe", {"fit": {"prior": False}}),    # maximum likelihood
     "gpbandit-ohe-noise": ("gpbandit", "ohe", {"fit": {"noise_floor": 0.05}}),  # noisy model
@@ -63,6 +66,7 @@ class GpbanditRunner:
 
     def __init__(self, encoding, options=None):
         self.encoding, self.options = encoding, dict(options or {})
+        self.q = self.options.pop("q", BATCH)  # a diagnostic may choose one at a time
         self.cache = {}
 
     def __call__(self, table, seed, init, budget):
@@ -74,16 +78,28 @@ class GpbanditRunner:
             else:
                 self.cache[table.name] = edbo.encode(table, self.encoding)
         X = self.cache[table.name]
-        opt = gpbandit.Optimizer(X, seed=seed, threads=1, **self.options)
+        options = dict(self.options)
+        y = table.y
+        if options.pop("fixed_chen", False):
+            # No fit: Matérn-5/2 with lengthscale and variance at the centre of the priors of
+            # BayBE's Chen preset (0.4·√d + 4), noise 0.1, on inputs scaled to [0, 1] and y
+            # standardised by the start.
+            span = np.ptp(X, axis=0)
+            X = (X - X.min(axis=0)) / np.where(span > 0, span, 1.0)
+            ell = 0.4 * np.sqrt(X.shape[1]) + 4.0
+            options.update(kernel=gpbandit.Kernel.matern(2.5, ell, ell), noise_variance=0.1,
+                           fit_every=0)
+            y = (y - y[init].mean()) / (y[init].std() or 1.0)
+        opt = gpbandit.Optimizer(X, seed=seed, threads=1, **options)
         order, seconds = list(init), []
         batch = np.asarray(init, dtype=np.int64)
         while True:
             t0 = time.perf_counter()
-            opt.tell(batch, table.y[batch])
+            opt.tell(batch, y[batch])
             opt.tell(batch, [None] * len(batch))  # measured: never to be asked again
             if len(order) >= budget:
                 break
-            _, batch = opt.ask(min(BATCH, budget - len(order)))
+            _, batch = opt.ask(min(self.q, budget - len(order)))
             seconds.append(time.perf_counter() - t0)
             order += [int(i) for i in batch]
         return order, seconds
