@@ -1,0 +1,186 @@
+"""EDBO's three reaction data sets as lookup campaigns: the tables, their encodings and the
+campaign metrics (issue #32, item 4). No third-party dependency beyond NumPy.
+
+A data set is the table of its feasible reactions (experiment_index.csv: one row per reaction,
+the SMILES of each component, numeric conditions, the yield). ``encode`` turns that table into
+one feature row per reaction; it is the one place to swap for the ParameterSpace API later.
+"""
+
+import csv
+import math
+import os
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "data", "edbo"))
+
+# Per data set: its components (column prefix in experiment_index.csv, DFT table name) and its
+# numeric conditions.
+DATASETS = {
+    "direct_arylation": {
+        "components": [("Base", "base"), ("Ligand", "ligand-boltzmann"), ("Solvent", "solvent")],
+        "numeric": ["Concentration", "Temp_C"],
+    },
+    "suzuki": {
+        "components": [("Electrophile", "electrophile"), ("Nucleophile", "nucleophile"),
+                       ("Ligand", "ligand-boltzmann"), ("Base", "base"), ("Solvent", "solvent")],
+        "numeric": [],
+    },
+    "aryl_amination": {
+        "components": [("Aryl_halide", "aryl_halide"), ("Additive", "additive"),
+                       ("Base", "base"), ("Ligand", "ligand-Pd0")],
+        "numeric": [],
+    },
+}
+
+# The DFT encoding keeps, per component, the principal components of its standardised descriptor
+# table that explain this share of the variance (at most labels − 1 of them).
+DFT_VARIANCE = 0.95
+
+
+def data_dir(path=None):
+    """The edbo/ folder: `path`, else $GPB_EDBO_DATA, else ../shared/data/edbo beside the repo."""
+    return path or os.environ.get("GPB_EDBO_DATA") or DEFAULT_DATA
+
+
+def available(path=None):
+    """Whether every data set's experiment_index.csv is present."""
+    root = data_dir(path)
+    return all(os.path.exists(os.path.join(root, d, "experiment_index.csv")) for d in DATASETS)
+
+
+def _rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class Table:
+    """One data set: `labels[c]` (the reaction's SMILES of component c, per reaction),
+    `numeric[name]` (floats), `y` (yields), and the DFT descriptor tables by component."""
+
+    def __init__(self, name, path=None):
+        if name not in DATASETS:
+            raise ValueError(f"dataset: expected one of {', '.join(DATASETS)}, got {name!r}")
+        self.name = name
+        self.root = os.path.join(data_dir(path), name)
+        spec = DATASETS[name]
+        rows = _rows(os.path.join(self.root, "experiment_index.csv"))
+        self.components = [c for c, _ in spec["components"]]
+        self.dft_files = dict(spec["components"])
+        self.labels = {c: [r[f"{c}_SMILES"] for r in rows] for c in self.components}
+        self.numeric = {k: np.array([float(r[k]) for r in rows]) for k in spec["numeric"]}
+        self.y = np.array([float(r["yield"]) for r in rows])
+
+    def __len__(self):
+        return len(self.y)
+
+    @property
+    def top1(self):
+        """The top-1 % target: the yields' 99th percentile (NumPy's linear interpolation)."""
+        return float(np.percentile(self.y, 99))
+
+    @property
+    def best(self):
+        return float(self.y.max())
+
+    def dft(self, component):
+        """{SMILES: descriptor vector} of a component's DFT table (the numeric columns)."""
+        rows = _rows(os.path.join(self.root, f"{self.dft_files[component]}_dft.csv"))
+        key = next(k for k in rows[0] if k.endswith("_SMILES"))
+        cols = []
+        for k in rows[0]:
+            try:
+                vals = [float(r[k]) for r in rows]
+            except ValueError:
+                continue  # names, SMILES, stoichiometry
+            if all(math.isfinite(v) for v in vals):
+                cols.append(vals)
+        mat = np.array(cols).T
+        return {r[key]: mat[i] for i, r in enumerate(rows)}
+
+
+def _unit(v):
+    lo, hi = float(np.min(v)), float(np.max(v))
+    return (v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)
+
+
+def _one_hot(labels):
+    names = sorted(set(labels))
+    pos = {s: i for i, s in enumerate(names)}
+    out = np.zeros((len(labels), len(names)))
+    out[np.arange(len(labels)), [pos[s] for s in labels]] = 1.0
+    return out
+
+
+def _dft_block(labels, table):
+    """Per label, the principal components of the standardised descriptors that explain
+    DFT_VARIANCE of their variance, scaled together so the first spans [0, 1]."""
+    names = sorted(set(labels))
+    missing = [s for s in names if s not in table]
+    if missing:
+        raise ValueError(f"dft table: no descriptors for {missing[0]!r}")
+    mat = np.array([table[s] for s in names])
+    sd = mat.std(axis=0)
+    mat = (mat[:, sd > 0] - mat[:, sd > 0].mean(axis=0)) / sd[sd > 0]
+    u, s, _ = np.linalg.svd(mat, full_matrices=False)
+    share = np.cumsum(s ** 2) / np.sum(s ** 2)
+    k = min(int(np.searchsorted(share, DFT_VARIANCE) + 1), len(names) - 1)
+    scores = u[:, :k] * s[:k]
+    span = np.ptp(scores[:, 0])
+    scores = (scores - scores.min(axis=0)) / (span if span > 0 else 1.0)
+    pos = {n: i for i, n in enumerate(names)}
+    return scores[[pos[x] for x in labels]]
+
+
+def encode(table, encoding):
+    """The N × d feature rows of a table's reactions: each component one-hot ("ohe") or by its
+    DFT descriptors ("dft", see _dft_block), then each numeric condition scaled to [0, 1]."""
+    blocks = []
+    for c in table.components:
+        if encoding == "ohe":
+            blocks.append(_one_hot(table.labels[c]))
+        elif encoding == "dft":
+            blocks.append(_dft_block(table.labels[c], table.dft(c)))
+        else:
+            raise ValueError(f"encoding: expected 'ohe' or 'dft', got {encoding!r}")
+    for v in table.numeric.values():
+        blocks.append(_unit(v)[:, None])
+    return np.hstack(blocks)
+
+
+# ---------------------------------------------------------------- campaigns
+
+
+def start(table, seed, n=5):
+    """The seeded initial reactions of a campaign (the same for every method of a seed)."""
+    rng = np.random.default_rng([seed, zlib.crc32(table.name.encode())])
+    return [int(i) for i in rng.choice(len(table), n, replace=False)]
+
+
+def best_after(yields, n):
+    """The best yield among the first n experiments."""
+    if n < 1 or n > len(yields):
+        raise ValueError(f"n: expected 1..{len(yields)}, got {n}")
+    return float(max(yields[:n]))
+
+
+def experiments_to(yields, target):
+    """1-based count of experiments until a yield ≥ target; None when none reaches it
+    (censored at len(yields))."""
+    for i, v in enumerate(yields):
+        if v >= target:
+            return i + 1
+    return None
+
+
+def metrics(yields, table):
+    """The recorded metrics of one campaign's yields (in experiment order)."""
+    n = len(yields)
+    return {
+        "best_after": {str(k): best_after(yields, k) for k in (10, 25, 50) if k <= n},
+        "to_top1": experiments_to(yields, table.top1),
+        "to_best": experiments_to(yields, table.best - 1e-9),
+        "experiments": n,
+    }

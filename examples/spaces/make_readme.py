@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Writes README.md (from README.template.md) from the cached campaign results under results/
+(written by run_campaigns.py from real runs). Usage: make_readme.py [--check]
+  --check: exit 1 if README.md differs from what the results give.
+
+Statistics: experiments to a top-1 % yield are censored at 50 (no such yield in the campaign);
+medians say ">50" when censored, means and paired differences count a censored run as 51 (so a
+mean is a lower bound). Paired comparisons use the seeds both arms ran, with the two-standard-
+error rule of examples/verdict_rule.py."""
+import glob
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from readme_io import check_or_write  # noqa: E402
+from verdict_rule import fmt, paired  # noqa: E402
+
+DATASETS = [("direct_arylation", "Direct arylation"), ("suzuki", "Suzuki–Miyaura"),
+            ("aryl_amination", "Buchwald–Hartwig amination")]
+METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-mordred", "gpbandit-ohe-ucb",
+           "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen", "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise", "baybe-ohe",
+           "baybe-mordred", "baybe-ecfp"]
+GPBANDIT = [m for m in METHODS if m.startswith("gpbandit")]
+PRIMARY = ["gpbandit-ohe", "gpbandit-dft"]  # the issue's encodings; the rest are diagnostics
+BAYBE = [m for m in METHODS if m.startswith("baybe")]
+CENSORED = 51  # experiments to a target that a 50-experiment campaign never reached
+
+
+def load(results=os.path.join(HERE, "results")):
+    """{dataset: {method: {seed: run}}} of every cached run."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(results, "*", "*", "seed*.json"))):
+        with open(path) as f:
+            r = json.load(f)
+        out.setdefault(r["dataset"], {}).setdefault(r["method"], {})[r["seed"]] = r
+    return out
+
+
+def to_top1(r):
+    v = r["metrics"]["to_top1"]
+    return CENSORED if v is None else v
+
+
+def to_best(r):
+    v = r["metrics"]["to_best"]
+    return CENSORED if v is None else v
+
+
+def best25(r):
+    return r["metrics"]["best_after"]["25"]
+
+
+def chosen_mean(r):
+    """Mean yield of the experiments the method chose (after the shared start): how much it
+    exploits."""
+    return float(np.mean(r["yields"][r["init"]:]))
+
+
+def per_batch(r):
+    s = r["seconds_per_batch"]
+    return sum(s) / len(s) if s else float("nan")
+
+
+def median_iqr(v, censored=False):
+    q1, q2, q3 = np.percentile(v, [25, 50, 75])
+
+    def c(x):
+        return ">50" if censored and x > 50 else f"{x:.0f}"
+
+    if censored:
+        return f"{c(q2)} [{c(q1)}, {c(q3)}]"
+    return f"{q2:.1f} [{q1:.1f}, {q3:.1f}]"
+
+
+def mean_se(v, digits=1):
+    v = np.asarray(v, float)
+    se = v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else float("nan")
+    return f"{v.mean():.{digits}f} ± {se:.{digits}f}"
+
+
+def best_baybe(runs):
+    """BayBE's best encoding on a data set: lowest mean experiments to a top-1 % yield (ties:
+    higher mean best-after-25), among its encodings with ≥ 5 runs (else ≥ 2: an encoding run
+    on fewer seeds is in the metrics table only); None without any."""
+    arms = [m for m in BAYBE if len(runs.get(m, {})) >= 5] or [
+        m for m in BAYBE if len(runs.get(m, {})) >= 2]
+    if not arms:
+        return None
+    return min(arms, key=lambda m: (np.mean([to_top1(r) for r in runs[m].values()]),
+                                    -np.mean([best25(r) for r in runs[m].values()])))
+
+
+def secs(runs):
+    t = np.mean([per_batch(r) for r in runs])
+    return "—" if math.isnan(t) else f"{t:.3g}"
+
+
+def metrics_table(data):
+    lines = ["| data set | method | runs | best after 10 | best after 25 | best after 50 | "
+             "experiments to top-1 %: median [IQR] | mean ± se | reached | experiments to the "
+             "best: median | reached | mean yield chosen | s per batch of 5 |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for d, title in DATASETS:
+        for m in METHODS:
+            runs = list(data.get(d, {}).get(m, {}).values())
+            if not runs:
+                continue
+            b = {k: [r["metrics"]["best_after"][k] for r in runs] for k in ("10", "25", "50")}
+            t1 = [to_top1(r) for r in runs]
+            tb = [to_best(r) for r in runs]
+            lines.append(
+                f"| {title} | {m} | {len(runs)} | {median_iqr(b['10'])} | {median_iqr(b['25'])} | "
+                f"{median_iqr(b['50'])} | {median_iqr(t1, True)} | {mean_se(t1)} | "
+                f"{sum(v <= 50 for v in t1)}/{len(runs)} | {median_iqr(tb, True).split(' ')[0]} | "
+                f"{sum(v <= 50 for v in tb)}/{len(runs)} | "
+                f"{np.mean([chosen_mean(r) for r in runs]):.1f} | {secs(runs)} |")
+    return "\n".join(lines)
+
+
+def wlt(a, b, higher_better):
+    """'wins/losses/ties' of a against b, seed by seed."""
+    w = sum((x > y) if higher_better else (x < y) for x, y in zip(a, b))
+    l_ = sum((x < y) if higher_better else (x > y) for x, y in zip(a, b))
+    return w, l_, len(a) - w - l_
+
+
+def comparisons(data):
+    """Per data set and gpbandit method: the paired statistics against BayBE's best encoding."""
+    out = []
+    for d, title in DATASETS:
+        runs = data.get(d, {})
+        ref = best_baybe(runs)
+        if ref is None:
+            continue
+        for m in PRIMARY + ["random"]:
+            if m not in runs:
+                continue
+            seeds = sorted(set(runs[m]) & set(runs[ref]))
+            if len(seeds) < 2:
+                continue
+            a1 = [to_top1(runs[m][s]) for s in seeds]
+            b1 = [to_top1(runs[ref][s]) for s in seeds]
+            a25 = [best25(runs[m][s]) for s in seeds]
+            b25 = [best25(runs[ref][s]) for s in seeds]
+            ta = np.mean([per_batch(runs[m][s]) for s in seeds])
+            tb = np.mean([per_batch(runs[ref][s]) for s in seeds])
+            out.append({"dataset": d, "title": title, "method": m, "ref": ref, "n": len(seeds),
+                        "top1": paired(a1, b1), "top1_wlt": wlt(a1, b1, False),
+                        "b25": paired([-v for v in a25], [-v for v in b25]),
+                        "b25_d": float(np.mean(np.subtract(a25, b25))),
+                        "b25_wlt": wlt(a25, b25, True), "time_ratio": ta / tb})
+    return out
+
+
+def word(cmp, better):
+    """The rule's outcome in the comparison's own terms."""
+    return {-1: better, 0: "tied", 1: "worse"}[cmp.sign]
+
+
+def paired_table(cmps):
+    lines = ["| data set | method | vs | seeds | experiments to top-1 %: Δ mean ± se | w/l/t | "
+             "rule | best after 25: Δ mean ± se | w/l/t | rule | time per batch, ratio |",
+             "|---|---|---|---:|---:|---:|---|---:|---:|---|---:|"]
+    for c in cmps:
+        t, b = c["top1"], c["b25"]
+        lines.append(
+            f"| {c['title']} | {c['method']} | {c['ref']} | {c['n']} | "
+            f"{fmt(t.d, 3, sign=True)} ± {fmt(t.se, 2)} | {'/'.join(map(str, c['top1_wlt']))} | "
+            f"{word(t, 'fewer')} | {fmt(c['b25_d'], 3, sign=True)} ± {fmt(b.se, 2)} | "
+            f"{'/'.join(map(str, c['b25_wlt']))} | {word(b, 'higher')} | "
+            f"{'—' if math.isnan(c['time_ratio']) else format(c['time_ratio'], '.3g')} |")
+    return "\n".join(lines)
+
+
+def verdicts(cmps):
+    """One line per data set against the issue's goal, for each gpbandit encoding."""
+    out = []
+    for d, title in DATASETS:
+        rows = [c for c in cmps if c["dataset"] == d and c["method"] in PRIMARY]
+        if not rows:
+            out.append(f"- **{title}**: no BayBE runs yet: not run.")
+            continue
+        parts = []
+        for c in rows:
+            t = c["top1"]
+            w, l_, _ = c["b25_wlt"]
+            fewer = t.sign < 0
+            goal = fewer and w > l_
+            parts.append(
+                f"{c['method']} {'meets' if goal else 'misses'} the goal against {c['ref']} "
+                f"({c['n']} paired seeds): experiments to a top-1 % yield "
+                f"{'fewer' if fewer else ('more' if t.sign > 0 else 'not fewer (tied under the rule)')}"
+                f" (Δ {fmt(t.d, 3, sign=True)} ± {fmt(t.se, 2)}), best after 25 {w} wins / {l_} "
+                f"losses, {1 / c['time_ratio']:.0f}× less time per batch")
+        out.append(f"- **{title}**: " + "; ".join(parts) + ".")
+    for m in PRIMARY:
+        met = [c["title"] for c in cmps if c["method"] == m and c["top1"].sign < 0
+               and c["b25_wlt"][0] > c["b25_wlt"][1]]
+        out.append(f"- **Overall, {m}**: the goal holds on {len(met)} of {len(DATASETS)} sets"
+                   + (f" ({', '.join(met)})" if met else "") + ".")
+    return "\n".join(out)
+
+
+def ablations(data, ref="gpbandit-ohe"):
+    """Each gpbandit variant against `ref` on their shared seeds: Δ experiments to a top-1 %
+    yield (paired, the rule's word) and Δ mean yield chosen, per data set."""
+    variants = [m for m in GPBANDIT if m != ref]
+    head = "| variant | " + " | ".join(t for _, t in DATASETS) + " |"
+    lines = [head, "|---|" + "---:|" * len(DATASETS)]
+    for m in variants:
+        cells = []
+        for d, _ in DATASETS:
+            runs = data.get(d, {})
+            seeds = sorted(set(runs.get(m, {})) & set(runs.get(ref, {})))
+            if len(seeds) < 2:
+                cells.append("—")
+                continue
+            c = paired([to_top1(runs[m][s]) for s in seeds], [to_top1(runs[ref][s]) for s in seeds])
+            dy = np.mean([chosen_mean(runs[m][s]) - chosen_mean(runs[ref][s]) for s in seeds])
+            cells.append(f"{fmt(c.d, 3, sign=True)} ± {fmt(c.se, 2)} ({word(c, 'fewer')}; "
+                         f"n = {len(seeds)}), chosen {fmt(dy, 3, sign=True)}")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def why(data):
+    """What the diagnostics show, read from the numbers (mean yield chosen by gpbandit and by
+    BayBE's best encoding on shared seeds)."""
+    out = []
+    for d, title in DATASETS:
+        runs = data.get(d, {})
+        ref = best_baybe(runs)
+        if ref is None or "gpbandit-ohe" not in runs:
+            continue
+        seeds = sorted(set(runs[ref]) & set(runs["gpbandit-ohe"]))
+        if len(seeds) < 2:
+            continue
+        g = np.mean([chosen_mean(runs["gpbandit-ohe"][s]) for s in seeds])
+        b = np.mean([chosen_mean(runs[ref][s]) for s in seeds])
+        out.append(f"{title}: mean yield chosen {g:.1f} (gpbandit-ohe) against {b:.1f} ({ref}), "
+                   f"{len(seeds)} shared seeds")
+    text = ("Exploitation, measured: " + "; ".join(out) + ".") if out else ""
+    moved = []
+    for m in GPBANDIT:
+        if m == "gpbandit-ohe":
+            continue
+        for d, title in DATASETS:
+            runs = data.get(d, {})
+            seeds = sorted(set(runs.get(m, {})) & set(runs.get("gpbandit-ohe", {})))
+            if len(seeds) >= 2:
+                c = paired([to_top1(runs[m][s]) for s in seeds],
+                           [to_top1(runs["gpbandit-ohe"][s]) for s in seeds])
+                if c.sign:
+                    moved.append(f"{m} on {title} ({word(c, 'fewer')})")
+    text += ("\n\nVariants that change the experiments to a top-1 % yield under the rule: "
+             + ("; ".join(moved) if moved else "none") + ".")
+    return text
+
+
+def main(argv):
+    data = load()
+    with open(os.path.join(HERE, "README.template.md")) as f:
+        text = f.read()
+    cmps = comparisons(data)
+    text = (text.replace("{{METRICS}}", metrics_table(data))
+            .replace("{{PAIRED}}", paired_table(cmps) if cmps else "(no BayBE runs yet)")
+            .replace("{{VERDICTS}}", verdicts(cmps))
+            .replace("{{ABLATIONS}}", ablations(data))
+            .replace("{{WHY}}", why(data)))
+    code, _ = check_or_write(os.path.join(HERE, "README.md"), text, argv)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Reaction-optimisation campaigns on EDBO's data (issue #32, item 4): gpbandit beside random
+search and BayBE, run on the same lookup table from the same seeded start.
+
+Per (data set, method, seed): 5 random reactions (edbo.start, shared by every method of the
+seed), then batches of 5 chosen by the method, up to 50 experiments; a reaction is never
+measured twice. Each run is cached as results/<data set>/<method>/seed<k>.json (the yields in
+experiment order, the metrics of edbo.metrics, seconds per batch), so an interrupted run resumes.
+
+Usage: run_campaigns.py [--datasets a,b] [--methods m,n] [--seeds 0-19] [--data DIR]
+                        [--out DIR] [--smoke]
+  --smoke: 2 seeds of direct_arylation, gpbandit-ohe and random, 20 experiments, into a
+           temporary folder; checks the runs and exits 0 (77 when the data is absent).
+Needs PYTHONPATH holding the gpbandit module (build/python); the baybe-* methods need BayBE
+(pip install 'baybe[chem]').
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import edbo  # noqa: E402
+
+INIT, BATCH, BUDGET = 5, 5, 50
+
+# method → (kind, encoding[, gpbandit.Optimizer options beyond its defaults])
+METHODS = {
+    "random": ("random", None),
+    "gpbandit-ohe": ("gpbandit", "ohe"),
+    "gpbandit-dft": ("gpbandit", "dft"),
+    "gpbandit-mordred": ("gpbandit", "baybe:MORDRED"),  # on BayBE's Mordred features
+    # Ablations of gpbandit-ohe, one setting each (the same for every data set):
+    "gpbandit-ohe-ucb": ("gpbandit", "ohe", {"acquisition": "ucb"}),      # GP-UCB, Srinivas' β
+    "gpbandit-ohe-ucb1": ("gpbandit", "ohe", {"acquisition": "ucb", "beta": 1.0}),  # β = 1
+    "gpbandit-ohe-q1": ("gpbandit", "ohe", {"q": 1}),  # one at a time: no batch policy
+    "gpbandit-ohe-chen": ("gpbandit", "ohe", {"fixed_chen": True}),  # BayBE-like fixed GP
+    "gpbandit-mordred-chen": ("gpbandit", "baybe:MORDRED", {"fixed_chen": True}),
+    "gpbandit-ohe-iso": ("gpbandit", "ohe", {"fit": {"ard": False}}),     # one lengthscale
+    "gpbandit-ohe-ml": ("gpbandit", "ohe", {"fit": {"prior": False}}),    # maximum likelihood
+    "gpbandit-ohe-noise": ("gpbandit", "ohe", {"fit": {"noise_floor": 0.05}}),  # noisy model
+    "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
+    "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
+    "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
+}
+
+
+def run_random(table, seed, init, budget):
+    rng = np.random.default_rng([seed, 1])
+    rest = np.setdiff1d(np.arange(len(table)), init)
+    order = list(init) + [int(i) for i in rng.permutation(rest)[:budget - len(init)]]
+    return order, []
+
+
+class GpbanditRunner:
+    """gpbandit.Optimizer on the encoded reactions (a finite candidate set) with its defaults:
+    Matérn-5/2 ARD, y standardised, refitted after every tell, log EI, batches by GP-BUCB
+    hallucination of the pending points. A measured reaction is also told as failed (NaN): the
+    Optimizer then never asks for it again, while its real yield stays in the model."""
+
+    def __init__(self, encoding, options=None):
+        self.encoding, self.options = encoding, dict(options or {})
+        self.q = self.options.pop("q", BATCH)  # a diagnostic may choose one at a time
+        self.cache = {}
+
+    def __call__(self, table, seed, init, budget):
+        import gpbandit
+
+        if table.name not in self.cache:
+            if self.encoding.startswith("baybe:"):  # the features BayBE's GP sees
+                self.cache[table.name] = baybe_features(table, self.encoding[6:])
+            else:
+                self.cache[table.name] = edbo.encode(table, self.encoding)
+        X = self.cache[table.name]
+        options = dict(self.options)
+        y = table.y
+        if options.pop("fixed_chen", False):
+            # No fit: Matérn-5/2 with lengthscale and variance at the centre of the priors of
+            # BayBE's Chen preset (0.4·√d + 4), noise 0.1, on inputs scaled to [0, 1] and y
+            # standardised by the start.
+            span = np.ptp(X, axis=0)
+            X = (X - X.min(axis=0)) / np.where(span > 0, span, 1.0)
+            ell = 0.4 * np.sqrt(X.shape[1]) + 4.0
+            options.update(kernel=gpbandit.Kernel.matern(2.5, ell, ell), noise_variance=0.1,
+                           fit_every=0)
+            y = (y - y[init].mean()) / (y[init].std() or 1.0)
+        opt = gpbandit.Optimizer(X, seed=seed, threads=1, **options)
+        order, seconds = list(init), []
+        batch = np.asarray(init, dtype=np.int64)
+        while True:
+            t0 = time.perf_counter()
+            opt.tell(batch, y[batch])
+            opt.tell(batch, [None] * len(batch))  # measured: never to be asked again
+            if len(order) >= budget:
+                break
+            _, batch = opt.ask(min(self.q, budget - len(order)))
+            seconds.append(time.perf_counter() - t0)
+            order += [int(i) for i in batch]
+        return order, seconds
+
+
+class BaybeRunner:
+    """BayBE's Campaign with its default recommender (random until data, then BoTorch with its
+    default surrogate and acquisition) on the same table: components as CategoricalParameter
+    (one-hot) or SubstanceParameter (`encoding`), numeric conditions as
+    NumericalDiscreteParameter; allow_recommending_already_measured=False."""
+
+    def __init__(self, encoding):
+        self.encoding = encoding
+        self.spaces = {}
+
+    def space(self, table):
+        import pandas as pd
+        from baybe.parameters import (CategoricalParameter, NumericalDiscreteParameter,
+                                      SubstanceParameter)
+        from baybe.searchspace import SearchSpace
+
+        if table.name in self.spaces:
+            return self.spaces[table.name]
+        params = []
+        for c in table.components:
+            names = sorted(set(table.labels[c]))
+            if self.encoding == "ohe":
+                params.append(CategoricalParameter(name=c, values=names, encoding="OHE"))
+            else:
+                params.append(SubstanceParameter(
+                    name=c, data={f"{c}{i}": s for i, s in enumerate(names)},
+                    encoding=self.encoding))
+        for k, v in table.numeric.items():
+            params.append(NumericalDiscreteParameter(name=k, values=sorted(set(v.tolist()))))
+        df = self.frame(table, range(len(table)))
+        t0 = time.perf_counter()
+        space = SearchSpace.from_dataframe(df, params)
+        self.spaces[table.name] = (space, time.perf_counter() - t0)
+        return self.spaces[table.name]
+
+    def frame(self, table, rows):
+        """The reactions `rows` as BayBE's parameter columns (labels or substance names)."""
+        import pandas as pd
+
+        rows = list(rows)
+        cols = {}
+        for c in table.components:
+            names = sorted(set(table.labels[c]))
+            if self.encoding == "ohe":
+                cols[c] = [table.labels[c][i] for i in rows]
+            else:
+                pos = {s: f"{c}{j}" for j, s in enumerate(names)}
+                cols[c] = [pos[table.labels[c][i]] for i in rows]
+        for k, v in table.numeric.items():
+            cols[k] = [float(v[i]) for i in rows]
+        return pd.DataFrame(cols)
+
+    def __call__(self, table, seed, init, budget):
+        import random
+
+        import torch
+        from baybe import Campaign
+        from baybe.objectives import SingleTargetObjective
+        from baybe.targets import NumericalTarget
+
+        torch.set_num_threads(1)
+        random.seed(seed)
+        np.random.seed(seed)
+        torch.manual_seed(seed)
+        space, _ = self.space(table)
+        campaign = Campaign(searchspace=space,
+                            objective=SingleTargetObjective(NumericalTarget(name="yield")),
+                            allow_recommending_already_measured=False)
+        key = self.frame(table, range(len(table)))
+        lookup = {tuple(r): i for i, r in enumerate(key.itertuples(index=False))}
+        order, seconds = list(init), []
+        batch = list(init)
+        while True:
+            t0 = time.perf_counter()
+            df = self.frame(table, batch)
+            df["yield"] = table.y[batch]
+            campaign.add_measurements(df)
+            if len(order) >= budget:
+                break
+            rec = campaign.recommend(batch_size=min(BATCH, budget - len(order)))
+            seconds.append(time.perf_counter() - t0)
+            batch = [lookup[tuple(r)] for r in rec[list(key.columns)].itertuples(index=False)]
+            order += batch
+        return order, seconds
+
+
+def baybe_features(table, encoding):
+    """BayBE's computational representation of every reaction (its SubstanceParameter
+    `encoding`, decorrelated as by default), in the table's row order: gpbandit on exactly the
+    inputs of BayBE's GP separates the encoding from the model and acquisition."""
+    space, _ = BaybeRunner(encoding).space(table)
+    comp = space.discrete.comp_rep.to_numpy(dtype=float)
+    if len(comp) != len(table):
+        raise RuntimeError(f"{table.name}: BayBE's space has {len(comp)} rows, the table "
+                           f"{len(table)}")
+    return comp
+
+
+def runner(method):
+    kind, encoding, *options = METHODS[method]
+    if kind == "random":
+        return run_random
+    if kind == "gpbandit":
+        return GpbanditRunner(encoding, *options)
+    return BaybeRunner(encoding)
+
+
+def run_one(table, method, seed, fn, budget):
+    init = edbo.start(table, seed, INIT)
+    t0 = time.perf_counter()
+    order, seconds = fn(table, seed, init, budget)
+    wall = time.perf_counter() - t0
+    if len(set(order)) != len(order) or len(order) != budget:
+        raise RuntimeError(f"{table.name}/{method}/seed {seed}: {len(order)} experiments, "
+                           f"{len(order) - len(set(order))} repeated")
+    yields = [float(table.y[i]) for i in order]
+    return {"dataset": table.name, "method": method, "seed": seed, "init": INIT, "batch": BATCH,
+            "order": order, "yields": yields, "metrics": edbo.metrics(yields, table),
+            "seconds_per_batch": [round(s, 4) for s in seconds], "wall_seconds": round(wall, 3),
+            "top1_target": table.top1, "best_yield": table.best}
+
+
+def seeds_arg(text):
+    out = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out += list(range(int(a), int(b) + 1)) if b else [int(a)]
+    return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", default=",".join(edbo.DATASETS))
+    ap.add_argument("--methods", default="random,gpbandit-ohe,gpbandit-dft")
+    ap.add_argument("--seeds", type=seeds_arg, default=seeds_arg("0-19"))
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if not edbo.available(args.data):
+        print(f"SKIP: EDBO data not found in {edbo.data_dir(args.data)} (see "
+              f"../shared/data/README.md, section edbo/)")
+        return 77
+    budget = BUDGET
+    tmp = None
+    if args.smoke:
+        args.datasets, args.methods, args.seeds = "direct_arylation", "gpbandit-ohe,random", [0, 1]
+        tmp = tempfile.TemporaryDirectory()
+        args.out, budget = tmp.name, 20
+    datasets = args.datasets.split(",")
+    methods = args.methods.split(",")
+    for m in methods:
+        if m not in METHODS:
+            raise SystemExit(f"--methods: unknown method {m!r} ({', '.join(METHODS)})")
+    tables = {d: edbo.Table(d, args.data) for d in datasets}
+    fns = {m: runner(m) for m in methods}
+    runs = []
+    for seed in args.seeds:
+        for d in datasets:
+            for m in methods:
+                path = os.path.join(args.out, d, m, f"seed{seed}.json")
+                if os.path.exists(path):
+                    continue
+                res = run_one(tables[d], m, seed, fns[m], budget)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path + ".tmp", "w") as f:
+                    json.dump(res, f)
+                os.replace(path + ".tmp", path)
+                runs.append(res)
+                s = res["seconds_per_batch"]
+                print(f"{d} {m} seed {seed}: best@10/25/50 "
+                      f"{'/'.join(f'{v:.1f}' for v in res['metrics']['best_after'].values())}, "
+                      f"to top-1 % {res['metrics']['to_top1']}, to best "
+                      f"{res['metrics']['to_best']}, {np.mean(s) if s else 0:.3f} s per batch",
+                      flush=True)
+    if args.smoke:
+        starts = {}
+        for r in runs:  # the same start for every method of a seed; metrics as recomputed
+            starts.setdefault(r["seed"], r["order"][:INIT])
+            assert r["order"][:INIT] == starts[r["seed"]], r["method"]
+            assert r["metrics"] == edbo.metrics(r["yields"], tables[r["dataset"]])
+        assert len(runs) == 4, len(runs)
+        tmp.cleanup()
+        print("smoke: 4 campaigns, shared starts, no repeated reaction")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
