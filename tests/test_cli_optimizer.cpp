@@ -8,10 +8,12 @@
 #include <string>
 
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "shell_quote.hpp"
 #include "test_support.hpp"
 
 namespace {
 
+using gpb::test::q;
 using gpb::test::read_file;
 using gpb::test::run_cli;
 using gpb::test::run_command;
@@ -19,10 +21,6 @@ using gpb::test::TempDir;
 using gpb::test::write_file;
 
 using gpb::test::contains;
-
-std::string q(const std::string& path) {
-  return "'" + path + "'";
-}
 
 const char* kConfig = R"({
   "domain": {"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [20, 20]},

@@ -9,19 +9,17 @@
 
 #include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "shell_quote.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using gpb::test::contains;
+using gpb::test::q;
 using gpb::test::read_file;
 using gpb::test::run_cli;
 using gpb::test::TempDir;
 using gpb::test::write_file;
-
-std::string q(const std::string& path) {
-  return "'" + path + "'";
-}
 
 const char* kConfig = R"({
   "domain": {"type": "parameters",

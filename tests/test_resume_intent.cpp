@@ -11,22 +11,20 @@
 #include <string>
 
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "shell_quote.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using gpb::test::contains;
+using gpb::test::q;
 using gpb::test::read_file;
 using gpb::test::run_cli;
 using gpb::test::run_command;
 using gpb::test::TempDir;
 using gpb::test::write_file;
 using nlohmann::json;
-
-std::string q(const std::string& path) {
-  return "'" + path + "'";
-}
 
 int count(const std::string& text, const std::string& part) {
   int n = 0;
