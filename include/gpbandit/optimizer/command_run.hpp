@@ -8,7 +8,7 @@
 ///
 /// Each round asks the optimizer for q candidates, runs the program on them in the config's folder
 /// (CSV on its stdin, one reward per candidate on its stdout: gpb::CommandObjective), tells the
-/// rewards and saves the state atomically. The output folder (default results/<name>) holds
+/// rewards and saves the state atomically. The output folder (default `results/NAME`) holds
 /// state.json (the optimizer, resumable), run.json (what the run was started with),
 /// evaluations.csv and, at the end, summary.json.
 ///
@@ -27,7 +27,7 @@ namespace gpb {
 
 /// How run_command_config runs (the flags of `gpbandit run` that apply to a command objective).
 struct CommandRunOptions {
-  /// Output folder; empty: results/<name> (name from the config, else the config file's stem).
+  /// Output folder; empty: `results/NAME` (name from the config, else the config file's stem).
   std::string out;
   /// Continue the run in `out` (same optimizer identity; T, name, cmd, timeout_s may change).
   bool resume = false;
