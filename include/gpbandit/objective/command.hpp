@@ -55,7 +55,7 @@ struct CommandOptions {
   /// The parameter space whose encodings the candidates are (a "parameters" domain), or null.
   /// When set, the program reads the candidates by label: a header of the parameter names, then
   /// each parameter's value or label per line (ParameterSpace::decode, Parameter::text).
-  std::shared_ptr<const ParameterSpace> space;
+  std::shared_ptr<const ParameterSpace> space{};
 
   /// Default timeout_s: one hour.
   static constexpr double kDefaultTimeout = 3600;
