@@ -322,7 +322,8 @@ CommandRunResult run_command_config(const std::string& config, const std::string
     if (!args.quiet) {
       const BestObservation b = opt.best();
       std::cerr << "gpbandit: round " << round << ": " << opt.num_observations() << "/" << r.T
-                << " evaluations, best y = " << b.value << " at " << point_text(b.point, opt.domain().space()) << "\n";
+                << " evaluations, best y = " << b.value << " at "
+                << point_text(b.point, opt.domain().space()) << "\n";
     }
     if (args.between_rounds && opt.num_observations() < r.T) args.between_rounds();
   }
