@@ -61,8 +61,8 @@ def run_random(table, seed, init, budget):
 class GpbanditRunner:
     """gpbandit.Optimizer on the encoded reactions (a finite candidate set) with its defaults:
     Matérn-5/2 ARD, y standardised, refitted after every tell, log EI, batches by GP-BUCB
-    hallucination of the pending points. A measured reaction is also told as failed (NaN): the
-    Optimizer then never asks for it again, while its real yield stays in the model."""
+    hallucination of the pending points; exclude_observed=True: a measured reaction is never
+    asked for again (as BayBE's allow_recommending_already_measured=False)."""
 
     def __init__(self, encoding, options=None):
         self.encoding, self.options = encoding, dict(options or {})
@@ -90,13 +90,12 @@ class GpbanditRunner:
             options.update(kernel=gpbandit.Kernel.matern(2.5, ell, ell), noise_variance=0.1,
                            fit_every=0)
             y = (y - y[init].mean()) / (y[init].std() or 1.0)
-        opt = gpbandit.Optimizer(X, seed=seed, threads=1, **options)
+        opt = gpbandit.Optimizer(X, seed=seed, threads=1, exclude_observed=True, **options)
         order, seconds = list(init), []
         batch = np.asarray(init, dtype=np.int64)
         while True:
             t0 = time.perf_counter()
             opt.tell(batch, y[batch])
-            opt.tell(batch, [None] * len(batch))  # measured: never to be asked again
             if len(order) >= budget:
                 break
             _, batch = opt.ask(min(self.q, budget - len(order)))
