@@ -45,6 +45,12 @@ METHODS = {
     "gpbandit-ohe-iso": ("gpbandit", "ohe", {"fit": {"ard": False}}),     # one lengthscale
     "gpbandit-ohe-ml": ("gpbandit", "ohe", {"fit": {"prior": False}}),    # maximum likelihood
     "gpbandit-ohe-noise": ("gpbandit", "ohe", {"fit": {"noise_floor": 0.05}}),  # noisy model
+    # Categorical kernels: SE on the one-hot features is a product over parameters of Hamming
+    # factors, exp(−1/(2ℓ_a²) − 1/(2ℓ_b²)) between labels a ≠ b of a parameter (ARD: one weight
+    # per label), exp(−H/ℓ²) with one lengthscale (H: the labels that differ). The numeric
+    # conditions (direct arylation only) then get SE too, not Matérn.
+    "gpbandit-ohe-hamming": ("gpbandit", "ohe", {"kernel": "se"}),
+    "gpbandit-ohe-hamming-iso": ("gpbandit", "ohe", {"kernel": "se", "fit": {"ard": False}}),
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
