@@ -196,6 +196,44 @@ TEST(CliParameters, ASpaceTooBigForMemoryIsRefusedNamingItsSize) {
   EXPECT_TRUE(contains(r.output, "GB of memory available")) << r.output;
 }
 
+TEST(CliParameters, ExcludeObservedFromTheConfig) {
+  // "exclude_observed": true reaches the optimizer (and its saved state); a candidate told over
+  // the CLI is then never asked again; a non-boolean is refused naming the field.
+  TempDir dir;
+  write_file(dir.file("ligands.csv"), kLigands);
+  std::string cfg = kConfig;
+  cfg.insert(cfg.find('{') + 1, R"("exclude_observed": true, "initial_points": 0,)");
+  write_file(dir.file("cfg.json"), cfg);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  gpb::Optimizer opt = gpb::Optimizer::load(state);
+  EXPECT_TRUE(opt.options().exclude_observed);
+  const int n = opt.domain().size();
+  std::vector<int> all(static_cast<std::size_t>(n) - 1);
+  for (int j = 0; j + 1 < n; ++j) all[static_cast<std::size_t>(j)] = j;
+  opt.tell(all, std::vector<double>(all.size(), 1.0));  // every candidate but the last
+  opt.save(state);
+  const auto ask = run_cli("ask " + q(state) + " --out " + q(dir.file("p.csv")));
+  ASSERT_EQ(ask.exit_code, 0) << ask.output;
+  const auto rows = cells(read_file(dir.file("p.csv")));
+  ASSERT_EQ(rows.size(), 2u);
+  const gpb::ParameterSpace& space = *opt.domain().space();
+  const Eigen::VectorXd last = opt.domain().points().col(n - 1);
+  const std::vector<int> lv = space.decode(last.data());
+  std::vector<std::string> want;
+  for (std::size_t p = 0; p < lv.size(); ++p) want.push_back(space.parameters()[p].text(lv[p]));
+  EXPECT_EQ(rows[1], want);  // the one candidate not told
+  const auto again = run_cli("ask " + q(state));
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_TRUE(contains(again.output, "exclude_observed")) << again.output;
+  std::string bad = kConfig;
+  bad.insert(bad.find('{') + 1, R"("exclude_observed": "yes",)");
+  write_file(dir.file("bad.json"), bad);
+  const auto r = run_cli("init " + q(dir.file("bad.json")) + " " + q(dir.file("b.json")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "exclude_observed")) << r.output;
+}
+
 TEST(CliParameters, ListShowsTheParametersDomain) {
   const auto r = run_cli("list");
   ASSERT_EQ(r.exit_code, 0);
