@@ -1,7 +1,10 @@
 // The CLI on a "parameters" domain: init → ask (labels) → tell (labels) → best (labels), the
 // state file's round trip, descriptor tables from a CSV, bad configs naming the field (exit 2),
-// and `gpbandit list` showing the domain type.
+// and `gpbandit list` showing the domain type; `gpbandit run`'s results by label; a space too big
+// for memory refused before it is built.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <set>
 #include <sstream>
@@ -147,6 +150,88 @@ TEST(CliParameters, RunGivesTheCommandCandidatesByLabel) {
       EXPECT_TRUE(std::set<std::string>({"L1", "L2", "L3"}).count(rows[i][1]));
     }
   }
+  // evaluations.csv names the parameters and holds the very values and labels the command saw,
+  // in order, each with the y the command printed for them.
+  const auto evals = cells(read_file(dir.file("out/evaluations.csv")));
+  ASSERT_EQ(evals.size(), 7u);
+  EXPECT_EQ(evals[0], (std::vector<std::string>{"evaluation", "round", "index", "base", "ligand",
+                                                "conc", "temp", "y"}));
+  for (std::size_t e = 1; e < evals.size(); ++e) {
+    const auto& seen = rows[(e - 1) / 2 * 3 + 1 + (e - 1) % 2];
+    ASSERT_EQ(evals[e].size(), 8u);
+    EXPECT_EQ(std::vector<std::string>(evals[e].begin() + 3, evals[e].begin() + 7), seen);
+    EXPECT_EQ(evals[e][1], std::to_string((e - 1) / 2 + 1));  // the round
+    const double y = (seen[0] == "CsOAc") + (seen[1] == "L3") + std::stod(seen[2]);
+    EXPECT_NEAR(std::stod(evals[e][7]), y, 1e-12) << evals[e][7];
+  }
+  // summary.json's best x is the point by name: labels as strings, values as numbers.
+  const auto s = nlohmann::json::parse(read_file(dir.file("out/summary.json")));
+  const auto& x = s.at("best").at("x");
+  ASSERT_TRUE(x.is_object()) << x.dump();
+  EXPECT_TRUE(
+      std::set<std::string>({"KOAc", "CsOAc", "KOPiv"}).count(x.at("base").get<std::string>()));
+  EXPECT_TRUE(x.at("temp").is_number_integer()) << x.dump();
+  const double best =
+      (x.at("base") == "CsOAc") + (x.at("ligand") == "L3") + x.at("conc").get<double>();
+  EXPECT_NEAR(s.at("best").at("y").get<double>(), best, 1e-12) << s.dump();
+}
+
+TEST(CliParameters, ASpaceTooBigForMemoryIsRefusedNamingItsSize) {
+  // 8 slots of 14 labels, one-hot: 14^8 = 1 475 789 056 combinations of 112 features; an
+  // Optimizer would hold 16·112 + 33 bytes each, 2.7 TB. Refused before any allocation.
+  TempDir dir;
+  std::string params;
+  for (int p = 0; p < 8; ++p) {
+    params += std::string(p ? "," : "") + R"({"name": "s)" + std::to_string(p) +
+              R"(", "type": "categorical", "labels": [)";
+    for (int l = 0; l < 14; ++l) params += (l ? ",\"" : "\"") + std::to_string(l) + "\"";
+    params += "]}";
+  }
+  write_file(dir.file("cfg.json"),
+             R"({"domain": {"type": "parameters", "parameters": [)" + params + "]}}");
+  const auto r = run_cli("init " + q(dir.file("cfg.json")) + " " + q(dir.file("s.json")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "domain.parameters: the space has 1475789056 feasible"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "GB of memory available")) << r.output;
+}
+
+TEST(CliParameters, ExcludeObservedFromTheConfig) {
+  // "exclude_observed": true reaches the optimizer (and its saved state); a candidate told over
+  // the CLI is then never asked again; a non-boolean is refused naming the field.
+  TempDir dir;
+  write_file(dir.file("ligands.csv"), kLigands);
+  std::string cfg = kConfig;
+  cfg.insert(cfg.find('{') + 1, R"("exclude_observed": true, "initial_points": 0,)");
+  write_file(dir.file("cfg.json"), cfg);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  gpb::Optimizer opt = gpb::Optimizer::load(state);
+  EXPECT_TRUE(opt.options().exclude_observed);
+  const int n = opt.domain().size();
+  std::vector<int> all(static_cast<std::size_t>(n) - 1);
+  for (int j = 0; j + 1 < n; ++j) all[static_cast<std::size_t>(j)] = j;
+  opt.tell(all, std::vector<double>(all.size(), 1.0));  // every candidate but the last
+  opt.save(state);
+  const auto ask = run_cli("ask " + q(state) + " --out " + q(dir.file("p.csv")));
+  ASSERT_EQ(ask.exit_code, 0) << ask.output;
+  const auto rows = cells(read_file(dir.file("p.csv")));
+  ASSERT_EQ(rows.size(), 2u);
+  const gpb::ParameterSpace& space = *opt.domain().space();
+  const Eigen::VectorXd last = opt.domain().points().col(n - 1);
+  const std::vector<int> lv = space.decode(last.data());
+  std::vector<std::string> want;
+  for (std::size_t p = 0; p < lv.size(); ++p) want.push_back(space.parameters()[p].text(lv[p]));
+  EXPECT_EQ(rows[1], want);  // the one candidate not told
+  const auto again = run_cli("ask " + q(state));
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_TRUE(contains(again.output, "exclude_observed")) << again.output;
+  std::string bad = kConfig;
+  bad.insert(bad.find('{') + 1, R"("exclude_observed": "yes",)");
+  write_file(dir.file("bad.json"), bad);
+  const auto r = run_cli("init " + q(dir.file("bad.json")) + " " + q(dir.file("b.json")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "exclude_observed")) << r.output;
 }
 
 TEST(CliParameters, ListShowsTheParametersDomain) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/engine/domain.hpp"
 #include "gpbandit/error.hpp"
 
@@ -178,6 +179,29 @@ TEST(ParameterSpace, DomainComputesAnyRangeFromTheSpace) {
   EXPECT_TRUE(part.computes_points());
   EXPECT_EQ(part.points(), whole.points().middleCols(10, 10));
   EXPECT_EQ(part.points_of(30, 45), whole.points().middleCols(30, 15));  // not held: computed
+}
+
+TEST(ParameterSpace, AWholeDomainTooBigForMemoryIsRefusedBeforeAllocating) {
+  // 8 one-hot slots of 14 labels: 14^8 combinations × 112 features = 1.3 TB of encodings. The
+  // whole domain is refused with one error; a slice, and any block of it, still works.
+  std::vector<std::string> labels;
+  for (int l = 0; l < 14; ++l) labels.push_back("L" + std::to_string(l));
+  std::vector<Parameter> ps;
+  for (int p = 0; p < 8; ++p) ps.push_back(P::categorical("s" + std::to_string(p), labels));
+  auto s = std::make_shared<const ParameterSpace>(ps);
+  const std::size_t avail = gpb::available_host_memory();
+  if (avail == 0 || 8.0 * 112 * static_cast<double>(s->size()) <= static_cast<double>(avail))
+    GTEST_SKIP() << "this machine has " << avail << " bytes available (the check needs < 1.3 TB)";
+  try {
+    (void)Domain::from_space(s);
+    ADD_FAILURE() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("(112 × 1475789056 doubles) need"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("GB of memory available"), std::string::npos) << msg;
+  }
+  const Domain part = Domain::space_slice(s, 1000, 3000);
+  EXPECT_EQ(part.points_of(5'000'000, 5'000'010), s->encode_range(5'000'000, 5'000'010));
 }
 
 // 12 × 12 × 12 × 12 × 12 × 12 labels (≈ 3e6) × 6 × 5 values ≈ 9e7 → with 2 more integer

@@ -3,7 +3,12 @@ campaign metrics (issue #32, item 4). No third-party dependency beyond NumPy.
 
 A data set is the table of its feasible reactions (experiment_index.csv: one row per reaction,
 the SMILES of each component, numeric conditions, the yield). ``encode`` turns that table into
-one feature row per reaction; it is the one place to swap for the ParameterSpace API later.
+one feature row per reaction: one-hot through gpbandit's parameter API (``parameter_space``:
+each component a ``gpbandit.params.Categorical`` of its sorted labels, each numeric condition a
+``NumericalDiscrete`` of its values, the reactions encoded by ``ParameterSpace.to_engine``), the
+DFT encoding by this module's own principal components (``_dft_block``: not a descriptor table
+the parameter API standardises column by column). The one-hot encoding needs the gpbandit module
+(PYTHONPATH holding build/python); the rest needs only NumPy.
 """
 
 import csv
@@ -106,12 +111,22 @@ def _unit(v):
     return (v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)
 
 
-def _one_hot(labels):
-    names = sorted(set(labels))
-    pos = {s: i for i, s in enumerate(names)}
-    out = np.zeros((len(labels), len(names)))
-    out[np.arange(len(labels)), [pos[s] for s in labels]] = 1.0
-    return out
+def parameter_space(table):
+    """The table's parameters as a ``gpbandit.params.ParameterSpace``: each component a
+    categorical of its sorted labels (one-hot), each numeric condition the sorted values it takes.
+    Its product may hold combinations the table lacks (aryl amination: 4 140 for 3 955)."""
+    from gpbandit import params as gp
+
+    ps = [gp.Categorical(c, sorted(set(table.labels[c]))) for c in table.components]
+    ps += [gp.NumericalDiscrete(k, sorted(set(v.tolist()))) for k, v in table.numeric.items()]
+    return gp.ParameterSpace(ps)
+
+
+def _one_hot_rows(table):
+    """N × d: the table's reactions (in row order) encoded by parameter_space(table)."""
+    space = parameter_space(table)
+    cols = [table.labels[c] for c in table.components] + list(table.numeric.values())
+    return space.to_engine(list(zip(*cols)))
 
 
 def _dft_block(labels, table):
@@ -135,13 +150,14 @@ def _dft_block(labels, table):
 
 
 def encode(table, encoding):
-    """The N × d feature rows of a table's reactions: each component one-hot ("ohe") or by its
-    DFT descriptors ("dft", see _dft_block), then each numeric condition scaled to [0, 1]."""
+    """The N × d feature rows of a table's reactions: each component one-hot ("ohe",
+    parameter_space's encoding) or by its DFT descriptors ("dft", see _dft_block), then each
+    numeric condition scaled to [0, 1]."""
+    if encoding == "ohe":
+        return _one_hot_rows(table)
     blocks = []
     for c in table.components:
-        if encoding == "ohe":
-            blocks.append(_one_hot(table.labels[c]))
-        elif encoding == "dft":
+        if encoding == "dft":
             blocks.append(_dft_block(table.labels[c], table.dft(c)))
         else:
             raise ValueError(f"encoding: expected 'ohe' or 'dft', got {encoding!r}")

@@ -23,7 +23,8 @@ from verdict_rule import fmt, paired  # noqa: E402
 DATASETS = [("direct_arylation", "Direct arylation"), ("suzuki", "Suzuki–Miyaura"),
             ("aryl_amination", "Buchwald–Hartwig amination")]
 METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-mordred", "gpbandit-ohe-ucb",
-           "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen", "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise", "baybe-ohe",
+           "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen", "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise",
+           "gpbandit-ohe-hamming", "gpbandit-ohe-hamming-iso", "baybe-ohe",
            "baybe-mordred", "baybe-ecfp"]
 GPBANDIT = [m for m in METHODS if m.startswith("gpbandit")]
 PRIMARY = ["gpbandit-ohe", "gpbandit-dft"]  # the encodings; the rest are diagnostics

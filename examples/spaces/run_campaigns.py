@@ -45,6 +45,12 @@ METHODS = {
     "gpbandit-ohe-iso": ("gpbandit", "ohe", {"fit": {"ard": False}}),     # one lengthscale
     "gpbandit-ohe-ml": ("gpbandit", "ohe", {"fit": {"prior": False}}),    # maximum likelihood
     "gpbandit-ohe-noise": ("gpbandit", "ohe", {"fit": {"noise_floor": 0.05}}),  # noisy model
+    # Categorical kernels: SE on the one-hot features is a product over parameters of Hamming
+    # factors, exp(−1/(2ℓ_a²) − 1/(2ℓ_b²)) between labels a ≠ b of a parameter (ARD: one weight
+    # per label), exp(−H/ℓ²) with one lengthscale (H: the labels that differ). The numeric
+    # conditions (direct arylation only) then get SE too, not Matérn.
+    "gpbandit-ohe-hamming": ("gpbandit", "ohe", {"kernel": "se"}),
+    "gpbandit-ohe-hamming-iso": ("gpbandit", "ohe", {"kernel": "se", "fit": {"ard": False}}),
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
@@ -61,8 +67,8 @@ def run_random(table, seed, init, budget):
 class GpbanditRunner:
     """gpbandit.Optimizer on the encoded reactions (a finite candidate set) with its defaults:
     Matérn-5/2 ARD, y standardised, refitted after every tell, log EI, batches by GP-BUCB
-    hallucination of the pending points. A measured reaction is also told as failed (NaN): the
-    Optimizer then never asks for it again, while its real yield stays in the model."""
+    hallucination of the pending points; exclude_observed=True: a measured reaction is never
+    asked for again (as BayBE's allow_recommending_already_measured=False)."""
 
     def __init__(self, encoding, options=None):
         self.encoding, self.options = encoding, dict(options or {})
@@ -90,13 +96,12 @@ class GpbanditRunner:
             options.update(kernel=gpbandit.Kernel.matern(2.5, ell, ell), noise_variance=0.1,
                            fit_every=0)
             y = (y - y[init].mean()) / (y[init].std() or 1.0)
-        opt = gpbandit.Optimizer(X, seed=seed, threads=1, **options)
+        opt = gpbandit.Optimizer(X, seed=seed, threads=1, exclude_observed=True, **options)
         order, seconds = list(init), []
         batch = np.asarray(init, dtype=np.int64)
         while True:
             t0 = time.perf_counter()
             opt.tell(batch, y[batch])
-            opt.tell(batch, [None] * len(batch))  # measured: never to be asked again
             if len(order) >= budget:
                 break
             _, batch = opt.ask(min(self.q, budget - len(order)))

@@ -255,6 +255,11 @@ class Optimizer:
     ``refine`` (a dict: enabled, local_points, centres, starts, iterations; or False) controls the
     continuous refinement on a box. ``backend``: "auto", "cpu" or "cuda".
 
+    ``exclude_observed=True`` makes every suggestion a new experiment: ``ask`` never returns a
+    candidate already told (observed or failed; BayBE's
+    ``allow_recommending_already_measured=False``). By default an observed candidate may be asked
+    again (issuing ``gpbandit.ModelWarning``), which a noisy model may want.
+
     Told points outside the candidates' bounding box are refused (an ``InvalidArgument`` naming
     the point) unless ``allow_outside``; a told point within ``match_tolerance`` (relative to the
     candidates' extent) of an outstanding ask answers that ask, so points printed with 6
@@ -275,9 +280,12 @@ class Optimizer:
                  distinct=True, random_ties=True, seed=0, fit_every=None, fit=None, refine=None,
                  n_candidates=4096, domain_seed=None, backend="auto", threads=0,
                  memory_budget_bytes=0, capacity=256, allow_outside=False,
-                 match_tolerance=1e-5):
+                 match_tolerance=1e-5, exclude_observed=False):
         """Builds the candidate set, the surrogate and an empty posterior (options: see the
         class docstring). Raises InvalidArgument naming a bad option."""
+        if not isinstance(exclude_observed, (bool, np.bool_)):
+            raise TypeError(f"exclude_observed: expected True or False, got {exclude_observed!r}")
+        exclude_observed = bool(exclude_observed)
         spec, self._space = _domain_spec(domain, n_candidates,
                                          seed if domain_seed is None else domain_seed)
         if str(acquisition).lower() not in _ACQUISITIONS:
@@ -291,7 +299,8 @@ class Optimizer:
             spec, _kernel(kernel, lengthscale, variance, spec), noise_variance, str(acquisition),
             _beta(beta), xi, exact_max, features, minimize, initial_points, distinct, random_ties,
             seed, _fit(fit, fit_every), backend, threads, memory_budget_bytes, capacity,
-            str(initial_design), dict(refine), allow_outside, match_tolerance)
+            str(initial_design), dict(refine), allow_outside, match_tolerance,
+            exclude_observed)
 
     @classmethod
     def _wrap(cls, core, space=None):

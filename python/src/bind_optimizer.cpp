@@ -409,6 +409,9 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
           "minimize", [](const Optimizer& o) { return o.options().minimize; },
           "True when y is minimised")
       .def_property_readonly(
+          "exclude_observed", [](const Optimizer& o) { return o.options().exclude_observed; },
+          "True when ask() never returns a candidate already told")
+      .def_property_readonly(
           "allow_outside", [](const Optimizer& o) { return o.options().allow_outside; },
           "True when told points outside the candidates' bounding box are accepted")
       .def_property_readonly(
@@ -453,29 +456,30 @@ void bind_optimizer(py::module_& m) {
   bind_hyperfit(m);
   py::class_<Optimizer> c(m, "OptimizerCore",
                           "The C++ ask/tell optimizer behind gpbandit.Optimizer (use that)");
-  c.def(
-      py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
-                  const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
-                  int features, bool minimize, int initial_points, bool distinct, bool random_ties,
-                  std::uint64_t seed, const py::dict& fit, const std::string& backend, int threads,
-                  std::size_t memory_budget_bytes, int capacity, const std::string& initial_design,
-                  const py::dict& refine, bool allow_outside, double match_tolerance) {
-        OptimizerOptions o =
-            make_options(domain, kernel, noise_variance, acquisition, beta, xi, exact_max, features,
-                         minimize, initial_points, distinct, random_ties, seed, fit, backend,
-                         threads, memory_budget_bytes, capacity, initial_design, refine);
-        o.allow_outside = allow_outside;
-        o.match_tolerance = match_tolerance;
-        return without_gil([&] { return Optimizer(std::move(o)); });
-      }),
-      py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
-      py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
-      py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
-      py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
-      py::arg("memory_budget_bytes"), py::arg("capacity"), py::arg("initial_design") = "sobol",
-      py::arg("refine") = py::dict(), py::arg("allow_outside") = false,
-      py::arg("match_tolerance") = 1e-5,
-      "Every option of gpbandit.Optimizer, validated by the engine");
+  c.def(py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,
+                    const std::string& acquisition, const py::dict& beta, double xi, int exact_max,
+                    int features, bool minimize, int initial_points, bool distinct,
+                    bool random_ties, std::uint64_t seed, const py::dict& fit,
+                    const std::string& backend, int threads, std::size_t memory_budget_bytes,
+                    int capacity, const std::string& initial_design, const py::dict& refine,
+                    bool allow_outside, double match_tolerance, bool exclude_observed) {
+          OptimizerOptions o =
+              make_options(domain, kernel, noise_variance, acquisition, beta, xi, exact_max,
+                           features, minimize, initial_points, distinct, random_ties, seed, fit,
+                           backend, threads, memory_budget_bytes, capacity, initial_design, refine);
+          o.allow_outside = allow_outside;
+          o.match_tolerance = match_tolerance;
+          o.exclude_observed = exclude_observed;
+          return without_gil([&] { return Optimizer(std::move(o)); });
+        }),
+        py::arg("domain"), py::arg("kernel"), py::arg("noise_variance"), py::arg("acquisition"),
+        py::arg("beta"), py::arg("xi"), py::arg("exact_max"), py::arg("features"),
+        py::arg("minimize"), py::arg("initial_points"), py::arg("distinct"), py::arg("random_ties"),
+        py::arg("seed"), py::arg("fit"), py::arg("backend"), py::arg("threads"),
+        py::arg("memory_budget_bytes"), py::arg("capacity"), py::arg("initial_design") = "sobol",
+        py::arg("refine") = py::dict(), py::arg("allow_outside") = false,
+        py::arg("match_tolerance") = 1e-5, py::arg("exclude_observed") = false,
+        "Every option of gpbandit.Optimizer, validated by the engine");
   bind_optimizer_calls(c);
   bind_optimizer_state(c);
   m.def("config_kind", &config_kind, py::arg("json_text"),

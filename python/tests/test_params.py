@@ -134,3 +134,30 @@ def test_minimize_with_integer_and_categorical_dimensions_never_proposes_non_int
     for a, c, b in seen:
         assert isinstance(a, int) and 0 <= a <= 8 and c in ("a", "b", "c")
         assert isinstance(b, int) and -6 <= b <= 6
+
+
+def test_exclude_observed_never_asks_a_measured_combination_again():
+    space = edbo_like()
+    opt = g.Optimizer(space, acquisition="ucb", beta=1e-6, noise_variance=0.5, fit_every=0,
+                      exclude_observed=True, seed=1)
+    assert opt._core.exclude_observed
+    seen = []
+    for _ in range(len(space)):  # every feasible combination once, then none is left
+        p = opt.ask(1).points[0]
+        assert p not in seen
+        seen.append(p)
+        opt.tell(p, 1.0 if p["ligand"] == "L3" else 0.0)
+    with pytest.raises(g.InvalidArgument, match="exclude_observed"):
+        opt.ask(1)
+    with pytest.raises(TypeError, match="exclude_observed"):
+        g.Optimizer(space, exclude_observed="yes")
+
+
+def test_a_space_too_big_for_memory_is_refused_before_it_is_built():
+    # 8 one-hot slots of 14 labels: 14^8 combinations of 112 features, about 2.7 TB as an
+    # Optimizer's domain; refused at once with a ValueError naming the count.
+    labels = [f"L{i}" for i in range(14)]
+    space = gp.ParameterSpace([gp.Categorical(f"s{k}", labels) for k in range(8)])
+    assert len(space) == 14 ** 8
+    with pytest.raises(ValueError, match=r"domain.parameters: the space has 1475789056 feasible"):
+        g.Optimizer(space)

@@ -2,6 +2,7 @@
 
 #include "gpbandit/engine/domain.hpp"
 
+#include "gpbandit/engine/context.hpp"
 #include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/engine/parameter_space.hpp"
 
@@ -126,6 +127,17 @@ Domain Domain::space_slice(std::shared_ptr<const ParameterSpace> space, long lon
   GPB_EXPECTS(begin >= 0 && begin < end && end <= n,
               "domain: slice [" << begin << ", " << end << ") of a parameter space of " << n
                                 << " combinations is empty or out of range");
+  // Refused before the allocation: encodings whose 8·d·n bytes exceed the host memory available
+  // now (skipped where that cannot be read); docs/spaces.md, "Index and memory".
+  const double bytes = 8.0 * space->encoded_dim() * static_cast<double>(end - begin);
+  const std::size_t avail = available_host_memory();
+  GPB_EXPECTS(avail == 0 || bytes <= static_cast<double>(avail),
+              "domain: the encodings of the parameter space's combinations ["
+                  << begin << ", " << end << ") (" << space->encoded_dim() << " × " << end - begin
+                  << " doubles) need " << bytes / 1e9 << " GB, more than the "
+                  << static_cast<double>(avail) / 1e9
+                  << " GB of memory available; take a smaller slice (Domain::space_slice) or "
+                     "compute blocks (Domain::points_of, ParameterSpace::encode_range)");
   Domain dom(space->encode_range(begin, end));
   dom.begin_ = begin;
   dom.total_ = n;

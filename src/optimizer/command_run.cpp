@@ -106,11 +106,54 @@ CommandRun parse_run(const std::string& path, const std::string& text, std::stri
   return r;
 }
 
-/// evaluations.csv: evaluation, round, candidate index (−1 off the set), x0.., y.
+/// evaluations.csv of a parameter space: evaluation, round, index, one column per parameter
+/// (its value or label, as `gpbandit ask` writes them), y.
+std::string labelled_evaluations_csv(const ParameterSpace& space, const Eigen::MatrixXd& x,
+                                     const std::vector<double>& y, const std::vector<int>& idx,
+                                     int q) {
+  const auto& ps = space.parameters();
+  std::string out = "evaluation,round,index";
+  for (const Parameter& p : ps) out += "," + p.name;
+  out += ",y\n";
+  char buf[32];
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    out += std::to_string(i + 1) + "," + std::to_string(i / q + 1) + "," +
+           std::to_string(idx[static_cast<std::size_t>(i)]);
+    const Eigen::VectorXd xi = x.row(i).transpose();
+    const std::vector<int> lv = space.decode(xi.data());
+    for (std::size_t p = 0; p < ps.size(); ++p) out += "," + ps[p].text(lv[p]);
+    std::snprintf(buf, sizeof buf, "%.17g", y[static_cast<std::size_t>(i)]);
+    out += "," + std::string(buf) + "\n";
+  }
+  return out;
+}
+
+/// A parameter space's point as JSON: {name: value (a number) or label (a string)}.
+json labelled_point(const ParameterSpace& space, const Eigen::VectorXd& x) {
+  const std::vector<int> lv = space.decode(x.data());
+  json out = json::object();
+  for (std::size_t p = 0; p < space.parameters().size(); ++p) {
+    const Parameter& par = space.parameters()[p];
+    const auto l = static_cast<std::size_t>(lv[p]);
+    if (par.type == Parameter::Type::Categorical) {
+      out[par.name] = par.labels[l];
+    } else if (par.type == Parameter::Type::Integer) {
+      out[par.name] = static_cast<long long>(par.values[l]);
+    } else {
+      out[par.name] = par.values[l];
+    }
+  }
+  return out;
+}
+
+/// evaluations.csv: evaluation, round, candidate index (−1 off the set), x0.., y; on a parameter
+/// space the parameters by name instead of x0...
 std::string evaluations_csv(const Optimizer& opt, int q) {
   const Eigen::MatrixXd x = opt.observed_points();
   const std::vector<double> y = opt.observed_values();
   const std::vector<int> idx = opt.observed_indices();
+  if (const ParameterSpace* space = opt.domain().space())
+    return labelled_evaluations_csv(*space, x, y, idx, q);
   Eigen::MatrixXd rows(x.rows(), x.cols() + 4);
   std::vector<std::string> header{"evaluation", "round", "index"};
   for (Eigen::Index j = 0; j < x.cols(); ++j) header.push_back("x" + std::to_string(j));
@@ -123,6 +166,12 @@ std::string evaluations_csv(const Optimizer& opt, int q) {
     rows(i, x.cols() + 3) = y[static_cast<std::size_t>(i)];
   }
   return csv_text(rows, header);
+}
+
+/// summary.json's best "x": the coordinates, or on a parameter space {name: value or label}.
+json best_x(const Optimizer& opt, const Eigen::VectorXd& x) {
+  if (const ParameterSpace* space = opt.domain().space()) return labelled_point(*space, x);
+  return std::vector<double>(x.data(), x.data() + x.size());
 }
 
 /// A point as text: its coordinates, or on a parameter space its values and labels by name.
@@ -338,7 +387,7 @@ CommandRunResult run_command_config(const std::string& config, const std::string
                       {"goal", r.options.minimize ? "minimize" : "maximize"},
                       {"best",
                        {{"y", b.value},
-                        {"x", std::vector<double>(b.point.data(), b.point.data() + b.point.size())},
+                        {"x", best_x(opt, b.point)},
                         {"index", b.index},
                         {"evaluation", b.observation + 1}}},
                       {"kernel", opt.options().kernel.describe()},

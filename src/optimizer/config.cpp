@@ -402,6 +402,7 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
   o.sobol_design = design == "sobol";
   if (root.contains("refine")) o.refine = parse_refine(c, root["refine"]);
   o.distinct = boolean(c, root, "distinct", "", true);
+  o.exclude_observed = boolean(c, root, "exclude_observed", "", false);
   const std::string ties = str(c, root, "tie_break", "", "random");
   if (ties != "random" && ties != "lowest")
     c.fail("tie_break", "must be random or lowest, got '" + ties + "'");
@@ -433,38 +434,40 @@ json options_to_json(const OptimizerOptions& o) {
     a["features"] = o.acquisition.features;
   }
   const FitOptions& f = o.fit;
-  return {{"domain", domain_json(o.domain)},
-          {"kernel", kernel_json(o.kernel)},
-          {"noise_variance", o.noise_variance},
-          {"acquisition", a},
-          {"goal", o.minimize ? "minimize" : "maximize"},
-          {"initial_points", o.initial_points},
-          {"initial_design", o.sobol_design ? "sobol" : "random"},
-          {"refine",
-           {{"enabled", o.refine.enabled},
-            {"local_points", o.refine.local_points},
-            {"centres", o.refine.centres},
-            {"starts", o.refine.starts},
-            {"iterations", o.refine.iterations}}},
-          {"distinct", o.distinct},
-          {"tie_break", o.random_ties ? "random" : "lowest"},
-          {"seed", o.seed},
-          {"capacity", o.capacity},
-          {"allow_outside", o.allow_outside},
-          {"match_tolerance", o.match_tolerance},
-          {"fit",
-           {{"every", f.every},
-            {"min_observations", f.min_observations},
-            {"ard", f.ard},
-            {"restarts", f.restarts},
-            {"max_rows", f.max_rows},
-            {"normalize", f.normalize},
-            {"unit_inputs", f.unit_inputs},
-            {"prior", f.prior},
-            {"noise_floor", f.noise_floor},
-            {"warm_start", f.warm_start},
-            {"restarts_every", f.restarts_every}}},
-          {"backend", backend_name(o.context.backend)}};
+  json j = {{"domain", domain_json(o.domain)},
+            {"kernel", kernel_json(o.kernel)},
+            {"noise_variance", o.noise_variance},
+            {"acquisition", a},
+            {"goal", o.minimize ? "minimize" : "maximize"},
+            {"initial_points", o.initial_points},
+            {"initial_design", o.sobol_design ? "sobol" : "random"},
+            {"refine",
+             {{"enabled", o.refine.enabled},
+              {"local_points", o.refine.local_points},
+              {"centres", o.refine.centres},
+              {"starts", o.refine.starts},
+              {"iterations", o.refine.iterations}}},
+            {"distinct", o.distinct},
+            {"tie_break", o.random_ties ? "random" : "lowest"},
+            {"seed", o.seed},
+            {"capacity", o.capacity},
+            {"allow_outside", o.allow_outside},
+            {"match_tolerance", o.match_tolerance},
+            {"fit",
+             {{"every", f.every},
+              {"min_observations", f.min_observations},
+              {"ard", f.ard},
+              {"restarts", f.restarts},
+              {"max_rows", f.max_rows},
+              {"normalize", f.normalize},
+              {"unit_inputs", f.unit_inputs},
+              {"prior", f.prior},
+              {"noise_floor", f.noise_floor},
+              {"warm_start", f.warm_start},
+              {"restarts_every", f.restarts_every}}},
+            {"backend", backend_name(o.context.backend)}};
+  if (o.exclude_observed) j["exclude_observed"] = true;  // absent = false: older states read alike
+  return j;
 }
 
 json optimizer_identity(const OptimizerOptions& o) {
@@ -495,8 +498,8 @@ std::string config_kind(const std::string& json_text) {
     const bool command = o.is_object() && (o.contains("cmd") || o.value("type", "") == "command");
     if (command) return "command";
   }
-  for (const char* key : {"acquisition", "goal", "initial_points", "distinct", "tie_break",
-                          "capacity", "fit", "allow_outside", "match_tolerance"}) {
+  for (const char* key : {"acquisition", "goal", "initial_points", "distinct", "exclude_observed",
+                          "tie_break", "capacity", "fit", "allow_outside", "match_tolerance"}) {
     if (root.contains(key)) return root.contains("objective") ? "command" : "optimizer";
   }
   // A domain and nothing to run on it (no objective, policies or experiment): the smallest

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <utility>
 
 #include "engine/detail/quiet_recompute.hpp"
+#include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/error.hpp"
 #include "optimizer/state.hpp"
 
@@ -60,6 +63,26 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(r.iterations >= 1, "refine.iterations must be >= 1, got " << r.iterations);
 }
 
+/// Refuses, before anything is allocated, a parameter space whose whole-domain form would not fit
+/// the host memory available now (the check is skipped where that cannot be read).
+void check_space_fits(const DomainSpec& spec) {
+  if (spec.kind != DomainSpec::Kind::Parameters || !spec.space) return;
+  const double need = Optimizer::space_bytes(*spec.space);
+  const std::size_t avail = available_host_memory();
+  if (avail == 0 || need <= static_cast<double>(avail)) return;
+  std::ostringstream os;
+  os.precision(3);
+  os << "domain.parameters: the space has " << spec.space->size() << " feasible combinations of "
+     << spec.space->encoded_dim()
+     << " encoded features; an Optimizer over it holds their encodings twice (the domain and "
+        "the posterior) and 33 bytes of posterior state per combination: "
+     << need / 1e9 << " GB, more than the " << static_cast<double>(avail) / 1e9
+     << " GB of memory available. Shrink the space (constraints, fewer levels, descriptor "
+        "tables with fewer columns than one-hot labels) or score it in blocks without an "
+        "Optimizer (ParameterSpace::encode_range, as bench/space_scale.py does)";
+  throw InvalidArgument(os.str());
+}
+
 /// The box of the domain (its bounds, or the candidates' bounding box), as lower corner and
 /// per-axis extent (1 where the extent is 0).
 void unit_box(const DomainSpec& spec, const Domain& dom, Eigen::VectorXd& lower,
@@ -94,6 +117,7 @@ std::uint64_t hash_point(const double* x, int d) {
 // ---------------------------------------------------------------- State
 
 Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
+  check_space_fits(opt.domain);
   domain = opt.domain.build();
   n = domain.size();
   d = domain.dim();
@@ -294,6 +318,11 @@ void Optimizer::State::maybe_refit() {
 
 // ---------------------------------------------------------------- Optimizer
 
+double Optimizer::space_bytes(const ParameterSpace& space) {
+  const double n = static_cast<double>(space.size());
+  return n * (16.0 * space.encoded_dim() + 33.0);
+}
+
 Optimizer::Optimizer(OptimizerOptions options) : s_(std::make_unique<State>(std::move(options))) {
   s_->flush_warnings();
 }
@@ -318,8 +347,9 @@ AskResult Optimizer::ask(int q) {
   s.sync(true);
   const int total = s.post->size();
   std::vector<std::uint8_t> excluded;
+  const bool observed = s.opt.exclude_observed && !s.obs_point.empty();
   if (total > s.n || (s.opt.distinct && !s.outstanding.empty()) || (s.opt.distinct && q > 1) ||
-      !s.failed.empty()) {
+      !s.failed.empty() || observed) {
     excluded.assign(static_cast<std::size_t>(total), 0);
     std::fill(excluded.begin() + s.n, excluded.end(), std::uint8_t{1});
     for (const int p : s.failed) excluded[static_cast<std::size_t>(p)] = 1;
@@ -327,6 +357,17 @@ AskResult Optimizer::ask(int q) {
       for (const OutstandingAsk& a : s.outstanding)
         excluded[static_cast<std::size_t>(a.candidate)] = 1;
     }
+    if (observed) {
+      for (const int p : s.obs_point) excluded[static_cast<std::size_t>(p)] = 1;
+    }
+  }
+  if (s.opt.exclude_observed) {
+    const auto free = std::count(excluded.begin(), excluded.begin() + (excluded.empty() ? 0 : s.n),
+                                 std::uint8_t{0});
+    const long long left = excluded.empty() ? s.n : static_cast<long long>(free);
+    GPB_EXPECTS(q <= left, "ask: q = " << q << " but only " << left << " of the " << s.n
+                                       << " candidates are neither observed, failed nor "
+                                          "outstanding (exclude_observed)");
   }
   AskResult out;
   out.points.resize(q, s.d);

@@ -25,6 +25,8 @@ std::vector<ParamDoc> top_level() {
        "sobol (the Sobol prefix of a sobol or box domain) | random: the initial design"},
       {"refine", "object", "{}", "continuous refinement on a box domain (optimizer_refine)"},
       {"distinct", "boolean", "true", "never ask again a candidate asked and not yet told"},
+      {"exclude_observed", "boolean", "false",
+       "never ask a candidate already told (observed or failed): every suggestion is new"},
       {"tie_break", "string", "\"random\"", "random | lowest: exact argmax ties"},
       {"seed", "integer", "0", "master seed of tie-breaks, draws and fits"},
       {"capacity", "integer", "256", "posterior rows reserved up front (>= 1; grows as needed)"},

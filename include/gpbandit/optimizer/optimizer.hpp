@@ -249,6 +249,12 @@ struct OptimizerOptions {
   RefineOptions refine;
   /// ask() never returns a candidate that was asked for and not yet told (also within a batch).
   bool distinct = true;
+  /// ask() never returns a candidate that was already told (observed, or failed): every
+  /// suggestion is a new experiment (BayBE's allow_recommending_already_measured = False). For
+  /// finite domains, where a noise-free measurement is not worth repeating; on a Box the Sobol
+  /// candidates are excluded, refined points off them are not checked. false: an observed
+  /// candidate may be asked again (a noisy model may want a replicate).
+  bool exclude_observed = false;
   /// Break exact argmax ties uniformly at random (else the lowest index).
   bool random_ties = true;
   /// Master seed: tie-breaks, Thompson draws, random picks, fits (counter-based Philox streams).
@@ -326,9 +332,16 @@ struct BestObservation {
 class Optimizer {
  public:
   /// Builds the candidate set, the Context and an empty posterior.
-  /// @throws InvalidArgument naming the bad option; NoCudaBuildError / CudaError for a CUDA
-  /// request that cannot be served.
+  /// @throws InvalidArgument naming the bad option, or, for a parameter space whose
+  /// space_bytes() exceed the host memory available now, "domain.parameters: ..." naming the
+  /// feasible count, the bytes and what to do (checked before anything is allocated);
+  /// NoCudaBuildError / CudaError for a CUDA request that cannot be served.
   explicit Optimizer(OptimizerOptions options);
+  /// Bytes an Optimizer over `space` holds at least, whatever its memory budget: the d×N
+  /// encodings twice (the domain and the posterior's copy, 16·d·N) and 33·N of per-candidate
+  /// state (the kernel diagonal, μ, σ², the acquisition's scores, the exclusion mask); V comes
+  /// on top unless the posterior runs in recompute mode. O(1).
+  static double space_bytes(const ParameterSpace& space);
   /// Releases the posterior and the Context.
   ~Optimizer();
   /// Moves the whole state; the moved-from object may only be destroyed or assigned.
