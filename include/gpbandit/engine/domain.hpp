@@ -86,10 +86,12 @@ class Domain {
   /// (8·d·N bytes: the FinitePosterior reads points()); a slice (space_slice) holds only its
   /// range, and points_of() computes any range from the space (ParameterSpace::encode_range), as a
   /// grid does, so slices and block-wise evaluation never need the whole d×N.
-  /// @throws InvalidArgument if space is null or has more than 2^31 − 1 feasible combinations.
+  /// @throws InvalidArgument if space is null, has more than 2^31 − 1 feasible combinations, or
+  /// its 8·d·N bytes of encodings exceed the host memory available (checked before allocating).
   static Domain from_space(std::shared_ptr<const ParameterSpace> space);
   /// The candidates [begin, end) of from_space(space), computed without the others.
-  /// @throws InvalidArgument as from_space(), or if not 0 ≤ begin < end ≤ N.
+  /// @throws InvalidArgument as from_space() (the memory check on 8·d·(end − begin) bytes), or if
+  /// not 0 ≤ begin < end ≤ N.
   static Domain space_slice(std::shared_ptr<const ParameterSpace> space, long long begin,
                             long long end);
   /// The parameter space of a from_space() / space_slice() domain (null otherwise).
