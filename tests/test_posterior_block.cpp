@@ -142,6 +142,9 @@ TEST(PosteriorBlock, AfterAddedCandidatesTheRowsKeepTheirStride) {
     ASSERT_NEAR(grown.mean(0)[a], full.mean(0)[a], 1e-10) << "candidate " << a;
     ASSERT_NEAR(grown.variance(0)[a], full.variance(0)[a], 1e-10) << "candidate " << a;
   }
+  // apply_rows (Vᵀ B, the pathwise draws' product) reads V with the same stride.
+  const Eigen::MatrixXd B = Eigen::MatrixXd::Random(60, 3);
+  EXPECT_LT((grown.apply_rows(0, B) - full.apply_rows(0, B)).cwiseAbs().maxCoeff(), 1e-10);
 }
 
 TEST(PosteriorBlock, ReorderedGridWithLazyBlocks) {
