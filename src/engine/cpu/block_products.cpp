@@ -7,7 +7,10 @@ namespace gpb::detail {
 
 bool block_products_avx2() {
 #if defined(GPB_BLOCK_AVX2)
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool yes = [] {
+    __builtin_cpu_init();  // safe before libgcc's own initialisation (static initialisers)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
   return yes;
 #else
   return false;
