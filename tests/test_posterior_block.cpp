@@ -104,6 +104,49 @@ TEST(PosteriorBlock, FingerprintsEagerAndLazy) {
   }
 }
 
+TEST(PosteriorBlock, LargeFingerprintPoolOverSeveralChunks) {
+  // 5000 candidates of 2048 bits: the block products split them into 3 chunks of 2048 rows over
+  // 2 threads, and the Tanimoto kernel columns run the AVX2 tile (with each row's bit count).
+  PosteriorOptions o;
+  o.noise_variance = 0.05;
+  o.capacity = 160;
+  o.lazy = false;
+  const Domain dom = Domain::fingerprints(gpb::Fingerprints::random(5000, 2048, 0.04, 11));
+  expect_block_equals_sequential(dom, Kernel::tanimoto(0.9), o, 150, 70);
+}
+
+TEST(PosteriorBlock, AfterAddedCandidatesTheRowsKeepTheirStride) {
+  // add_candidates widens V's rows past the candidates held (ncap > n); later blocks must write
+  // and read V with that stride. Reference: one posterior that held every candidate from the
+  // start, fed the same batches.
+  const Context ctx = gpb::test::make_cpu_context(2);
+  const Domain all = Domain::grid({0, 0}, {1, 1}, {24, 24});  // 576 candidates
+  const int first = 500;
+  const Domain part = Domain::from_points(all.points().leftCols(first));
+  PosteriorOptions o;
+  o.noise_variance = 1e-2;
+  o.capacity = 16;
+  o.lazy = false;
+  const Kernel k = Kernel::se(0.2);
+  FinitePosterior grown(ctx, k, part, 1, o), full(ctx, k, all, 1, o);
+  std::vector<int> idx;
+  std::vector<double> y;
+  draw(first, 60, 29, idx, y);
+  grown.observe_batch(30, idx.data(), y.data());
+  full.observe_batch(30, idx.data(), y.data());
+  grown.add_candidates(all.points().rightCols(all.size() - first));
+  grown.observe_batch(30, idx.data() + 30, y.data() + 30);
+  full.observe_batch(30, idx.data() + 30, y.data() + 30);
+  ASSERT_EQ(grown.size(), all.size());
+  for (int a = 0; a < all.size(); ++a) {
+    ASSERT_NEAR(grown.mean(0)[a], full.mean(0)[a], 1e-10) << "candidate " << a;
+    ASSERT_NEAR(grown.variance(0)[a], full.variance(0)[a], 1e-10) << "candidate " << a;
+  }
+  // apply_rows (Vᵀ B, the pathwise draws' product) reads V with the same stride.
+  const Eigen::MatrixXd B = Eigen::MatrixXd::Random(60, 3);
+  EXPECT_LT((grown.apply_rows(0, B) - full.apply_rows(0, B)).cwiseAbs().maxCoeff(), 1e-10);
+}
+
 TEST(PosteriorBlock, ReorderedGridWithLazyBlocks) {
   PosteriorOptions o;
   o.noise_variance = 1e-3;

@@ -17,6 +17,7 @@ SUITES = [("enamine10k-atompair", "Enamine 10k", "atom pair"),
           ("enamine10k-morgan", "Enamine 10k", "Morgan"),
           ("enamine50k-atompair", "Enamine 50k", "atom pair"),
           ("enamine50k-atompair-greedy", "Enamine 50k", "atom pair"),
+          ("enamine50k-morgan-greedy", "Enamine 50k", "Morgan"),
           ("enamine50k-morgan", "Enamine 50k", "Morgan")]
 
 # MolPAL's best reported surrogate per library (percentage of the top-1 % scores found after 6 %,

@@ -5,6 +5,7 @@
 // the UCB argmax over the slice in cpu/posterior_argmax.cpp.
 #include <memory>
 
+#include "engine/cpu/block_products.hpp"
 #include "engine/cpu/posterior_argmax.hpp"
 #include "engine/cpu/posterior_state.hpp"
 #include "engine/detail/posterior_backend.hpp"
@@ -138,12 +139,18 @@ class CpuPosterior final : public detail::PosteriorBackend {
     const int t = s.rows, n = s.n;
     Eigen::MatrixXd internal(n, B.cols());
     if (!s.recompute) {
+      // V's rows are ncap apart (≥ n once candidates were added).
       if (s.mixed) {
-        const Eigen::Map<const Eigen::MatrixXf> v(s.vrow<float>(run, 0), n, t);
+        const Eigen::Map<const Eigen::MatrixXf, 0, Eigen::OuterStride<>> v(
+            s.vrow<float>(run, 0), n, t, Eigen::OuterStride<>(s.ncap));
         internal.noalias() = v.cast<double>() * B;
-      } else {
-        const Eigen::Map<const Eigen::MatrixXd> v(s.vrow<double>(run, 0), n, t);
-        internal.noalias() = v * B;
+      } else {  // −(0 − V·B): the block update's parallel product (block_products.hpp)
+        internal.setZero();
+        const Eigen::MatrixXd b = B;
+        detail::block_sub_product(n, t, static_cast<int>(b.cols()), s.vrow<double>(run, 0), s.ncap,
+                                  b.data(), t, internal.data(), n,
+                                  s.threads_for(2.0 * n * t * static_cast<double>(b.cols())));
+        internal = -internal;
       }
     } else {  // rebuild V chunk by chunk (the recompute mode's rows), multiply, drop
       const detail::RunRows& rr = s.runs[static_cast<std::size_t>(run)];

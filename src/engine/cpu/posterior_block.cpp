@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/cpu/block_products.hpp"
 #include "engine/cpu/fingerprint_block.hpp"
 #include "engine/cpu/posterior_state.hpp"
 
@@ -123,21 +124,18 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
     }
   }
   rows = t + q;
-  // The new rows of V over the candidates held: one GEMM and one TRSM per run.
+  // The new rows of V over the candidates held: one GEMM and one TRSM per run. Rows of V are
+  // ncap apart (≥ n once candidates were added).
+  const long ld = ncap;
   for (int r = 0; r < R; ++r) {
     const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;
-    Eigen::Map<Eigen::MatrixXd> vnew(vrow<double>(r, t), n, q);
-    kernel_columns(eval, points.data(), n, c + t + 1, w, q, d, vnew.data(), n, threads);
-    if (t > 0) {
-      const Eigen::Map<const Eigen::MatrixXd> vold(vrow<double>(r, 0), n, t);
-      const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> C(c, t, q,
-                                                                         Eigen::OuterStride<>(w));
-      vnew.noalias() -= vold * C;
-    }
-    factors[static_cast<std::size_t>(r)]
-        .lbb.transpose()
-        .triangularView<Eigen::Upper>()
-        .solveInPlace<Eigen::OnTheRight>(vnew);
+    double* vnew = vrow<double>(r, t);
+    kernel_columns(eval, points.data(), n, c + t + 1, w, q, d, vnew, ld, threads);
+    const int nt_dense = threads_for(2.0 * n * q * std::max(t, q));
+    // V_old (n×t) times C (t×q, the old rows at the batch), then the solve by L_bbᵀ.
+    block_sub_product(n, t, q, vrow<double>(r, 0), ld, c, w, vnew, ld, nt_dense);
+    const Eigen::MatrixXd& lbb = factors[static_cast<std::size_t>(r)].lbb;
+    block_solve_lower_transposed(n, q, lbb.data(), q, vnew, ld, nt_dense);
     // σ² and μ, row after row per candidate, as the rows' own updates would apply them.
     const RunRows& run = runs[static_cast<std::size_t>(r)];
     double* s2 = s2_of(r);
@@ -147,7 +145,7 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
     for (int b = 0; b < blocks; ++b) {
       const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
       for (int i = 0; i < q; ++i) {
-        const double* v = vnew.data() + static_cast<long>(i) * n + j0;
+        const double* v = vnew + static_cast<long>(i) * ld + j0;
         const double alpha = run.alpha[static_cast<std::size_t>(t + i)];
         for (int k = 0; k < len; ++k) {
           s2[j0 + k] = var_step(s2[j0 + k], v[k]);
