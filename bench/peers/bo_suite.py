@@ -316,7 +316,8 @@ def paired_table(results, s, problems, seeds, peers):
         peer = others[0][1]
         d = paired(results, "gpbandit", peer, p, seeds)
         text, word = verdict(d)
-        word = {"a lower": "gpbandit better", "a higher": f"{bp.LABELS[peer]} better"}.get(word, word)
+        word = {"a lower": "gpbandit better",
+                "a higher": f"{bp.LABELS[peer]} better"}.get(word, word)
         lines.append(f"| {p.label} | {bp.LABELS[peer]} | {len(d)} | {text} | "
                      f"{int((d < 0).sum())} / {int((d > 0).sum())} | {word} |")
     return lines
@@ -325,13 +326,18 @@ def paired_table(results, s, problems, seeds, peers):
 def ablation_table(results, problems, seeds):
     names = ["gpbandit"] + [f"gpbandit:{v}" for v in ABLATION]
     s = summary(results, names, problems, seeds)
-    head = ("| gpbandit with | " + " | ".join(p.label for p in problems) + " | mean rank | "
-            "paired Δlog10 regret vs the defaults (mean ± SE; lower / higher at 2 SE) |")
+    head = ("| gpbandit with | " + " | ".join(p.label for p in problems)
+            + " | mean rank (where run) | paired Δlog10 regret vs the defaults (mean ± SE; "
+            "lower / higher at 2 SE) |")
     lines = [head, "|---|" + "---|" * (len(problems) + 2)]
     rank_sum = {n: 0.0 for n in names}
     for p in problems:
         for n, r in ranks({n: s[p.key][n][0] for n in names if n in s[p.key]}).items():
             rank_sum[n] += r
+    def mean_rank(n):
+        ran = sum(n in s[p.key] for p in problems)
+        return f"{rank_sum[n] / ran:.2f}" if ran else "—"
+
     for n in names:
         cells = [fmt(s[p.key][n][0]) if n in s[p.key] else "—" for p in problems]
         label = "the defaults" if n == "gpbandit" else n.split(":", 1)[1]
@@ -342,7 +348,7 @@ def ablation_table(results, problems, seeds):
                 text, word = verdict(d)
                 mark = {"a lower": " lower", "a higher": " higher"}.get(word, "")
                 pairs.append(f"{p.label} {text}{mark}")
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | {rank_sum[n] / max(1, sum(n in s[p.key] for p in problems)):.2f} | "
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {mean_rank(n)} | "
                      + ("; ".join(pairs) or "—") + " |")
     return lines
 
