@@ -45,6 +45,7 @@ ABLATION = {
     "random initial design": {"initial_point_generator": "random"},
     "UCB (Srinivas schedule)": {"acq_func": "LCB"},
     "PI": {"acq_func": "PI"},
+    "output warp (fit.warp: the bad tail Box-Cox compressed)": {"fit": {"warp": True}},
 }
 
 
@@ -113,7 +114,8 @@ def run_all(results, names, problems, seeds, calls_of, options_of, rerun, jobs, 
                                   "options": options_of(name)}))
     groups = {}
     for k, task in tasks:
-        groups.setdefault((task["optimizer"], task["problem"], k.split("|")[0]), []).append((k, task))
+        groups.setdefault((task["optimizer"], task["problem"], k.split("|")[0],
+                           task["seed"] // ARGS.chunk), []).append((k, task))
     print(f"bo_suite: {len(tasks)} runs to do in {len(groups)} processes", file=sys.stderr)
     done = 0
     started = time.monotonic()
@@ -125,6 +127,7 @@ def run_all(results, names, problems, seeds, calls_of, options_of, rerun, jobs, 
             for k, r in out.items():
                 results[k] = {"values": [float(f"{v:.10g}") for v in r["values"]],
                               "recommended": r["recommended"], "seconds": round(r["seconds"], 4)}
+                WRITTEN.add(k)
             done += len(group)
             if err is not None:
                 print(f"bo_suite: {group[0][0]} ...: {err}", file=sys.stderr)
@@ -133,9 +136,15 @@ def run_all(results, names, problems, seeds, calls_of, options_of, rerun, jobs, 
             save(results)
 
 
+WRITTEN = set()  # the keys this process ran: the only ones it writes over what is on disk
+
+
 def save(results):
     """Writes the results file, merged with what is on disk now (several runs of this script,
-    e.g. one per optimiser, may share the file; a run never drops another's results)."""
+    e.g. one per optimiser, may share the file; a run never drops another's results, nor writes
+    its stale copy of a run another process repeated since: only the runs it made itself go over
+    the file's). Atomic: a temporary file, synced, renamed over the old one, so a kill leaves
+    the old file or the new one, never a torn one."""
     if ARGS.smoke:
         return
     import fcntl
@@ -146,11 +155,13 @@ def save(results):
         if os.path.exists(ARGS.results):
             with open(ARGS.results) as f:
                 merged = json.load(f)
-        merged.update(results)
+        merged.update({k: results[k] for k in WRITTEN})
         results.update(merged)
         tmp = ARGS.results + f".{os.getpid()}.tmp"
         with open(tmp, "w") as f:
             json.dump(merged, f, sort_keys=True, separators=(",", ":"))
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, ARGS.results)
 
 
@@ -274,19 +285,71 @@ def readme_lines(s, problems, peers):
     return lines
 
 
+def paired(results, a, b, problem, seeds):
+    """log10 regret of a minus b over the seeds both ran (regrets floored at 1e-12)."""
+    keys = [(key_of(a, problem.key, sd, problem.calls), key_of(b, problem.key, sd, problem.calls))
+            for sd in seeds]
+    return np.array([np.log10(max(final_regret(results[ka], problem), 1e-12))
+                     - np.log10(max(final_regret(results[kb], problem), 1e-12))
+                     for ka, kb in keys if ka in results and kb in results])
+
+
+def verdict(d):
+    """(mean ± standard error text, verdict) of paired differences d (a − b, lower: a better),
+    by the two-standard-error rule."""
+    if len(d) < 2:
+        return "—", "too few shared seeds"
+    m, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+    word = "a lower" if m < -2 * se else "a higher" if m > 2 * se else "no difference"
+    return f"{m:+.2f} ± {se:.2f}", word
+
+
+def paired_table(results, s, problems, seeds, peers):
+    """gpbandit against the best peer (lowest median) of each function, on their shared seeds."""
+    lines = ["| function | best peer | shared seeds | mean Δlog10 regret ± SE | gpbandit lower / "
+             "higher | verdict (2 SE) |", "|---|---|---|---|---|---|"]
+    for p in problems:
+        row = s[p.key]
+        others = sorted((row[n][0], n) for n in peers if n in row)
+        if "gpbandit" not in row or not others:
+            continue
+        peer = others[0][1]
+        d = paired(results, "gpbandit", peer, p, seeds)
+        text, word = verdict(d)
+        word = {"a lower": "gpbandit better",
+                "a higher": f"{bp.LABELS[peer]} better"}.get(word, word)
+        lines.append(f"| {p.label} | {bp.LABELS[peer]} | {len(d)} | {text} | "
+                     f"{int((d < 0).sum())} / {int((d > 0).sum())} | {word} |")
+    return lines
+
+
 def ablation_table(results, problems, seeds):
     names = ["gpbandit"] + [f"gpbandit:{v}" for v in ABLATION]
     s = summary(results, names, problems, seeds)
-    head = "| gpbandit with | " + " | ".join(p.label for p in problems) + " | mean rank |"
-    lines = [head, "|---|" + "---|" * (len(problems) + 1)]
+    head = ("| gpbandit with | " + " | ".join(p.label for p in problems)
+            + " | mean rank (where run) | paired Δlog10 regret vs the defaults (mean ± SE; "
+            "lower / higher at 2 SE) |")
+    lines = [head, "|---|" + "---|" * (len(problems) + 2)]
     rank_sum = {n: 0.0 for n in names}
     for p in problems:
         for n, r in ranks({n: s[p.key][n][0] for n in names if n in s[p.key]}).items():
             rank_sum[n] += r
+    def mean_rank(n):
+        ran = sum(n in s[p.key] for p in problems)
+        return f"{rank_sum[n] / ran:.2f}" if ran else "—"
+
     for n in names:
         cells = [fmt(s[p.key][n][0]) if n in s[p.key] else "—" for p in problems]
         label = "the defaults" if n == "gpbandit" else n.split(":", 1)[1]
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | {rank_sum[n] / len(problems):.2f} |")
+        pairs = []
+        for p in problems:
+            d = paired(results, n, "gpbandit", p, seeds) if n != "gpbandit" else []
+            if len(d) >= 2:
+                text, word = verdict(d)
+                mark = {"a lower": " lower", "a higher": " higher"}.get(word, "")
+                pairs.append(f"{p.label} {text}{mark}")
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {mean_rank(n)} | "
+                     + ("; ".join(pairs) or "—") + " |")
     return lines
 
 
@@ -319,7 +382,12 @@ def doc_bodies(results, seeds):
             + f" runs of {len(problems) * len(seeds)}); lower is better, the best median in bold. "
             "Seconds per call: CPU time of the whole run over its calls, single-threaded. "
             "Generated by `" + command + "`.\n\n"
-            + "\n".join(table) + "\n\n" + " ".join(goal_lines(s, problems, bp.PEERS)) + "\n")
+            + "\n".join(table) + "\n\n" + " ".join(goal_lines(s, problems, bp.PEERS)) + "\n\n"
+            "Paired against the best peer of each function (the lowest median above): the mean "
+            "over the seeds both ran of log10(gpbandit's final regret) − log10(the peer's) "
+            "(regrets floored at 1e-12) ± its standard error, the seeds where gpbandit ended "
+            "lower / higher, and the verdict when the mean is more than two standard errors from "
+            "0.\n\n" + "\n".join(paired_table(results, s, problems, seeds, bp.PEERS)) + "\n")
     abl = ablation_table(results, problems, seeds)  # (only where a file has the region)
     return {"bo-suite": body, "bo-suite-lines": "\n".join(readme_lines(s, problems, bp.PEERS)) + "\n",
             "bo-suite-ablation": "\n".join(abl) + "\n"}
@@ -387,10 +455,14 @@ def main():
     ap.add_argument("--problems", nargs="*")
     ap.add_argument("--optimizers", nargs="*")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--chunk", type=int, default=10,
+                    help="seeds per process (each process's results are saved when it ends)")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--results", default=RESULTS)
     ap.add_argument("--rerun", nargs="*", default=[])
     ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--variants", nargs="*",
+                    help="with --ablation: only the ABLATION entries whose name starts so")
     ap.add_argument("--update-docs", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--plot")
@@ -423,7 +495,8 @@ def main():
     names = [n for n in names if n not in missing]
     options_of = lambda name: {}  # noqa: E731
     if ARGS.ablation:
-        names = ["gpbandit"] + [f"gpbandit:{v}" for v in ABLATION]
+        names = ["gpbandit"] + [f"gpbandit:{v}" for v in ABLATION if not ARGS.variants
+                                or any(v.startswith(w) for w in ARGS.variants)]
         options_of = lambda name: ABLATION.get(name.split(":", 1)[1], {}) if ":" in name else {}  # noqa: E731,E501
     worst = bp.check_twins()
     if worst is not None and worst > 1e-6:  # BoTorch keeps Hartmann's constants in float32

@@ -194,7 +194,7 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
             model["beta"] = float(kappa) ** 2
         if str(acq_optimizer).lower() == "sampling":
             model["refine"] = False
-        elif n_restarts_optimizer is not None:
+        elif n_restarts_optimizer is not None and model.get("refine", True) is not False:
             refine = dict(model.get("refine") or {})
             refine.setdefault("starts", _count("n_restarts_optimizer", n_restarts_optimizer, 0))
             model["refine"] = refine

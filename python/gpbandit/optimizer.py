@@ -46,7 +46,7 @@ class Best(collections.namedtuple("Best", ["x", "y", "index", "observation"])):
 
 _KERNELS = {"se": "se", "rbf": "se", "matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
 _ACQUISITIONS = ("ei", "logei", "ucb", "lcb", "pi", "ts", "random")
-_FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize",
+_FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize", "warp",
              "unit_inputs", "prior", "noise_floor", "warm_start", "restarts_every")
 
 

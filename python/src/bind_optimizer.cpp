@@ -181,6 +181,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       f.unit_inputs = v.cast<bool>();
     } else if (key == "prior") {
       f.prior = v.cast<bool>();
+    } else if (key == "warp") {
+      f.warp = v.cast<bool>();
     } else if (key == "noise_floor") {
       f.noise_floor = v.cast<double>();
     } else if (key == "warm_start") {
@@ -191,7 +193,7 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       throw InvalidArgument(
           "fit." + key +
           ": unknown key (every, min_observations, ard, restarts, max_rows, "
-          "normalize, unit_inputs, prior, noise_floor, warm_start, restarts_every)");
+          "normalize, warp, unit_inputs, prior, noise_floor, warm_start, restarts_every)");
     }
   }
 }

@@ -93,7 +93,7 @@ int Optimizer::State::choose(std::vector<std::uint8_t>& excluded) {
   if (a.kind != AcquisitionKind::Ucb) {
     double incumbent = num_obs() > 0 ? kNegInf : 0.0;  // best posterior mean observed
     for (int p : obs_point) incumbent = std::max(incumbent, mu[p]);
-    rule.threshold = incumbent + a.xi / y_scale;
+    rule.threshold = incumbent + a.xi * warp.slope(warp.top) / y_scale;
   }
   Eigen::VectorXd score(n);
   double top = kNegInf;

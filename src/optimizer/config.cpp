@@ -251,6 +251,7 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   f.restarts = static_cast<int>(integer(c, o, "restarts", "fit.", f.restarts, 0, 1000));
   f.max_rows = static_cast<int>(integer(c, o, "max_rows", "fit.", f.max_rows, 2, 100000));
   f.normalize = boolean(c, o, "normalize", "fit.", f.normalize);
+  f.warp = boolean(c, o, "warp", "fit.", f.warp);
   f.unit_inputs = boolean(c, o, "unit_inputs", "fit.", f.unit_inputs);
   f.prior = boolean(c, o, "prior", "fit.", f.prior);
   f.noise_floor = num(c, o, "noise_floor", "fit.", f.noise_floor);
@@ -460,6 +461,7 @@ json options_to_json(const OptimizerOptions& o) {
               {"restarts", f.restarts},
               {"max_rows", f.max_rows},
               {"normalize", f.normalize},
+              {"warp", f.warp},
               {"unit_inputs", f.unit_inputs},
               {"prior", f.prior},
               {"noise_floor", f.noise_floor},

@@ -21,10 +21,11 @@ HyperFit Optimizer::State::fit() {
   if (f.unit_inputs) {
     X = (X.rowwise() - unit_lower.transpose()) * unit_width.cwiseInverse().asDiagonal();
   }
-  Eigen::VectorXd y(t);
-  for (int i = 0; i < t; ++i) y[i] = sign() * obs_y[static_cast<std::size_t>(i)];
   double offset = 0.0, scale = 1.0;
-  standardization(offset, scale);
+  detail::OutputWarp w;
+  standardization(offset, scale, w);
+  Eigen::VectorXd y(t);
+  for (int i = 0; i < t; ++i) y[i] = w.forward(sign() * obs_y[static_cast<std::size_t>(i)]);
   HyperFitOptions ho;
   ho.kernel = type;
   ho.ard = f.ard && d > 1;
@@ -69,6 +70,7 @@ HyperFit Optimizer::State::fit() {
   opt.noise_variance = res.theta.noise_variance;
   y_offset = offset;
   y_scale = scale;
+  warp = w;
   ++fits;
   obs_at_last_fit = t;
   dirty = true;

@@ -267,21 +267,40 @@ void Optimizer::State::record(const double* x, double y, int p) {
   if (it != outstanding.end()) outstanding.erase(it);
 }
 
-void Optimizer::State::standardization(double& offset, double& scale) const {
+void Optimizer::State::standardization(double& offset, double& scale, detail::OutputWarp& w) const {
   offset = 0.0;
   scale = 1.0;
+  w = detail::OutputWarp();
   const int t = num_obs();
-  if (!opt.fit.normalize || t == 0) return;
+  if (t == 0) return;
+  std::vector<double> g(static_cast<std::size_t>(t));
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = sign() * obs_y[i];
+  if (opt.fit.warp) {
+    w = detail::OutputWarp::choose(g);
+    for (double& v : g) v = w.forward(v);
+  }
+  if (!opt.fit.normalize) return;
   double sum = 0.0;
-  for (int i = 0; i < t; ++i) sum += sign() * obs_y[static_cast<std::size_t>(i)];
+  for (double v : g) sum += v;
   offset = sum / t;
   double ss = 0.0;
-  for (int i = 0; i < t; ++i) {
-    const double u = sign() * obs_y[static_cast<std::size_t>(i)] - offset;
-    ss += u * u;
-  }
+  for (double v : g) ss += (v - offset) * (v - offset);
   const double sd = std::sqrt(ss / t);
   scale = sd > 0 && std::isfinite(sd) ? sd : 1.0;
+}
+
+void Optimizer::State::to_y_units(Eigen::VectorXd& mean, Eigen::VectorXd& variance) const {
+  if (warp.identity()) {
+    mean = (sign() * (y_offset + y_scale * mean.array())).matrix();
+    variance *= y_scale * y_scale;
+    return;
+  }
+  for (Eigen::Index i = 0; i < mean.size(); ++i) {  // the warp's inverse; variance to first order
+    const double g = warp.inverse(y_offset + y_scale * mean[i]);
+    const double s = y_scale / warp.slope(g);
+    mean[i] = sign() * g;
+    variance[i] *= s * s;
+  }
 }
 
 void Optimizer::State::mark_failed(int p) {
@@ -296,12 +315,15 @@ void Optimizer::State::mark_failed(int p) {
 void Optimizer::State::maybe_refit() {
   const FitOptions& f = opt.fit;
   const int t = num_obs();
-  if (fits == 0 && f.normalize && f.every > 0 && t > 0) {  // fits will come: standardise now
+  if (fits == 0 && (f.normalize || f.warp) && f.every > 0 && t > 0) {  // fits will come: now
     double offset = 0, scale = 1;
-    standardization(offset, scale);
-    if (offset != y_offset || scale != y_scale) {
+    detail::OutputWarp w;
+    standardization(offset, scale, w);
+    if (offset != y_offset || scale != y_scale || w.lambda != warp.lambda || w.top != warp.top ||
+        w.knee != warp.knee) {
       y_offset = offset;
       y_scale = scale;
+      warp = w;
       dirty = true;
       thompson.invalidate();
     }
@@ -486,8 +508,7 @@ Prediction predict_locked(Optimizer::State& s, const Eigen::Ref<const Eigen::Mat
   s.sync(false);
   Prediction p;
   s.predict_model(points, s.post->rows() - s.post->pending(), p.mean, p.variance);
-  p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
-  p.variance *= s.y_scale * s.y_scale;
+  s.to_y_units(p.mean, p.variance);
   return p;
 }
 
@@ -518,8 +539,7 @@ Prediction Optimizer::predict_candidates() const {
     } else {
       p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);
       p.variance = Eigen::Map<const Eigen::VectorXd>(s.post->variance(0), s.n);
-      p.mean = (s.sign() * (s.y_offset + s.y_scale * p.mean.array())).matrix();
-      p.variance *= s.y_scale * s.y_scale;
+      s.to_y_units(p.mean, p.variance);
     }
   }
   s.flush_warnings();

@@ -93,6 +93,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                 {"restarts", "integer", "5", "random L-BFGS-B starts besides the default"},
                 {"max_rows", "integer", "2000", "observations a fit uses (a seeded subsample)"},
                 {"normalize", "boolean", "true", "standardise y after every tell"},
+                {"warp", "boolean", "false",
+                 "Box-Cox compression of y's bad tail beyond its median (exponent fitted)"},
                 {"unit_inputs", "boolean", "true", "fit in the domain's unit box"},
                 {"prior", "boolean", "true",
                  "log-normal priors: lengthscales (dimension-scaled), noise (near interpolation)"},

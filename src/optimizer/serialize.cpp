@@ -150,7 +150,10 @@ json state_json(const Optimizer::State& s) {
       {"format", kFormat},
       {"version", kVersion},
       {"config", detail::options_to_json(s.opt)},
-      {"model", {{"y_offset", s.y_offset}, {"y_scale", s.y_scale}}},
+      {"model",
+       {{"y_offset", s.y_offset},
+        {"y_scale", s.y_scale},
+        {"warp", {{"lambda", s.warp.lambda}, {"top", s.warp.top}, {"knee", s.warp.knee}}}}},
       {"observations", {{"x", rows_json(s.obs_x, s.d)}, {"y", s.obs_y}, {"point", s.obs_point}}},
       {"extras", rows_json(s.extras, s.d)},
       {"failed", s.failed},
@@ -180,6 +183,15 @@ void restore_records(Optimizer::State& s, const json& j) {
   s.y_offset = field<double>(m, "model", "y_offset");
   s.y_scale = field<double>(m, "model", "y_scale");
   GPB_EXPECTS(s.y_scale > 0, "state: model.y_scale must be > 0");
+  if (m.contains("warp")) {  // states written before the output warp have none
+    const json& w = member(m, "model", "warp");
+    s.warp.lambda = field<double>(w, "model.warp", "lambda");
+    s.warp.top = field<double>(w, "model.warp", "top");
+    s.warp.knee = field<double>(w, "model.warp", "knee");
+    GPB_EXPECTS(
+        s.warp.lambda >= 0 && s.warp.lambda <= 1 && s.warp.knee > 0 && std::isfinite(s.warp.top),
+        "state: model.warp: lambda must be in [0, 1], knee > 0, top finite");
+  }
   const json& o = member(j, "", "observations");
   s.obs_x = flat_rows(member(o, "observations", "x"), s.d, "observations.x");
   s.obs_y = field<std::vector<double>>(o, "observations", "y");

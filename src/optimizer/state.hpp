@@ -34,6 +34,7 @@
 #include "gpbandit/rng.hpp"
 #include "optimizer/surrogate.hpp"
 #include "optimizer/thompson.hpp"
+#include "optimizer/warp.hpp"
 
 namespace gpb {
 
@@ -94,9 +95,10 @@ struct Optimizer::State {
   int tr_success = 0, tr_failure = 0;
   double tr_best = 0.0;  ///< best sign·y told so far (valid once there is an observation)
 
-  // The model's units: g = (sign·y − y_offset) / y_scale, sign = −1 when minimising.
+  // The model's units: g = (warp(sign·y) − y_offset) / y_scale, sign = −1 when minimising.
   double y_offset = 0.0;
   double y_scale = 1.0;
+  detail::OutputWarp warp;  ///< the identity unless FitOptions::warp (chosen with the offset)
 
   // Random streams (Philox positions are saved).
   std::vector<Rng> tiebreak;  ///< one stream (FinitePosterior::ucb_argmax takes a vector)
@@ -119,7 +121,7 @@ struct Optimizer::State {
   double sign() const { return opt.minimize ? -1.0 : 1.0; }
   /// Observation i's y in the model's units.
   double model_y(int i) const {
-    return (sign() * obs_y[static_cast<std::size_t>(i)] - y_offset) / y_scale;
+    return (warp.forward(sign() * obs_y[static_cast<std::size_t>(i)]) - y_offset) / y_scale;
   }
   /// Coordinates of posterior point p (a candidate or an extra).
   const double* point(int p) const {
@@ -168,8 +170,11 @@ struct Optimizer::State {
   /// Refits when FitOptions::every says so (failures are kept in last_fit_error); before the
   /// first fit, re-standardises y after every tell (FitOptions::normalize).
   void maybe_refit();
-  /// offset and scale that standardise sign·y over the observations (0, 1 without normalize).
-  void standardization(double& offset, double& scale) const;
+  /// The output warp (FitOptions::warp; else the identity), then the offset and scale that
+  /// standardise the warped sign·y over the observations (0, 1 without normalize).
+  void standardization(double& offset, double& scale, detail::OutputWarp& w) const;
+  /// Maps the model's mean and variance at some points back to the units of y.
+  void to_y_units(Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
   /// Appends x (d values) as an extra point and, unless a rebuild is due, grows the posterior by
   /// it. Returns its posterior point index.
   int add_extra(const double* x);

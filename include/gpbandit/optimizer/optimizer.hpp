@@ -204,6 +204,12 @@ struct FitOptions {
   /// those units, and predictions are mapped back. With every = 0 the kernel and noise stay in
   /// the units of y until fit_hyperparameters() is called.
   bool normalize = true;
+  /// Warp y before standardising it: the distance below the best observation is kept up to its
+  /// median and Box-Cox compressed beyond, the exponent chosen by maximum likelihood in [0, 1]
+  /// at every fit (1, the identity, where the bad tail is not heavy). It compresses the bad tail
+  /// of heavy-tailed objectives (Rosenbrock: 1 .. 1e6); predictions are mapped back through its
+  /// inverse (the variance to first order).
+  bool warp = false;
   /// Fit in unit coordinates: each axis scaled by the extent of the domain (the box of a Grid,
   /// Sobol or Box domain; the candidates' bounding box for point sets), so that the lengthscale
   /// prior means the same on every problem. False: the fitter standardises each input column by
