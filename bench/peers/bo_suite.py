@@ -279,7 +279,11 @@ def readme_lines(s, problems, peers):
         if "gpbandit" not in row:
             continue
         others = sorted((row[n][0], n) for n in peers if n in row)
-        peer = f", best peer {bp.LABELS[others[0][1]]} {fmt(others[0][0])}" if others else ""
+        full = row["gpbandit"][3]  # runs per optimiser: a peer with fewer is marked with its count
+        ran = ", ".join(bp.LABELS[n] + (f" {row[n][3]} seeds" if row[n][3] < full else "")
+                        for n in peers if n in row)
+        peer = (f", best peer {bp.LABELS[others[0][1]]} {fmt(others[0][0])} (of those run: {ran})"
+                if others else "")
         lines.append(f"- {p.label} ({p.dim}-d, {p.calls} calls): gpbandit {fmt(row['gpbandit'][0])}"
                      f"{peer}")
     return lines
