@@ -55,11 +55,15 @@ void expect_matches(const ParameterSpace& s, const std::vector<std::vector<int>>
   std::set<long long> raws;
   for (long long k = 0; k < s.size(); ++k) raws.insert(s.raw_of(k));
   for (long long r = 0; r < s.raw_size(); ++r)
-    if (!raws.count(r)) EXPECT_EQ(s.feasible_of(r), -1) << "raw " << r;
+    if (!raws.count(r)) {
+      EXPECT_EQ(s.feasible_of(r), -1) << "raw " << r;
+    }
   // encode_range equals encode, column by column, for every start.
   const Eigen::MatrixXd all = s.encode_range(0, s.size());
   for (long long k = 0; k < s.size(); ++k) EXPECT_EQ(all.col(k), s.encode(k));
-  if (s.size() > 3) EXPECT_EQ(s.encode_range(2, s.size() - 1), all.middleCols(2, s.size() - 3));
+  if (s.size() > 3) {
+    EXPECT_EQ(s.encode_range(2, s.size() - 1), all.middleCols(2, s.size() - 3));
+  }
 }
 
 TEST(ParameterSpace, UnconstrainedIsTheMixedRadixProduct) {
