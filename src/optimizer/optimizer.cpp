@@ -319,8 +319,7 @@ void Optimizer::State::maybe_refit() {
     double offset = 0, scale = 1;
     detail::OutputWarp w;
     standardization(offset, scale, w);
-    if (offset != y_offset || scale != y_scale || w.lambda != warp.lambda || w.top != warp.top ||
-        w.knee != warp.knee) {
+    if (offset != y_offset || scale != y_scale || w != warp) {
       y_offset = offset;
       y_scale = scale;
       warp = w;

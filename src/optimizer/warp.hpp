@@ -16,6 +16,10 @@ struct OutputWarp {
   double knee = 1.0;    ///< r beyond which the warp compresses (> 0)
 
   bool identity() const { return lambda >= 1.0; }
+  bool operator==(const OutputWarp& o) const {
+    return lambda == o.lambda && top == o.top && knee == o.knee;
+  }
+  bool operator!=(const OutputWarp& o) const { return !(*this == o); }
   /// The warped value: top − r for r ≤ knee, top − knee·(1 + BoxCox(r / knee; λ)) beyond.
   double forward(double g) const;
   /// d forward / d g (> 0).
