@@ -9,8 +9,8 @@
 # first FAIL, else "PASS: gpu kit"). Exit code 0 only on PASS. Ends within GPB_KIT_DEADLINE_S
 # (default 540 s) on a 16-core machine: later stages shrink their timeouts to what is left.
 #
-# Files under $OUT (8): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
-# bench_batch.json, bench.log, botorch.jsonl.
+# Files under $OUT (≤ 11): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
+# bench_batch.json, bench.log, botorch.jsonl, pool_scale.log, pool_scale_cuda_{1000000,10000000}.json.
 set -uo pipefail
 # shellcheck source=tools/gpu/kit_lib.sh
 source "$(dirname "$0")/../tools/gpu/kit_lib.sh"
@@ -85,6 +85,33 @@ else
   else
     kit_verdict "FAIL: BoTorch peer exited with $rc after $cells cells (124 = timeout; see bench.log)"
   fi
+fi
+
+# The fingerprint pool of bench/pool_scale.py on the CUDA path (issue #31 item 3): Tanimoto kernel,
+# block updates and a 1 % batch ask at N = 10^6, then 10^7; an extra stage (SKIP, never FAIL,
+# when the Python module cannot be built here or the time is gone).
+pool_scale() {  # N T STEP CAP
+  local t0=$SECONDS budget
+  budget=$(kit_budget "$4")
+  if ((budget < 30)); then
+    kit_say "SKIP: pool scale N = $1 (only $(kit_left) s left)"
+    return 1
+  fi
+  PYTHONUNBUFFERED=1 timeout "$budget" python3 bench/pool_scale.py --build "$KIT_BUILD" \
+    --backend cuda --n "$1" --t "$2" --step "$3" --recompute --generator bytes \
+    --out "$out/pool_scale_cuda_$1.json" >>"$out/pool_scale.log" 2>&1
+  local rc=$?
+  if ((rc == 0)); then
+    kit_verdict "PASS: pool scale N = $1 in $((SECONDS - t0)) s (pool_scale_cuda_$1.json)"
+  else
+    kit_verdict "FAIL: pool scale N = $1 exited with $rc (124 = timeout; see pool_scale.log)"
+  fi
+}
+: >"$out/pool_scale.log"
+if ((SECONDS + 120 < KIT_DEADLINE)) && kit_python_module "$out/pool_scale.log"; then
+  pool_scale 1000000 2000 500 90 && pool_scale 10000000 400 200 120
+else
+  kit_say "SKIP: pool scale (no Python module, or under 120 s left)"
 fi
 
 table=$(mktemp)

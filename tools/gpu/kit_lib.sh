@@ -267,3 +267,29 @@ kit_find_tool() {
   done
   return 1
 }
+
+# kit_python_module LOG: adds the Python module to $KIT_BUILD (reconfigure with GPB_BUILD_PYTHON=ON
+# for the python3 on PATH, pybind11 from that Python) and builds it. An extra stage: it says
+# "SKIP: …" (never FAIL) when that Python has no headers or pybind11, and switches the module
+# off again when the configure fails, so the build folder stays as the gpu tests used it.
+kit_python_module() {
+  local log=$1 py t0=$SECONDS
+  py=$(command -v python3) || {
+    kit_say "SKIP: Python module: no python3 on PATH"
+    return 1
+  }
+  if ! "$py" -c 'import os, sysconfig, pybind11; assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' >>"$log" 2>&1; then
+    kit_say "SKIP: Python module: $py lacks pybind11 or its C headers (Python.h)"
+    return 1
+  fi
+  if ! cmake -S "$KIT_ROOT" -B "$KIT_BUILD" -DGPB_BUILD_PYTHON=ON -DPython_EXECUTABLE="$py" >>"$log" 2>&1; then
+    cmake -S "$KIT_ROOT" -B "$KIT_BUILD" -DGPB_BUILD_PYTHON=OFF >>"$log" 2>&1
+    kit_say "SKIP: Python module: configure failed (see $(basename "$log"))"
+    return 1
+  fi
+  if ! timeout "$(kit_budget 120)" cmake --build "$KIT_BUILD" -j "$KIT_JOBS" --target _gpbandit >>"$log" 2>&1; then
+    kit_say "SKIP: Python module: build failed or timed out (see $(basename "$log"))"
+    return 1
+  fi
+  kit_say "PASS: Python module built in $((SECONDS - t0)) s"
+}
