@@ -75,9 +75,8 @@ class Run:
                      "ask_cpu_s": c2 - c1, "batch_s": t2 - t0, "batch_cpu_s": c2 - c0}
 
 
-def run_protocol(gb, rf, args, words, reward, seed_run):
+def run_protocol(gb, rf, args, words, reward, k, seed_run):
     n = len(reward)
-    k = max(1, math.floor(0.01 * n))
     order = np.argsort(-reward, kind="stable")
     top = np.zeros(n, dtype=bool)
     top[order[:k]] = True
@@ -206,12 +205,14 @@ def main():
     words = np.load(npy)
     reward = -rf.read_scores(os.path.join(DATA, lib), "score")
     load = os.getloadavg()[0]
-    runs = [run_protocol(gb, rf, args, words, reward, r) for r in range(args.runs)]
+    with open(os.path.join(ROOT, "examples", "pools", f"enamine{args.library}-atompair.json")) as f:
+        top_k = json.load(f).get("top_k", max(1, math.floor(0.01 * len(reward))))  # README's k
+    runs = [run_protocol(gb, rf, args, words, reward, top_k, r) for r in range(args.runs)]
     out = {"command": "python3 bench/pool_precision.py " + " ".join(sys.argv[1:]),
            "host": f"{os.cpu_count()} cores, {platform.machine()}", "threads": args.threads,
            "load_before": load, "load_after": os.getloadavg()[0], "library": args.library,
            "fingerprint": args.fingerprint, "n": len(reward),
-           "top_k": max(1, math.floor(0.01 * len(reward))), "runs": runs}
+           "top_k": top_k, "runs": runs}
     text = json.dumps(out, indent=1)
     print(text)
     path = args.out or os.path.join(HERE, f"pool_precision-{args.library}.json")
