@@ -62,7 +62,7 @@ struct ContextOptions {
   double min_parallel_work = kDefaultMinParallelWork;
   /// Storage of the posterior's V in incremental mode, on the CPU and on CUDA (Mixed: float
   /// values, sums accumulated in double except the CPU block update's GEMM/TRSM, which run in
-  /// float; halves V's bytes and memory; μ and σ² agree with Double to about 1e-6 relative, not
+  /// float; halves V's bytes and memory; μ and σ² agree with Double to about 1e-5 relative, not
   /// bit for bit). Recompute mode is always double.
   Precision precision = Precision::Double;
   /// CUDA device ordinal (ignored on CPU). With a sharded communicator each rank uses device

@@ -151,7 +151,7 @@ class FinitePosterior {
   /// columns i = 0..q−1 in order (rows appended in that order), up to rounding. CPU incremental
   /// mode: the q new rows of V come from one matrix product and one triangular solve over the
   /// candidates, V_new = L_bb⁻¹ (K(X_b, D) − L_b· V), in float when V is (Precision::Mixed: μ, σ²
-  /// within 1e-5·v of double, tested); L_b· holds the old rows at the batch's candidates, L_bb is
+  /// about 1e-5 from double); L_b· holds the old rows at the batch's candidates, L_bb is
   /// the Cholesky factor of the batch's posterior covariance plus λI (observe()'s pivot floor):
   /// O(q·t·N) in GEMM/TRSM rather than q rank-one passes, O(q·(t + q)·R) doubles shared when
   /// sharded. Recompute mode and CUDA apply the rows one by one. Only allowed when no row is
