@@ -61,9 +61,9 @@ struct ContextOptions {
   /// saves, above all on a loaded machine). 0 = every loop uses every thread (benchmarks).
   double min_parallel_work = kDefaultMinParallelWork;
   /// Storage of the posterior's V in incremental mode, on the CPU and on CUDA (Mixed: float
-  /// values, every sum accumulated in double; halves the bytes a round reads, and V's memory;
-  /// μ and σ² then agree with Double to about 1e-6 relative, not bit for bit). Recompute mode is
-  /// always double.
+  /// values, sums accumulated in double except the CPU block update's GEMM/TRSM, which run in
+  /// float; halves V's bytes and memory; μ and σ² agree with Double to about 1e-5 relative, not
+  /// bit for bit). Recompute mode is always double.
   Precision precision = Precision::Double;
   /// CUDA device ordinal (ignored on CPU). With a sharded communicator each rank uses device
   /// (device + node-local rank) mod the number of devices: one GPU per rank on each node.

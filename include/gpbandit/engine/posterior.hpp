@@ -149,13 +149,13 @@ class FinitePosterior {
   /// Observes a batch of q rewards per run as one block update: index and y are R×q, run-major
   /// (index[r·q + i], y[r·q + i]); the same posterior as q calls of observe() with the batch's
   /// columns i = 0..q−1 in order (rows appended in that order), up to rounding. CPU incremental
-  /// mode (V in double): the q new rows of V come from one matrix product and one triangular
-  /// solve over the candidates, V_new = L_bb⁻¹ (K(X_b, D) − L_b· V), where L_b· holds the old rows
-  /// at the batch's candidates and L_bb is the Cholesky factor of the batch's posterior
-  /// covariance plus λI (with observe()'s pivot floor): O(q·t·N) in GEMM/TRSM rather than q rank-
-  /// one passes, O(q·(t + q)·R) doubles shared when sharded. Recompute mode, mixed precision and
-  /// CUDA apply the q rows one after the other (the same arithmetic as observe()). Only allowed
-  /// when no row is pending. @throws InvalidArgument if q < 1, on a bad index or a non-finite y.
+  /// mode: the q new rows of V come from one matrix product and one triangular solve over the
+  /// candidates, V_new = L_bb⁻¹ (K(X_b, D) − L_b· V), in float when V is (Precision::Mixed: μ, σ²
+  /// about 1e-5 from double); L_b· holds the old rows at the batch's candidates, L_bb is
+  /// the Cholesky factor of the batch's posterior covariance plus λI (observe()'s pivot floor):
+  /// O(q·t·N) in GEMM/TRSM rather than q rank-one passes, O(q·(t + q)·R) doubles shared when
+  /// sharded. Recompute mode and CUDA apply the rows one by one. Only allowed when no row is
+  /// pending. @throws InvalidArgument if q < 1, on a bad index or a non-finite y.
   void observe_batch(int q, const int* index, const double* y);
   /// Hallucinates candidate index[r] for every run: σ² update only.
   void add_pending(const int* index);

@@ -17,7 +17,17 @@ void sub_product(long n, int t, int q, const double* a, long lda, const double* 
   block_baseline::sub_product(n, t, q, a, lda, b, ldb, c, ldc, threads);
 }
 
+void sub_product(long n, int t, int q, const float* a, long lda, const float* b, long ldb, float* c,
+                 long ldc, int threads) {
+  block_baseline::sub_product(n, t, q, a, lda, b, ldb, c, ldc, threads);
+}
+
 void solve_lower_transposed(long n, int q, const double* l, long ldl, double* x, long ldx,
+                            int threads) {
+  block_baseline::solve_lower_transposed(n, q, l, ldl, x, ldx, threads);
+}
+
+void solve_lower_transposed(long n, int q, const float* l, long ldl, float* x, long ldx,
                             int threads) {
   block_baseline::solve_lower_transposed(n, q, l, ldl, x, ldx, threads);
 }

@@ -6,7 +6,9 @@
 // L_bb is the Cholesky factor of K_bb − CᵀC + λI computed exactly as observe() would compute the
 // rows one by one (the same recurrence, var_step clamping and pivot floor). The new rows of V over
 // the candidates held are then V_new = L_bb⁻¹ (K(X_b, D) − Cᵀ V_old): a GEMM of (n×t)·(t×q) and a
-// TRSM of n×q by q×q, instead of q passes of O(n·t) each.
+// TRSM of n×q by q×q, instead of q passes of O(n·t) each. When V is stored in float
+// (Precision::Mixed) the GEMM and the TRSM run in single precision (float sums: about twice the
+// double rate, half the bytes); the batch's factor block, α, μ and σ² stay in double.
 #include <Eigen/Core>
 #include <Eigen/Dense>
 
@@ -77,6 +79,74 @@ BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int 
   return f;
 }
 
+/// Candidates per kernel-column chunk of the float path (its double scratch: chunk·q doubles).
+constexpr long kFloatKernelChunk = 8192;
+
+/// The new rows of run r in double: V_new = (K(D, X_b) − V_old·C) L_bb⁻ᵀ, written in place over
+/// the rows t..t+q−1 (`c`: the q shared columns of run r, stride w).
+void new_rows(const CpuState& s, int r, int t, int q, const double* c, long w,
+              const Eigen::MatrixXd& lbb, double* vnew) {
+  const long ld = s.ncap;  // rows of V are ncap apart (≥ n once candidates were added)
+  kernel_columns(s.eval, s.points.data(), s.n, c + t + 1, w, q, s.d, vnew, ld, s.threads);
+  const int nt = s.threads_for(2.0 * s.n * q * std::max(t, q));
+  // V_old (n×t) times C (t×q, the old rows at the batch), then the solve by L_bbᵀ.
+  block_sub_product(s.n, t, q, s.vrow<double>(r, 0), ld, c, w, vnew, ld, nt);
+  block_solve_lower_transposed(s.n, q, lbb.data(), q, vnew, ld, nt);
+}
+
+/// The same with V in float: the kernel columns (double) are rounded into V chunk by chunk, then
+/// the GEMM and the TRSM run in float on the stored rows.
+void new_rows(const CpuState& s, int r, int t, int q, const double* c, long w,
+              const Eigen::MatrixXd& lbb, float* vnew) {
+  const long ld = s.ncap, n = s.n;
+  const long chunk = std::min(n, kFloatKernelChunk);
+  std::vector<double> scratch(static_cast<std::size_t>(chunk) * q);
+  for (long j0 = 0; j0 < n; j0 += chunk) {
+    const long len = std::min(chunk, n - j0);
+    kernel_columns(s.eval, s.points.data() + j0 * s.d, static_cast<int>(len), c + t + 1, w, q, s.d,
+                   scratch.data(), len, s.threads);
+    const int nt = s.threads_for(static_cast<double>(len) * q);
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int i = 0; i < q; ++i) {
+      const double* from = scratch.data() + static_cast<long>(i) * len;
+      float* to = vnew + static_cast<long>(i) * ld + j0;
+      for (long k = 0; k < len; ++k) to[k] = static_cast<float>(from[k]);
+    }
+  }
+  Eigen::MatrixXf cf(std::max(t, 1), q);  // C in float
+  for (int i = 0; i < q; ++i) {
+    for (int p = 0; p < t; ++p) cf(p, i) = static_cast<float>(c[i * w + p]);
+  }
+  const Eigen::MatrixXf lf = lbb.cast<float>();
+  const int nt = s.threads_for(2.0 * s.n * q * std::max(t, q));
+  block_sub_product(n, t, q, s.vrow<float>(r, 0), ld, cf.data(), cf.rows(), vnew, ld, nt);
+  block_solve_lower_transposed(n, q, lf.data(), q, vnew, ld, nt);
+}
+
+/// σ² and μ of run r over the candidates held, row after row per candidate, as the rows' own
+/// updates would apply them (v read as stored).
+template <class VT>
+void apply_new_rows(CpuState& s, int r, int t, int q, const VT* vnew) {
+  const long ld = s.ncap;
+  const RunRows& run = s.runs[static_cast<std::size_t>(r)];
+  double* s2 = s.s2_of(r);
+  double* m = s.mu_of(r);
+  const int n = s.n;
+  const int nt = s.threads_for(2.0 * n * q);
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int b = 0; b < s.blocks; ++b) {
+    const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
+    for (int i = 0; i < q; ++i) {
+      const VT* v = vnew + static_cast<long>(i) * ld + j0;
+      const double alpha = run.alpha[static_cast<std::size_t>(t + i)];
+      for (int k = 0; k < len; ++k) {
+        s2[j0 + k] = var_step(s2[j0 + k], double(v[k]));
+        m[j0 + k] = mean_step(m[j0 + k], alpha, double(v[k]));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void CpuState::append_block(int q, const int* candidate, const double* y) {
@@ -124,34 +194,18 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
     }
   }
   rows = t + q;
-  // The new rows of V over the candidates held: one GEMM and one TRSM per run. Rows of V are
-  // ncap apart (≥ n once candidates were added).
-  const long ld = ncap;
+  // The new rows of V over the candidates held: one GEMM and one TRSM per run.
   for (int r = 0; r < R; ++r) {
     const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;
-    double* vnew = vrow<double>(r, t);
-    kernel_columns(eval, points.data(), n, c + t + 1, w, q, d, vnew, ld, threads);
-    const int nt_dense = threads_for(2.0 * n * q * std::max(t, q));
-    // V_old (n×t) times C (t×q, the old rows at the batch), then the solve by L_bbᵀ.
-    block_sub_product(n, t, q, vrow<double>(r, 0), ld, c, w, vnew, ld, nt_dense);
     const Eigen::MatrixXd& lbb = factors[static_cast<std::size_t>(r)].lbb;
-    block_solve_lower_transposed(n, q, lbb.data(), q, vnew, ld, nt_dense);
-    // σ² and μ, row after row per candidate, as the rows' own updates would apply them.
-    const RunRows& run = runs[static_cast<std::size_t>(r)];
-    double* s2 = s2_of(r);
-    double* m = mu_of(r);
-    const int nt = threads_for(2.0 * n * q);
-#pragma omp parallel for schedule(static) num_threads(nt)
-    for (int b = 0; b < blocks; ++b) {
-      const int j0 = b * kBlock, len = std::min(kBlock, n - j0);
-      for (int i = 0; i < q; ++i) {
-        const double* v = vnew + static_cast<long>(i) * ld + j0;
-        const double alpha = run.alpha[static_cast<std::size_t>(t + i)];
-        for (int k = 0; k < len; ++k) {
-          s2[j0 + k] = var_step(s2[j0 + k], v[k]);
-          m[j0 + k] = mean_step(m[j0 + k], alpha, v[k]);
-        }
-      }
+    if (mixed) {
+      float* vnew = vrow<float>(r, t);
+      new_rows(*this, r, t, q, c, w, lbb, vnew);
+      apply_new_rows(*this, r, t, q, vnew);
+    } else {
+      double* vnew = vrow<double>(r, t);
+      new_rows(*this, r, t, q, c, w, lbb, vnew);
+      apply_new_rows(*this, r, t, q, vnew);
     }
     for (int b = 0; b < blocks; ++b) rows_of_block(r, b) = rows;
   }

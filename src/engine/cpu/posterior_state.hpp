@@ -384,8 +384,8 @@ struct CpuState {
   void new_columns(int first, int count);
   /// Widens the candidate capacity to at least `need`, keeping every stored value.
   void widen(int need);
-  /// Incremental mode with V in double: appends q observed rows per run (candidate and y: R×q,
-  /// run-major) as one block update (cpu/posterior_block.cpp; FinitePosterior::observe_batch).
+  /// Incremental mode: appends q observed rows per run (candidate and y: R×q, run-major) as one
+  /// block update (cpu/posterior_block.cpp; FinitePosterior::observe_batch), in float when V is.
   void append_block(int q, const int* candidate, const double* y);
 
   /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
