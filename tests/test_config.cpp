@@ -473,3 +473,14 @@ TEST(Config, OneReaderForEveryFamily) {
 }
 
 }  // namespace
+
+TEST(Config, PrecisionIsDoubleOrMixed) {
+  json j = base();
+  EXPECT_EQ(parse(j).precision, gpb::Precision::Double);
+  j["precision"] = "mixed";
+  EXPECT_EQ(parse(j).precision, gpb::Precision::Mixed);
+  j["precision"] = "single";
+  EXPECT_ONE_LINE_NAMING(error_of(j), "precision: must be double or mixed, got \"single\"");
+  j["precision"] = 32;
+  EXPECT_ONE_LINE_NAMING(error_of(j), "precision: must be double or mixed, got 32");
+}

@@ -142,6 +142,14 @@ ExperimentSettings read_settings(const Checker& c, const json& root, const std::
     }
     s.backend = parse_backend(b);
   }
+  if (root.contains("precision")) {
+    const json& p = root["precision"];
+    const std::string v = p.is_string() ? p.get<std::string>() : "";
+    if (v != "double" && v != "mixed") {
+      c.fail("precision", "must be double or mixed, got " + p.dump());
+    }
+    s.precision = v == "mixed" ? Precision::Mixed : Precision::Double;
+  }
   if (root.contains("memory_budget_mb")) {
     const double mb = c.positive(root, "memory_budget_mb", "memory_budget_mb");
     if (mb > 1e12) c.fail("memory_budget_mb", "too large, got " + root["memory_budget_mb"].dump());

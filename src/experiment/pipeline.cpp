@@ -115,6 +115,7 @@ Context make_context(const ExperimentSettings& s, const Invocation& inv, const C
   o.backend = inv.backend;
   o.memory_budget_bytes = s.memory_budget_bytes;
   o.threads = inv.threads;
+  o.precision = s.precision;
   o.communicator = comm;  // sharding families: every FinitePosterior holds this rank's slice
   return Context(o);
 }

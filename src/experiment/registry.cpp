@@ -34,6 +34,10 @@ std::vector<ParamDoc> common_params(const std::string& family) {
     p.push_back({"backend", "string", finite ? "\"auto\"" : "\"cpu\"", "auto | cpu | cuda"});
   }
   if (finite) {
+    p.push_back({"precision", "string", "\"double\"",
+                 "double | mixed: V stored in double, or in float with double accumulation (the "
+                 "block update's GEMM and triangular solve in single precision; mu and sigma^2 "
+                 "within about 1e-5 of double); the memory plan still counts 8 B per entry"});
     p.push_back({"memory_budget_mb", "number", "auto",
                  "engine budget for the posterior buffers (> 0): V = R·N·T·8 B for R runs in "
                  "lockstep; larger groups are split, and one run over it uses recompute mode; "

@@ -47,6 +47,10 @@ struct ExperimentSettings {
   /// 4 GiB on the CPU, kCudaBudgetFraction of the free device memory on CUDA).
   std::size_t memory_budget_bytes = 0;
   int threads = 0;  ///< CPU threads (0 = the idle cores)
+  /// Storage of the posterior's V ("precision": "double" | "mixed"; finite and pool families):
+  /// Mixed keeps V in float with double accumulation (the CPU block update's GEMM and triangular
+  /// solve then run in single precision); μ and σ² stay within about 1e-5·v of Double.
+  Precision precision = Precision::Double;
   /// Source of privacy noise ("privacy_noise"): false = secure (default), true = seeded Philox
   /// simulation (reproducible, NOT private; summary.json says so).
   bool privacy_seeded = false;
