@@ -527,6 +527,14 @@ class Optimizer:
         return np.asarray(self._core.candidates)
 
     @property
+    def streams(self):
+        """Whether the parameter space is streamed: its materialised form (encodings twice and
+        33 bytes per combination) exceeds ``memory_budget_bytes`` (default 75 % of the memory
+        available), so its encodings are computed chunk by chunk and never held (docs/spaces.md,
+        "Streaming"); ``candidates`` then raises and ``acquisition="ts"`` is refused."""
+        return self._core.streams
+
+    @property
     def domain(self):
         """The candidate set's ``DomainSpec``."""
         return self._core.domain

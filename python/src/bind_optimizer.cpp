@@ -381,6 +381,9 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
           "candidates",
           [](const Optimizer& o) -> Eigen::MatrixXd { return o.domain().points().transpose(); },
           "The N×d candidates (a copy)")
+      .def_property_readonly("streams", &Optimizer::streams,
+                             "Whether the parameter space is streamed (its encodings computed "
+                             "chunk by chunk, never held; candidates then raises)")
       .def_property_readonly(
           "backend", [](const Optimizer& o) { return o.context().describe(); },
           "The backend the engine runs on")

@@ -155,9 +155,45 @@ def test_exclude_observed_never_asks_a_measured_combination_again():
 
 def test_a_space_too_big_for_memory_is_refused_before_it_is_built():
     # 8 one-hot slots of 14 labels: 14^8 combinations of 112 features, about 2.7 TB as an
-    # Optimizer's domain; refused at once with a ValueError naming the count.
+    # Optimizer's domain and 48.7 GB even streamed; refused at once with a ValueError naming
+    # the count.
     labels = [f"L{i}" for i in range(14)]
     space = gp.ParameterSpace([gp.Categorical(f"s{k}", labels) for k in range(8)])
     assert len(space) == 14 ** 8
     with pytest.raises(ValueError, match=r"domain.parameters: the space has 1475789056 feasible"):
         g.Optimizer(space)
+
+
+def test_a_space_over_the_memory_budget_streams_and_asks_the_same():
+    # Materialised, this space's Optimizer holds (16·d + 33) bytes per combination (~39 kB);
+    # under a 1 kB memory budget it streams its encodings instead, and must ask exactly the
+    # combinations the materialised one asks (the engine's arithmetic is the same).
+    space = gp.ParameterSpace(
+        [gp.Categorical("base", ["KOAc", "CsOAc", "KOPiv", "NaOAc"]),
+         gp.Categorical("ligand", list(LIGANDS), encoding=LIGANDS),
+         gp.NumericalDiscrete("conc", [0.057, 0.1, 0.153, 0.2]),
+         gp.Integer("temp", 90, 135, 15)],
+        constraints=[gp.Exclude({"base": ["KOPiv"], "temp": [120]})])
+    need = len(space) * (16 * space.n_features + 33)
+
+    def yield_of(p):
+        return (LIGANDS[p["ligand"]][0] + (p["base"] == "CsOAc") + p["conc"] * 3
+                - abs(p["temp"] - 105) / 30)
+
+    def run(budget):
+        opt = g.Optimizer(space, acquisition="ucb", seed=5, memory_budget_bytes=budget,
+                          exclude_observed=True, initial_points=2)
+        asked = []
+        for _ in range(6):
+            s = opt.ask(2)
+            asked += [dict(p) for p in s.points]
+            opt.tell(s.points, [yield_of(p) for p in s.points])
+        return opt, asked
+
+    held, held_asks = run(100 * need)
+    streamed, streamed_asks = run(1024)
+    assert not held.streams and streamed.streams
+    assert streamed_asks == held_asks
+    assert all(p in space for p in streamed_asks)
+    with pytest.raises(ValueError, match="streamed"):
+        streamed.candidates

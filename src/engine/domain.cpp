@@ -6,6 +6,7 @@
 #include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/engine/parameter_space.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -53,7 +54,8 @@ double axis_value(double lo, double hi, int count, int k) {
 
 }  // namespace
 
-Domain::Domain(Eigen::MatrixXd points) : points_(std::move(points)), total_(points_.cols()) {
+Domain::Domain(Eigen::MatrixXd points)
+    : points_(std::move(points)), held_(points_.cols()), total_(points_.cols()) {
   lower_ = points_.rowwise().minCoeff();
   upper_ = points_.rowwise().maxCoeff();
 }
@@ -99,6 +101,7 @@ Eigen::MatrixXd Domain::points_of(long long begin, long long end) const {
   GPB_EXPECTS(begin >= 0 && begin < end && end <= total_,
               "domain: candidates [" << begin << ", " << end << ") are empty or not within [0, "
                                      << total_ << ")");
+  if (space_ && streams_) return space_->encode_range(begin, end);
   if (begin >= begin_ && end <= begin_ + points_.cols()) {
     return points_.middleCols(begin - begin_, end - begin);
   }
@@ -146,14 +149,44 @@ Domain Domain::space_slice(std::shared_ptr<const ParameterSpace> space, long lon
 }
 
 Domain Domain::slice(long long begin, long long end) const {
-  GPB_EXPECTS(begin >= begin_ && begin < end && end <= begin_ + points_.cols(),
+  GPB_EXPECTS(begin >= begin_ && begin < end && end <= begin_ + held_,
               "domain: slice [" << begin << ", " << end << ") is empty or not within the held "
-                                << "candidates [" << begin_ << ", " << begin_ + points_.cols()
-                                << ")");
+                                << "candidates [" << begin_ << ", " << begin_ + held_ << ")");
   Domain dom = *this;
-  dom.points_ = points_.middleCols(begin - begin_, end - begin);
+  if (!streams_) dom.points_ = points_.middleCols(begin - begin_, end - begin);
   dom.begin_ = begin;
+  dom.held_ = end - begin;
   return dom;
+}
+
+Domain Domain::streamed_space(std::shared_ptr<const ParameterSpace> space) {
+  GPB_EXPECTS(space != nullptr, "domain: the parameter space is null");
+  const long long n = space->size();
+  GPB_EXPECTS(n <= kMaxCandidates, "domain: the parameter space has "
+                                       << n << " feasible combinations, more than a domain's "
+                                       << kMaxCandidates);
+  const int d = space->encoded_dim();
+  Domain dom;
+  dom.points_.resize(d, 0);
+  dom.lower_ = Eigen::VectorXd::Constant(d, std::numeric_limits<double>::infinity());
+  dom.upper_ = -dom.lower_;
+  constexpr long long kPass = 65536;  // the bounding box, one block of encodings at a time
+  for (long long b = 0; b < n; b += kPass) {
+    const Eigen::MatrixXd x = space->encode_range(b, std::min(n, b + kPass));
+    dom.lower_ = dom.lower_.cwiseMin(x.rowwise().minCoeff());
+    dom.upper_ = dom.upper_.cwiseMax(x.rowwise().maxCoeff());
+  }
+  dom.total_ = n;
+  dom.held_ = n;
+  dom.streams_ = true;
+  dom.space_ = std::move(space);
+  return dom;
+}
+
+void Domain::refuse_streamed(const char* what) {
+  throw InvalidArgument(std::string("domain: ") + what +
+                        " of a streamed parameter-space domain (Domain::streamed_space): its "
+                        "encodings are never held; use points_of(begin, end)");
 }
 
 Domain Domain::from_slice(Eigen::MatrixXd points, long long begin, long long n_total) {
@@ -251,6 +284,7 @@ Domain Domain::fingerprint_slice(const Fingerprints& fp, long long begin, long l
   std::memcpy(words.data(), fp.data().data(), fp.data().size() * sizeof(std::uint64_t));
   Domain dom;
   dom.points_ = std::move(words);
+  dom.held_ = dom.points_.cols();
   dom.lower_ = Eigen::VectorXd::Zero(fp.words());  // no box: the points are bit patterns
   dom.upper_ = Eigen::VectorXd::Zero(fp.words());
   dom.begin_ = begin;

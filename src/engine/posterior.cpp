@@ -57,6 +57,7 @@ struct FinitePosterior::Impl {
   std::pair<int, int> slice;  // this rank's candidates [begin, end)
   int dim = 0;                // dimension of the candidates
   bool precomputed = false;   // points are indices into a fixed matrix (the domain cannot grow)
+  bool streamed = false;      // a streamed domain: points computed per chunk (cannot grow)
   // Sharded or sparse exclusions: the R × (slice size) mask handed to the backend, all zeros
   // between calls (allocated on first use).
   mutable std::vector<std::uint8_t> mask;
@@ -115,15 +116,23 @@ FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const
   impl_->slice = {static_cast<int>(begin), static_cast<int>(end)};
   impl_->dim = domain.dim();
   impl_->precomputed = kernel.type() == KernelType::Precomputed;
+  impl_->streamed = domain.streams_points();
+  GPB_EXPECTS(!impl_->streamed || options.mode != PosteriorMode::Incremental,
+              "posterior: a streamed domain (Domain::streamed_space) runs in recompute mode (V "
+              "would need the encodings of every candidate); use PosteriorMode::Auto or Recompute");
 #if GPB_HAS_CUDA
+  GPB_EXPECTS(!impl_->streamed || ctx.backend() != Backend::Cuda,
+              "posterior: the CUDA backend does not stream a parameter space's candidates "
+              "(Domain::streamed_space); use the CPU backend (Backend::Cpu), or Domain::from_space "
+              "when the encodings fit in GPU memory");
   if (ctx.backend() == Backend::Cuda) {
     impl_->backend = detail::make_cuda_posterior(ctx, kernel, domain, runs, options);
   }
 #endif
   if (!impl_->backend)
     impl_->backend = detail::make_cpu_posterior(ctx, kernel, domain, runs, options);
-  if (options.mode == PosteriorMode::Auto && impl_->backend->recompute_mode() &&
-      !detail::recompute_quiet()) {
+  if (options.mode == PosteriorMode::Auto && impl_->backend->recompute_mode() && !impl_->streamed &&
+      !detail::recompute_quiet()) {  // a streamed domain always recomputes
     warn_recompute(ctx, runs, domain.size(), options);
   }
 }
@@ -202,6 +211,9 @@ void FinitePosterior::add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& po
   const int n = s.backend->size();
   GPB_EXPECTS(m <= static_cast<Eigen::Index>(INT_MAX) - n,
               "posterior.add_candidates: " << m << " more candidates overflow the index range");
+  GPB_EXPECTS(!s.streamed,
+              "posterior.add_candidates: a streamed parameter-space domain "
+              "(Domain::streamed_space) cannot grow (its candidates are computed from the space)");
   GPB_EXPECTS(!s.precomputed,
               "posterior.add_candidates: a precomputed kernel's domain cannot "
               "grow (its points are indices into a fixed matrix)");

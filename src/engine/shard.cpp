@@ -30,6 +30,7 @@ Shard make_shard(const Communicator& comm, const Domain& domain) {
 }
 
 Eigen::MatrixXd shard_points(const Shard& shard, const Domain& domain) {
+  if (domain.streams_points()) return Eigen::MatrixXd(domain.dim(), 0);  // computed per chunk
   if (domain.is_slice() || !shard.sharded()) return domain.points();
   return domain.points().middleCols(shard.begin, shard.local_size());
 }

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/error.hpp"
 #include "optimizer/state.hpp"
 
@@ -89,8 +90,8 @@ void Optimizer::State::warn_repeats(const std::vector<int>& chosen) {
     const auto times = std::count(obs_point.begin(), obs_point.end(), c);
     if (times == 0) continue;
     std::ostringstream os;
-    os << "ask: suggests candidate " << c << " = " << coords(domain.point(c), d)
-       << ", already observed " << times << (times == 1 ? " time" : " times")
+    os << "ask: suggests candidate " << c << " = " << coords(point(c), d) << ", already observed "
+       << times << (times == 1 ? " time" : " times")
        << " (the acquisition prefers measuring it again: this adds nothing for a noise-free "
           "function; consider a smaller noise_variance, fitting the hyperparameters, or "
           "acquisition 'ei')";
@@ -104,6 +105,16 @@ void Optimizer::State::warn_recompute(int capacity) {
   const double need = FinitePosterior::incremental_bytes(1, post->size(), capacity);
   std::ostringstream os;
   os.precision(3);
+  if (domain.streams_points()) {
+    os << "optimizer: the parameter space's " << n << " combinations are streamed (their "
+       << "encodings computed chunk by chunk, never held): materialised they need "
+       << Optimizer::space_bytes(*domain.space()) / 1e6 << " MB, more than the memory budget of "
+       << static_cast<double>(ctx->memory_budget_bytes()) / 1e6
+       << " MB; every ask recomputes the posterior over every combination, O(N·t²) (raise "
+          "memory_budget_mb / memory_budget_bytes to hold them)";
+    queue_warning(WarningKind::Performance, os.str());
+    return;
+  }
   os << "optimizer: the posterior over " << post->size() << " points runs in recompute mode: V "
      << "(capacity " << capacity << " rows) needs " << need / 1e6 << " MB, more than the "
      << "memory budget of " << static_cast<double>(ctx->memory_budget_bytes()) / 1e6

@@ -63,20 +63,37 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(r.iterations >= 1, "refine.iterations must be >= 1, got " << r.iterations);
 }
 
-/// Refuses, before anything is allocated, a parameter space whose whole-domain form would not fit
-/// the host memory available now (the check is skipped where that cannot be read).
-void check_space_fits(const DomainSpec& spec) {
+/// Whether the Optimizer streams the parameter space of `spec`: when its materialised form
+/// (Optimizer::space_bytes) exceeds the Context's memory budget (docs/spaces.md, "Streaming").
+bool space_streams(const DomainSpec& spec, std::size_t budget) {
+  return spec.kind == DomainSpec::Kind::Parameters && spec.space &&
+         Optimizer::space_bytes(*spec.space) > static_cast<double>(budget);
+}
+
+/// Refuses, before anything is allocated, a parameter space whose Optimizer would not fit the
+/// host memory available now: materialised (space_bytes) or, when `streamed`, with only its
+/// per-candidate state (streamed_space_bytes). The check is skipped where memory cannot be read.
+void check_space_fits(const DomainSpec& spec, bool streamed) {
   if (spec.kind != DomainSpec::Kind::Parameters || !spec.space) return;
-  const double need = Optimizer::space_bytes(*spec.space);
+  const double need =
+      streamed ? Optimizer::streamed_space_bytes(*spec.space) : Optimizer::space_bytes(*spec.space);
   const std::size_t avail = available_host_memory();
   if (avail == 0 || need <= static_cast<double>(avail)) return;
   std::ostringstream os;
   os.precision(3);
   os << "domain.parameters: the space has " << spec.space->size() << " feasible combinations of "
-     << spec.space->encoded_dim()
-     << " encoded features; an Optimizer over it holds their encodings twice (the domain and "
-        "the posterior) and 33 bytes of posterior state per combination: "
-     << need / 1e9 << " GB, more than the " << static_cast<double>(avail) / 1e9
+     << spec.space->encoded_dim() << " encoded features; ";
+  if (streamed) {
+    os << "even streamed (encodings computed chunk by chunk, never held), an Optimizer over it "
+          "holds "
+       << Optimizer::kStreamedBytesPerCandidate
+       << " bytes of posterior state per combination (the kernel diagonal, mean, variance, "
+          "scores and exclusion mask) and the space's index: ";
+  } else {
+    os << "an Optimizer over it holds their encodings twice (the domain and the posterior) and "
+          "33 bytes of posterior state per combination: ";
+  }
+  os << need / 1e9 << " GB, more than the " << static_cast<double>(avail) / 1e9
      << " GB of memory available. Shrink the space (constraints, fewer levels, descriptor "
         "tables with fewer columns than one-hot labels) or score it in blocks without an "
         "Optimizer (ParameterSpace::encode_range, as bench/space_scale.py does)";
@@ -88,8 +105,8 @@ void check_space_fits(const DomainSpec& spec) {
 void unit_box(const DomainSpec& spec, const Domain& dom, Eigen::VectorXd& lower,
               Eigen::VectorXd& width) {
   if (spec.kind == DomainSpec::Kind::Points || spec.kind == DomainSpec::Kind::Parameters) {
-    lower = dom.points().rowwise().minCoeff();
-    width = dom.points().rowwise().maxCoeff() - lower;
+    lower = dom.lower();  // the candidates' bounding box (also of a streamed space)
+    width = dom.upper() - lower;
   } else {
     lower = Eigen::Map<const Eigen::VectorXd>(spec.lower.data(), dom.dim());
     width = Eigen::Map<const Eigen::VectorXd>(spec.upper.data(), dom.dim()) - lower;
@@ -117,27 +134,64 @@ std::uint64_t hash_point(const double* x, int d) {
 // ---------------------------------------------------------------- State
 
 Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
-  check_space_fits(opt.domain);
-  domain = opt.domain.build();
+  ctx = make_context(opt.context);
+  const bool stream = space_streams(opt.domain, ctx->memory_budget_bytes());
+  check_space_fits(opt.domain, stream);
+  if (stream) {
+    GPB_EXPECTS(opt.acquisition.kind != AcquisitionKind::Thompson,
+                "acquisition.kind: thompson needs every candidate's encoding (a prior draw over "
+                "them), but this parameter space is streamed (its "
+                    << space_bytes(*opt.domain.space) / 1e9
+                    << " GB materialised exceed the memory budget); use ucb, ei, pi or random");
+    if (ctx->backend() == Backend::Cuda && opt.context.backend == Backend::Auto) {
+      ContextOptions cpu = opt.context;  // the CUDA posterior does not stream: auto means CPU
+      cpu.backend = Backend::Cpu;
+      ctx = make_context(cpu);
+    }
+    domain = Domain::streamed_space(opt.domain.space);
+  } else {
+    domain = opt.domain.build();
+  }
   n = domain.size();
   d = domain.dim();
   check_options(opt, domain);
   unit_box(opt.domain, domain, unit_lower, unit_width);
-  const Eigen::MatrixXd& pts = domain.points();
-  box_lo = pts.rowwise().minCoeff();
-  box_hi = pts.rowwise().maxCoeff();
+  if (domain.streams_points()) {
+    box_lo = domain.lower();
+    box_hi = domain.upper();
+    indexed_points = n;  // find_point decodes candidates; only extras are hashed
+  } else {
+    const Eigen::MatrixXd& pts = domain.points();
+    box_lo = pts.rowwise().minCoeff();
+    box_hi = pts.rowwise().maxCoeff();
+  }
   if (opt.domain.kind != DomainSpec::Kind::Points &&
       opt.domain.kind != DomainSpec::Kind::Parameters) {  // a box's refinement reaches its bounds
     box_lo = box_lo.cwiseMin(Eigen::Map<const Eigen::VectorXd>(opt.domain.lower.data(), d));
     box_hi = box_hi.cwiseMax(Eigen::Map<const Eigen::VectorXd>(opt.domain.upper.data(), d));
   }
-  ctx = make_context(opt.context);
   tiebreak.emplace_back(opt.seed, 0, stream_of(StreamId::TieBreak, 0));
   policy = Rng(opt.seed, 0, kPolicyStream);
   rebuild();
 }
 
+const double* Optimizer::State::point(int p) const {
+  if (p >= n) return extras.data() + static_cast<std::size_t>(p - n) * d;
+  if (!domain.streams_points()) return domain.point(p);
+  auto it = encoded.find(p);  // nodes never move: the pointer stays valid
+  if (it == encoded.end()) it = encoded.emplace(p, domain.space()->encode(p)).first;
+  return it->second.data();
+}
+
 int Optimizer::State::find_point(const double* x) {
+  if (domain.streams_points()) {  // the candidate whose levels x encodes, if x is exactly it
+    const ParameterSpace& sp = *domain.space();
+    const std::vector<int> lv = sp.decode(x);
+    if (sp.feasible(lv.data())) {
+      const long long k = sp.feasible_of(sp.raw_of_levels(lv));
+      if (k >= 0 && std::equal(x, x + d, point(static_cast<int>(k)))) return static_cast<int>(k);
+    }
+  }
   const int total = n + num_extras();
   for (; indexed_points < total; ++indexed_points) {
     point_index.emplace(hash_point(point(indexed_points), d), indexed_points);
@@ -242,6 +296,10 @@ void Optimizer::State::sync(bool for_ask) {
 }
 
 int Optimizer::State::add_extra(const double* x) {
+  GPB_EXPECTS(!domain.streams_points(),
+              "tell: a point that is not one of the parameter space's feasible combinations; this "
+              "space is streamed (too big to hold its encodings), so only its own combinations "
+              "can be told");
   const int p = n + num_extras();
   extras.insert(extras.end(), x, x + d);
   if (!dirty && post && post_extras == num_extras() - 1) {  // grow the posterior by it
@@ -344,6 +402,15 @@ double Optimizer::space_bytes(const ParameterSpace& space) {
   return n * (16.0 * space.encoded_dim() + 33.0);
 }
 
+double Optimizer::streamed_space_bytes(const ParameterSpace& space) {
+  return static_cast<double>(space.size()) * kStreamedBytesPerCandidate +
+         static_cast<double>(space.index_bytes());
+}
+
+bool Optimizer::streams() const {
+  return s_->domain.streams_points();
+}
+
 Optimizer::Optimizer(OptimizerOptions options) : s_(std::make_unique<State>(std::move(options))) {
   s_->flush_warnings();
 }
@@ -423,7 +490,7 @@ void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>&
     GPB_EXPECTS(std::isfinite(y[i]), "tell: y[" << i << "] = " << y[i] << " is not finite");
   }
   for (std::size_t i = 0; i < y.size(); ++i) {
-    s.record(s.domain.point(indices[i]), y[i], indices[i]);
+    s.record(s.point(indices[i]), y[i], indices[i]);
   }
   s.maybe_refit();
 }
@@ -533,7 +600,17 @@ Prediction Optimizer::predict_candidates() const {
   {
     const std::lock_guard<std::mutex> lock(s.mu);
     s.sync(false);
-    if (s.post->pending() > 0) {
+    if (s.post->pending() > 0 && s.domain.streams_points()) {  // block by block
+      p.mean.resize(s.n);
+      p.variance.resize(s.n);
+      constexpr int kBlock = 65536;
+      for (int b = 0; b < s.n; b += kBlock) {
+        const int len = std::min(kBlock, s.n - b);
+        const Prediction part = predict_locked(s, s.domain.points_of(b, b + len));
+        p.mean.segment(b, len) = part.mean;
+        p.variance.segment(b, len) = part.variance;
+      }
+    } else if (s.post->pending() > 0) {
       p = predict_locked(s, s.domain.points());
     } else {
       p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);

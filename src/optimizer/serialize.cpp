@@ -332,12 +332,15 @@ void Optimizer::save(const std::string& path) const {
       std::vector<std::int64_t> index;
       for (int p : s.obs_point) index.push_back(p < s.n ? p : -1);
       const Eigen::MatrixXd x = Eigen::Map<const Eigen::MatrixXd>(s.obs_x.data(), s.d, s.num_obs());
-      bytes = detail::zip_stored(
-          {{kStateMember, detail::npy_bytes_u8(text)},
-           {"observed_x.npy", detail::npy_bytes(x.transpose())},
-           {"observed_y.npy", detail::npy_bytes(s.obs_y)},
-           {"observed_index.npy", detail::npy_bytes_i64(index)},
-           {"candidates.npy", detail::npy_bytes(s.domain.points().transpose())}});
+      std::vector<std::pair<std::string, std::string>> members{
+          {kStateMember, detail::npy_bytes_u8(text)},
+          {"observed_x.npy", detail::npy_bytes(x.transpose())},
+          {"observed_y.npy", detail::npy_bytes(s.obs_y)},
+          {"observed_index.npy", detail::npy_bytes_i64(index)}};
+      if (!s.domain.streams_points()) {  // a streamed space's encodings are never held
+        members.emplace_back("candidates.npy", detail::npy_bytes(s.domain.points().transpose()));
+      }
+      bytes = detail::zip_stored(members);
     }
   }
   s.flush_warnings();

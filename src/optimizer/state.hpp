@@ -113,6 +113,8 @@ struct Optimizer::State {
   detail::ThompsonSampler thompson;                         ///< TS draws (keeps the prior factor)
   std::unordered_multimap<std::uint64_t, int> point_index;  ///< point hash → posterior point
   int indexed_points = 0;                                   ///< points hashed so far
+  /// Streamed space: the encodings of the candidates asked, told or failed so far.
+  mutable std::unordered_map<int, Eigen::VectorXd> encoded;
 
   /// Builds the domain, the Context, the streams and an empty posterior from `options`.
   explicit State(OptimizerOptions options);
@@ -124,9 +126,8 @@ struct Optimizer::State {
     return (warp.forward(sign() * obs_y[static_cast<std::size_t>(i)]) - y_offset) / y_scale;
   }
   /// Coordinates of posterior point p (a candidate or an extra).
-  const double* point(int p) const {
-    return p < n ? domain.point(p) : extras.data() + static_cast<std::size_t>(p - n) * d;
-  }
+  /// A streamed space's candidates are encoded on first use and kept (`encoded`).
+  const double* point(int p) const;
   /// Number of extras.
   int num_extras() const { return static_cast<int>(extras.size()) / d; }
   /// Number of observations.

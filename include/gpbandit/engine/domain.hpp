@@ -94,8 +94,22 @@ class Domain {
   /// not 0 ≤ begin < end ≤ N.
   static Domain space_slice(std::shared_ptr<const ParameterSpace> space, long long begin,
                             long long end);
-  /// The parameter space of a from_space() / space_slice() domain (null otherwise).
+  /// The feasible combinations of a parameter space as candidates that are never held: the same
+  /// candidates, order, dim() and bounds as from_space(space), but the domain keeps no encodings
+  /// (points() and point() throw; points_of() computes any range from the space). lower() and
+  /// upper() are the bounding box of the feasible encodings, found by one blockwise pass over
+  /// them at construction (O(N·d) time, O(d·65536) memory), so they equal from_space()'s bit for
+  /// bit. A FinitePosterior over it computes each chunk's encodings when it needs them (CPU
+  /// recompute mode; docs/spaces.md, "Streaming"). Memory: the space's index only.
+  /// @throws InvalidArgument if space is null or has more than 2^31 − 1 feasible combinations.
+  static Domain streamed_space(std::shared_ptr<const ParameterSpace> space);
+  /// Whether the candidates are computed on demand and never held (streamed_space()).
+  bool streams_points() const { return streams_; }
+  /// The parameter space of a from_space() / space_slice() / streamed_space() domain (null
+  /// otherwise).
   const ParameterSpace* space() const { return space_.get(); }
+  /// The same, shared (a posterior over a streamed domain keeps the space alive through it).
+  const std::shared_ptr<const ParameterSpace>& shared_space() const { return space_; }
 
   /// The candidates [begin, end) of this domain (which must hold them) as a slice of the same N.
   /// @throws InvalidArgument if [begin, end) is empty or not within [slice_begin(), slice_end()).
@@ -130,17 +144,23 @@ class Domain {
   /// Dimension of a point.
   int dim() const { return static_cast<int>(points_.rows()); }
   /// d × (held candidates) points: column j = candidate slice_begin() + j.
-  const Eigen::MatrixXd& points() const { return points_; }
+  /// @throws InvalidArgument for a streamed domain (streams_points(); use points_of()).
+  const Eigen::MatrixXd& points() const {
+    if (streams_) refuse_streamed("points()");
+    return points_;
+  }
   /// Pointer to candidate j's d coordinates (a held candidate: slice_begin() ≤ j < slice_end()).
+  /// @throws InvalidArgument for a streamed domain (streams_points(); use points_of()).
   const double* point(int j) const {
+    if (streams_) refuse_streamed("point()");
     return points_.data() + static_cast<Eigen::Index>(j - begin_) * dim();
   }
   /// First candidate held (0 for a whole domain).
   int slice_begin() const { return static_cast<int>(begin_); }
   /// One past the last candidate held (N for a whole domain).
-  int slice_end() const { return static_cast<int>(begin_ + points_.cols()); }
+  int slice_end() const { return static_cast<int>(begin_ + held_); }
   /// Whether this is a proper slice (holds fewer than N candidates).
-  bool is_slice() const { return points_.cols() != total_; }
+  bool is_slice() const { return held_ != total_; }
   /// Box bounds (for a grid; otherwise the bounding box of the points).
   const Eigen::VectorXd& lower() const { return lower_; }
   /// Upper corner of the box (see lower()).
@@ -149,7 +169,10 @@ class Domain {
  private:
   Domain() = default;
   explicit Domain(Eigen::MatrixXd points);
-  Eigen::MatrixXd points_;
+  [[noreturn]] static void refuse_streamed(const char* what);
+  Eigen::MatrixXd points_;  // d × held_ (d × 0 when streamed)
+  long long held_ = 0;      // candidates of the slice [begin_, begin_ + held_)
+  bool streams_ = false;    // streamed_space(): points computed on demand, never held
   Eigen::VectorXd lower_, upper_;
   long long begin_ = 0;      // first candidate held
   long long total_ = 0;      // N

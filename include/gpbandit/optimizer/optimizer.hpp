@@ -348,6 +348,20 @@ class Optimizer {
   /// state (the kernel diagonal, μ, σ², the acquisition's scores, the exclusion mask); V comes
   /// on top unless the posterior runs in recompute mode. O(1).
   static double space_bytes(const ParameterSpace& space);
+  /// Per-candidate bytes of an Optimizer over a streamed space: the kernel diagonal, μ and σ²
+  /// (8 each), the acquisition's scores (8) and the exclusion mask (1).
+  static constexpr double kStreamedBytesPerCandidate = 33.0;
+  /// Bytes an Optimizer over `space` holds when it streams the space (its encodings computed
+  /// chunk by chunk, never held): kStreamedBytesPerCandidate·N plus the space's index
+  /// (ParameterSpace::index_bytes) — the posterior runs in recompute mode, so no V. The Optimizer
+  /// streams a parameter space whenever space_bytes() exceeds the Context's memory budget
+  /// (ContextOptions::memory_budget_bytes; the default is 75 % of the memory available), and is
+  /// then refused only when this exceeds the memory available. O(1).
+  static double streamed_space_bytes(const ParameterSpace& space);
+  /// Whether the candidates are a streamed parameter space (Domain::streamed_space): their
+  /// encodings are computed when needed, domain().points() throws; Thompson sampling and points
+  /// told off the space are refused, and save() as .npz writes no candidates.npy.
+  bool streams() const;
   /// Releases the posterior and the Context.
   ~Optimizer();
   /// Moves the whole state; the moved-from object may only be destroyed or assigned.

@@ -56,6 +56,10 @@ void check_kernel_domain(const Kernel& k, const Domain& domain, const char* what
                      << "the tanimoto (bits) or minmax (counts) kernel, not "
                      << kernel_type_name(k.type()));
   }
+  if (domain.streams_points()) {  // no points held: the dimension is all there is to check
+    check_kernel_points(k, Eigen::MatrixXd(domain.dim(), 0), what);
+    return;
+  }
   check_kernel_points(k, domain.points(), what);
 }
 

@@ -23,7 +23,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
     detail::CpuState& s = s_;
     const double bytes =
         FinitePosterior::incremental_bytes(runs, s.n, options.capacity) * (s.mixed ? 0.5 : 1.0);
-    s.recompute = options.mode == PosteriorMode::Recompute ||
+    s.recompute = options.mode == PosteriorMode::Recompute || s.streamed() ||
                   (options.mode == PosteriorMode::Auto &&
                    bytes > static_cast<double>(ctx.memory_budget_bytes()));
     if (!s.recompute && options.lazy && s.kernel.type() != KernelType::Precomputed &&
@@ -31,7 +31,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
         s.blocks > 2) {
       s.reorder();
     }
-    s.kdiag = detail::kernel_diag_cpu(s.kernel, s.points, s.threads);
+    s.kdiag = s.diagonal();
     const std::size_t total = static_cast<std::size_t>(runs) * static_cast<std::size_t>(s.n);
     s.mu.assign(total, 0.0);
     s.sigma2.resize(total);
@@ -158,12 +158,13 @@ class CpuPosterior final : public detail::PosteriorBackend {
       Eigen::MatrixXd w(chunk, std::max(t, 1));
       std::vector<double> acc(static_cast<std::size_t>(chunk));
       std::vector<double*> ptrs(static_cast<std::size_t>(t));
+      Eigen::MatrixXd buf;  // a streamed chunk's encodings
       for (int j0 = 0; j0 < n; j0 += chunk) {
         const int len = std::min(chunk, n - j0);
         for (int q = 0; q < t; ++q)
           ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<long>(q) * chunk;
-        detail::rows_over_block(s.eval, s.points.data(), s.d, rr, 0, t, j0, len, ptrs.data(),
-                                acc.data());
+        const double* x = t > 0 ? s.chunk_points(j0, len, buf) : nullptr;  // x = candidate j0
+        detail::rows_over_block(s.eval, x, s.d, rr, 0, t, 0, len, ptrs.data(), acc.data());
         internal.middleRows(j0, len).noalias() = w.topRows(len).leftCols(t) * B;
       }
     }

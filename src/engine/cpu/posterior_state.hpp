@@ -15,12 +15,17 @@
 #include "engine/cpu/ops_cpu.hpp"
 #include "engine/cpu/posterior_rows.hpp"
 #include "engine/detail/shard.hpp"
+#include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/engine/posterior.hpp"
 
 namespace gpb::detail {
 
 /// Candidates per block of the incremental row update and of the lazy blocks.
 constexpr int kBlock = 512;
+/// Smallest chunk of a streamed domain's recompute mode: each chunk's encodings start with one
+/// ParameterSpace::raw_of (a scan of up to one index block, ~√raw combinations), so chunks far
+/// larger than that keep the scan a small part of the encoding.
+constexpr int kStreamChunk = 32768;
 
 /// The CPU posterior's state over this rank's slice of the domain (the whole domain on one rank).
 struct CpuState {
@@ -30,12 +35,13 @@ struct CpuState {
         kernel(k),
         eval(kernel),
         points(shard_points(shard, domain)),
+        space(domain.streams_points() ? domain.shared_space() : nullptr),
         d(domain.dim()),
         n(shard.local_size()),
         ncap(n),
         runs(static_cast<std::size_t>(r)),
         lambda(options.noise_variance),
-        chunk(options.chunk),
+        chunk(space ? std::max(options.chunk, kStreamChunk) : options.chunk),
         threads(Threads::of(ctx)),
         mixed(ctx.options().precision == Precision::Mixed),
         blocks((n + kBlock - 1) / kBlock),
@@ -45,7 +51,9 @@ struct CpuState {
   Shard shard;  // this rank's candidates [shard.begin, shard.end) of N
   Kernel kernel;
   KernelEval eval;         // reads kernel's shared matrix, which never moves
-  Eigen::MatrixXd points;  // d × ncap, the slice (the first n columns hold candidates)
+  Eigen::MatrixXd points;  // d × ncap, the slice (the first n columns hold candidates); d × 0
+                           // when streamed
+  std::shared_ptr<const ParameterSpace> space;  // streamed domain: points computed per chunk
   int d = 0;
   int n = 0;     // candidates held (N on one rank)
   int ncap = 0;  // candidate capacity: the stride of V's rows and of μ, σ² per run (≥ n)
@@ -77,6 +85,30 @@ struct CpuState {
   mutable std::vector<double> mu_ext, s2_ext;  // per run: μ, σ² in candidate order (on request)
   mutable std::vector<double> gathered;  // one run's μ or σ² over all N (sharded, on request)
   mutable std::vector<std::uint8_t> excluded_int;  // one run's mask in internal positions
+
+  /// Whether the points are computed per chunk from the space (Domain::streamed_space).
+  bool streamed() const { return space != nullptr; }
+  /// The d×len coordinates of the slice's candidates [j0, j0 + len) (internal positions, which
+  /// are the slice's own order when streamed): a pointer into `points`, or, for a streamed
+  /// domain, into `buf`, filled from the space (the same values bit for bit).
+  const double* chunk_points(int j0, int len, Eigen::MatrixXd& buf) const {
+    if (!streamed()) return points.data() + static_cast<long>(j0) * d;
+    const long long g = static_cast<long long>(shard.begin) + j0;
+    buf = space->encode_range(g, g + len);
+    return buf.data();
+  }
+  /// k(x, x) over the slice, computed chunk by chunk when streamed.
+  Eigen::VectorXd diagonal() const {
+    if (!streamed()) return kernel_diag_cpu(kernel, points, threads);
+    Eigen::VectorXd out(n);
+    Eigen::MatrixXd buf;
+    for (int j0 = 0; j0 < n; j0 += kStreamChunk) {
+      const int len = std::min(kStreamChunk, n - j0);
+      chunk_points(j0, len, buf);
+      out.segment(j0, len) = kernel_diag_cpu(kernel, buf, threads);
+    }
+    return out;
+  }
 
   int internal(int a) const { return order.empty() ? a : position[static_cast<std::size_t>(a)]; }
   int external(int i) const { return order.empty() ? i : order[static_cast<std::size_t>(i)]; }
@@ -163,8 +195,10 @@ struct CpuState {
   void owned_column(int r, int i, double* out) const {
     const RunRows& run = runs[static_cast<std::size_t>(r)];
     const int t = rows;
+    Eigen::MatrixXd buf;
+    const double* x = chunk_points(i, 1, buf);  // candidate i's coordinates
     if (recompute) {
-      column_of_rows(eval, points.data(), d, run, t, i, out);
+      column_of_rows(eval, x, d, run, t, 0, out);
       double s = kdiag[i];
       for (int p = 0; p < t; ++p) s = var_step(s, out[p]);
       out[t] = s;
@@ -172,7 +206,6 @@ struct CpuState {
       for (int p = 0; p < t; ++p) out[p] = v_at(r, p, i);
       out[t] = s2_of(r)[i];
     }
-    const double* x = points.data() + static_cast<long>(i) * d;
     std::copy(x, x + d, out + t + 1);
   }
 
@@ -297,6 +330,7 @@ struct CpuState {
       std::vector<double> w(static_cast<std::size_t>(std::max(t, 1)) * chunk);
       std::vector<double> acc(static_cast<std::size_t>(chunk));
       std::vector<double*> ptrs(static_cast<std::size_t>(t));
+      Eigen::MatrixXd buf;  // a streamed chunk's encodings
 #pragma omp for schedule(dynamic)
       for (int task = 0; task < tasks; ++task) {
         const int r = task / chunks, j0 = (task % chunks) * chunk;
@@ -304,7 +338,8 @@ struct CpuState {
         const RunRows& run = runs[static_cast<std::size_t>(r)];
         for (int q = 0; q < t; ++q)
           ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<std::size_t>(q) * len;
-        rows_over_block(eval, points.data(), d, run, 0, t, j0, len, ptrs.data(), acc.data());
+        const double* x = t > 0 ? chunk_points(j0, len, buf) : nullptr;  // x = candidate j0
+        rows_over_block(eval, x, d, run, 0, t, 0, len, ptrs.data(), acc.data());
         double* s2 = s2_of(r) + j0;
         double* m = mu_of(r) + j0;
         for (int i = 0; i < len; ++i) {

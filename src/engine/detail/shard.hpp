@@ -37,7 +37,8 @@ struct Shard {
 /// is not exactly this rank's.
 Shard make_shard(const Communicator& comm, const Domain& domain);
 
-/// The d × local_size() points of the slice (copied from a whole domain, or the slice's own).
+/// The d × local_size() points of the slice (copied from a whole domain, or the slice's own);
+/// d × 0 for a streamed domain (Domain::streams_points), whose points are computed per chunk.
 Eigen::MatrixXd shard_points(const Shard& shard, const Domain& domain);
 
 /// Every rank gets the owners' values: `buf` holds `count` doubles, each written by exactly one
