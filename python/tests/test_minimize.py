@@ -212,7 +212,8 @@ def test_output_warp_maps_predictions_back_and_survives_a_state_round_trip():
 
 def test_output_warp_lowers_the_regret_on_rosenbrock():
     """Measured on bench/peers/bo_suite.py's Rosenbrock-4 (60 calls, seeds 0..9): with the warp
-    the regret was lower on 10 of 10 seeds (mean log10 difference −1.78 ± 0.28). Here seeds 0..3
+    the regret was lower on 10 of 10 seeds (mean log10 difference −1.78 ± 0.28 with the first
+    lengthscale prior, −1.60 ± 0.25 with the second's, bench/RESULTS.md). Here seeds 0..3
     with 40 calls: the warp must win on at least 3 of 4 seeds. If a seed wins with probability
     0.9 as measured, this fails with probability 1 − 0.9⁴ − 4·0.9³·0.1 ≈ 0.05; the seeds are fixed,
     so the outcome is deterministic on a given build."""
