@@ -285,6 +285,42 @@ TEST(OptimizerConfig, ParsesEveryKeyAndNamesTheBadField) {
   EXPECT_TRUE(contains(bad(R"("acquisition": {"type": "pj"})"), "cfg.json: acquisition.type"));
   EXPECT_TRUE(contains(bad(R"("memory_budget_mb": 0)"), "cfg.json: memory_budget_mb"));
   EXPECT_TRUE(contains(bad(R"("fit": {"evry": 2})"), "unknown key 'evry'"));
+  EXPECT_TRUE(contains(bad(R"("fit": {"lengthscale_prior_scale": 0})"),
+                       "cfg.json: fit.lengthscale_prior_scale: must be in (0, 100]"));
+  EXPECT_TRUE(contains(bad(R"("fit": {"lengthscale_prior_loc": 1e9})"),
+                       "cfg.json: fit.lengthscale_prior_loc"));
+}
+
+TEST(OptimizerConfig, LengthscalePriorRoundTripsAndOldStatesKeepTheirPrior) {
+  const OptimizerOptions o = gpb::parse_optimizer_config(
+      R"({"domain": {"type": "box", "lower": [0, 0], "upper": [1, 2], "candidates": 64},
+          "fit": {"lengthscale_prior_loc": -0.5, "lengthscale_prior_log_d": 0.25,
+                  "lengthscale_prior_scale": 2}, "backend": "cpu"})",
+      "cfg.json", ".");
+  EXPECT_EQ(o.fit.lengthscale_prior_loc, -0.5);
+  EXPECT_EQ(o.fit.lengthscale_prior_log_d, 0.25);
+  EXPECT_EQ(o.fit.lengthscale_prior_scale, 2.0);
+  Optimizer opt(o);
+  Eigen::MatrixXd x(1, 2);  // one point per row
+  x << 0.3, 0.7;
+  opt.tell(x, {1.0});
+  const Optimizer back = Optimizer::loads(opt.dumps());
+  EXPECT_EQ(back.options().fit.lengthscale_prior_loc, -0.5);
+  EXPECT_EQ(back.options().fit.lengthscale_prior_scale, 2.0);
+  // A state written before the prior was configurable has no such keys: it keeps the prior it
+  // was fitted with (√2 + ln(d)/2, scale √3), whatever the defaults are now.
+  std::string old = opt.dumps();
+  for (const std::string key :
+       {"lengthscale_prior_loc", "lengthscale_prior_log_d", "lengthscale_prior_scale"}) {
+    const auto at = old.find("\"" + key + "\":");
+    ASSERT_NE(at, std::string::npos) << key;
+    const auto end = old.find_first_of(",}", at);
+    old.erase(at, end - at + (old[end] == ',' ? 1 : 0));
+  }
+  const Optimizer legacy = Optimizer::loads(old);
+  EXPECT_DOUBLE_EQ(legacy.options().fit.lengthscale_prior_loc, std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(legacy.options().fit.lengthscale_prior_log_d, 0.5);
+  EXPECT_DOUBLE_EQ(legacy.options().fit.lengthscale_prior_scale, std::sqrt(3.0));
 }
 
 }  // namespace

@@ -46,6 +46,11 @@ ABLATION = {
     "UCB (Srinivas schedule)": {"acq_func": "LCB"},
     "PI": {"acq_func": "PI"},
     "output warp (fit.warp: the bad tail Box-Cox compressed)": {"fit": {"warp": True}},
+    "lengthscale prior loc sqrt(2) + ln(d)/2, sd sqrt(3) (BoTorch's; the default before)": {
+        "fit": {"lengthscale_prior_loc": 2 ** 0.5, "lengthscale_prior_log_d": 0.5,
+                "lengthscale_prior_scale": 3 ** 0.5}},
+    "lengthscale prior loc 0, sd 1.1 (no ln(d) term; near Optuna's)": {
+        "fit": {"lengthscale_prior_loc": 0.0, "lengthscale_prior_log_d": 0.0}},
 }
 
 

@@ -19,6 +19,8 @@ print("  fitted lengthscales:", res.optimizer.kernel.lengthscales.round(3))
 opt = gb.Optimizer({"type": "grid", "lower": [0, 0], "upper": [1, 1], "counts": [100, 100]},
                    minimize=True, fit_every=5, seed=0)
 opt.tell([[0.5, 0.5]], [f(np.array([0.5, 0.5]))])     # a point you had already evaluated
+# Once converged, a batch repeats observed grid points, which a ModelWarning would say each time.
+warnings.simplefilter("ignore", gb.ModelWarning)
 for _ in range(10):
     points, indices = opt.ask(3)                         # a batch of 3 candidates
     opt.tell(indices, [f(x) for x in points])            # report by index (or by point)
@@ -27,6 +29,4 @@ print(f"ask/tell: best f = {opt.best.y:.4f} at {opt.best.x} after {len(opt)} eva
 print("  predicted f at (0.3, 0.6) and (0.9, 0.1):", mean.round(3), "sd", np.sqrt(var).round(3))
 opt.save("/tmp/gpbandit-opt.json")                      # or pickle.dumps(opt)
 again = gb.Optimizer.load("/tmp/gpbandit-opt.json")     # continues with the same choices
-with warnings.catch_warnings():  # converged: the next batch repeats observed candidates, which
-    warnings.simplefilter("ignore", gb.ModelWarning)  # a ModelWarning would say each time
-    print("  same next batch after save/load:", (again.ask(3).indices == opt.ask(3).indices).all())
+print("  same next batch after save/load:", (again.ask(3).indices == opt.ask(3).indices).all())

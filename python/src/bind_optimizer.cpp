@@ -183,6 +183,12 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       f.prior = v.cast<bool>();
     } else if (key == "warp") {
       f.warp = v.cast<bool>();
+    } else if (key == "lengthscale_prior_loc") {
+      f.lengthscale_prior_loc = v.cast<double>();
+    } else if (key == "lengthscale_prior_log_d") {
+      f.lengthscale_prior_log_d = v.cast<double>();
+    } else if (key == "lengthscale_prior_scale") {
+      f.lengthscale_prior_scale = v.cast<double>();
     } else if (key == "noise_floor") {
       f.noise_floor = v.cast<double>();
     } else if (key == "warm_start") {
@@ -193,7 +199,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       throw InvalidArgument(
           "fit." + key +
           ": unknown key (every, min_observations, ard, restarts, max_rows, "
-          "normalize, warp, unit_inputs, prior, noise_floor, warm_start, restarts_every)");
+          "normalize, warp, unit_inputs, prior, lengthscale_prior_loc, lengthscale_prior_log_d, "
+          "lengthscale_prior_scale, noise_floor, warm_start, restarts_every)");
     }
   }
 }

@@ -68,6 +68,7 @@ def cases(files, ctx):
         ("misspelt beta", lambda: g.Optimizer(GRID, beta={"type": "srinivass"})),
         ("unknown fit key", lambda: g.Optimizer(GRID, fit={"evry": 2})),
         ("bad fit value", lambda: g.Optimizer(GRID, fit={"every": -1})),
+        ("bad lengthscale prior", lambda: g.Optimizer(GRID, fit={"lengthscale_prior_scale": 0})),
         ("negative noise", lambda: g.Optimizer(GRID, noise_variance=-1.0)),
         ("bad match tolerance", lambda: g.Optimizer(GRID, match_tolerance=2.0)),
         # loading

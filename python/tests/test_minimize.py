@@ -212,7 +212,8 @@ def test_output_warp_maps_predictions_back_and_survives_a_state_round_trip():
 
 def test_output_warp_lowers_the_regret_on_rosenbrock():
     """Measured on bench/peers/bo_suite.py's Rosenbrock-4 (60 calls, seeds 0..9): with the warp
-    the regret was lower on 10 of 10 seeds (mean log10 difference −1.78 ± 0.28). Here seeds 0..3
+    the regret was lower on 10 of 10 seeds (mean log10 difference −1.78 ± 0.28 with the first
+    lengthscale prior, −1.60 ± 0.25 with the second's, bench/RESULTS.md). Here seeds 0..3
     with 40 calls: the warp must win on at least 3 of 4 seeds. If a seed wins with probability
     0.9 as measured, this fails with probability 1 − 0.9⁴ − 4·0.9³·0.1 ≈ 0.05; the seeds are fixed,
     so the outcome is deterministic on a given build."""
@@ -236,11 +237,12 @@ def test_plot_convergence():
 def test_branin_regret_below_1e3_within_40_calls():
     """The acceptance check of issue #30: the defaults reach simple regret < 1e-3 on Branin within
     40 calls in at least 9 of 10 seeds. Calibration (bench/peers/branin_acceptance.py 100 100, on
-    other seeds than these): 98 of seeds 100..199 succeeded (166 ended at regret 1.55 on the box's
-    edge, 168 at 1.3e-3). At a per-seed success rate of 0.98 the chance of fewer than 9 successes
-    in 10 fresh seeds is 1.6% (the false-failure rate of this check for arbitrary seeds; at 0.95,
-    near the lower end of 98/100's 95% interval, it is 8.6%). The seeds here are fixed (0..9), so
-    the check is deterministic for a given build."""
+    other seeds than these), with the lengthscale prior of issue #30's second round (location
+    ln(d)/2, scale 1.1): 99 of seeds 100..199 succeeded (166 ended at regret 1.55 on the box's
+    edge; with the prior before, 98). At a per-seed success rate of 0.99 the chance of fewer than
+    9 successes in 10 fresh seeds is 0.4%; at 0.95, near the lower end of 99/100's 95% interval,
+    it is 8.6% (the false-failure rate of this check for arbitrary seeds). The seeds here are
+    fixed (0..9), so the check is deterministic for a given build."""
     ok = 0
     for seed in range(10):
         res = g.minimize(branin, BOUNDS, n_calls=40, random_state=seed)

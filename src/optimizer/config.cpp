@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -254,6 +255,20 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   f.warp = boolean(c, o, "warp", "fit.", f.warp);
   f.unit_inputs = boolean(c, o, "unit_inputs", "fit.", f.unit_inputs);
   f.prior = boolean(c, o, "prior", "fit.", f.prior);
+  f.lengthscale_prior_loc = num(c, o, "lengthscale_prior_loc", "fit.", f.lengthscale_prior_loc);
+  if (!std::isfinite(f.lengthscale_prior_loc) || std::abs(f.lengthscale_prior_loc) > 20)
+    c.fail("fit.lengthscale_prior_loc",
+           "must be finite, in [-20, 20], got " + o["lengthscale_prior_loc"].dump());
+  f.lengthscale_prior_log_d =
+      num(c, o, "lengthscale_prior_log_d", "fit.", f.lengthscale_prior_log_d);
+  if (!std::isfinite(f.lengthscale_prior_log_d) || std::abs(f.lengthscale_prior_log_d) > 10)
+    c.fail("fit.lengthscale_prior_log_d",
+           "must be finite, in [-10, 10], got " + o["lengthscale_prior_log_d"].dump());
+  f.lengthscale_prior_scale =
+      num(c, o, "lengthscale_prior_scale", "fit.", f.lengthscale_prior_scale);
+  if (!(f.lengthscale_prior_scale > 0 && f.lengthscale_prior_scale <= 100))
+    c.fail("fit.lengthscale_prior_scale",
+           "must be in (0, 100], got " + o["lengthscale_prior_scale"].dump());
   f.noise_floor = num(c, o, "noise_floor", "fit.", f.noise_floor);
   if (!(f.noise_floor > 0 && f.noise_floor < 0.5))
     c.fail("fit.noise_floor", "must be in (0, 0.5), got " + o["noise_floor"].dump());
@@ -464,6 +479,9 @@ json options_to_json(const OptimizerOptions& o) {
               {"warp", f.warp},
               {"unit_inputs", f.unit_inputs},
               {"prior", f.prior},
+              {"lengthscale_prior_loc", f.lengthscale_prior_loc},
+              {"lengthscale_prior_log_d", f.lengthscale_prior_log_d},
+              {"lengthscale_prior_scale", f.lengthscale_prior_scale},
               {"noise_floor", f.noise_floor},
               {"warm_start", f.warm_start},
               {"restarts_every", f.restarts_every}}},

@@ -54,6 +54,14 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(o.match_tolerance >= 0 && o.match_tolerance < 1,
               "match_tolerance must be in [0, 1), got " << o.match_tolerance);
   GPB_EXPECTS(f.restarts_every >= 1, "fit.restarts_every must be >= 1, got " << f.restarts_every);
+  GPB_EXPECTS(
+      std::isfinite(f.lengthscale_prior_loc) && std::abs(f.lengthscale_prior_loc) <= 20,
+      "fit.lengthscale_prior_loc must be finite, in [-20, 20], got " << f.lengthscale_prior_loc);
+  GPB_EXPECTS(std::isfinite(f.lengthscale_prior_log_d) && std::abs(f.lengthscale_prior_log_d) <= 10,
+              "fit.lengthscale_prior_log_d must be finite, in [-10, 10], got "
+                  << f.lengthscale_prior_log_d);
+  GPB_EXPECTS(f.lengthscale_prior_scale > 0 && f.lengthscale_prior_scale <= 100,
+              "fit.lengthscale_prior_scale must be in (0, 100], got " << f.lengthscale_prior_scale);
   GPB_EXPECTS(std::isfinite(f.noise_floor) && f.noise_floor > 0 && f.noise_floor < 0.5,
               "fit.noise_floor must be in (0, 0.5), got " << f.noise_floor);
   const RefineOptions& r = o.refine;

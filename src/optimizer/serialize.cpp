@@ -305,6 +305,14 @@ Optimizer Optimizer::loads(const std::string& state_json_text,
       }
       config.emplace("initial_design", "random");
     }
+    if (config.is_object() && config.contains("fit") && config["fit"].is_object()) {
+      // States written before the lengthscale prior was configurable keep the prior they used:
+      // Hvarfner et al.'s √2 + ln(d)/2, scale √3.
+      json& f = config["fit"];
+      f.emplace("lengthscale_prior_loc", 1.4142135623730951);
+      f.emplace("lengthscale_prior_log_d", 0.5);
+      f.emplace("lengthscale_prior_scale", 1.7320508075688772);
+    }
     OptimizerOptions opt = detail::parse_optimizer_json(config, "state: config", ".", {});
     if (context) opt.context = *context;
     auto s = std::make_unique<State>(std::move(opt));

@@ -216,12 +216,24 @@ struct FitOptions {
   /// its standard deviation over the observations.
   bool unit_inputs = true;
   /// Maximum a posteriori fit: a log-normal prior on every lengthscale (in unit coordinates) with
-  /// location √2 + ln(d)/2 and scale √3, which scales with the dimension (Hvarfner et al. 2024),
-  /// and a log-normal prior on the noise variance (location −12, scale 1, in the units of
-  /// standardised y: near-interpolation unless the data say otherwise; BoTorch's −4 leaves
-  /// noise-free functions at regret ~1e-3, bench/RESULTS.md). The signal variance is bounded by
-  /// 10 in every fit. False: maximum likelihood.
+  /// location ln(d)/2 and scale 1.1 (the lengthscale_prior_* fields below), and a log-normal prior
+  /// on the noise variance (location −12, scale 1, in the units of standardised y:
+  /// near-interpolation unless the data say otherwise; BoTorch's −4 leaves noise-free functions at
+  /// regret ~1e-3, bench/RESULTS.md). The signal variance is bounded by 10 in every fit. False:
+  /// maximum likelihood.
   bool prior = true;
+  /// The log-normal lengthscale prior of the MAP fit (in unit coordinates, when `prior`):
+  /// location `lengthscale_prior_loc` + `lengthscale_prior_log_d`·ln(d) and scale
+  /// `lengthscale_prior_scale` on ln ℓ. Defaults ln(d)/2 and 1.1, chosen by measurement
+  /// (bench/RESULTS.md, issue #30): BoTorch's √2 + ln(d)/2 and √3 (Hvarfner et al. 2024; the
+  /// default before) let two of Hartmann-6's axes look irrelevant (ℓ ≈ 6–7 unit boxes) and left
+  /// 6 of 10 seeds in its local basin; Optuna's (≈ location 0 and scale 1.1 on every d) found
+  /// Hartmann-6's basin more often but lost Levy-10 on 10 of 10 seeds.
+  double lengthscale_prior_loc = 0.0;
+  /// The coefficient of ln(d) in the lengthscale prior's location.
+  double lengthscale_prior_log_d = 0.5;
+  /// The scale of the lengthscale prior (> 0).
+  double lengthscale_prior_scale = 1.1;
   /// Lower bound on the fitted noise variance, in the units of standardised y (> 0).
   double noise_floor = 1e-8;
   /// Also start the fit from the current hyperparameters (a refit after one more observation then
