@@ -18,9 +18,8 @@
 namespace {
 
 std::shared_ptr<const gpb::ParameterSpace> small_space() {
-  return std::make_shared<const gpb::ParameterSpace>(
-      std::vector<gpb::Parameter>{gpb::Parameter::categorical("a", {"x", "y", "z"}),
-                                  gpb::Parameter::integer("n", 1, 5)});
+  return std::make_shared<const gpb::ParameterSpace>(std::vector<gpb::Parameter>{
+      gpb::Parameter::categorical("a", {"x", "y", "z"}), gpb::Parameter::integer("n", 1, 5)});
 }
 
 TEST(CudaSpaceStreaming, CudaPosteriorRefusesAStreamedDomain) {
