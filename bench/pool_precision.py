@@ -31,6 +31,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results_section  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATA = os.path.join(os.path.dirname(ROOT), "shared", "data", "molpal")
@@ -166,16 +169,7 @@ def section(r):
 
 
 def write_section(path, text, lib, title):
-    with open(path) as f:
-        old = f.read()
-    begin, end = BEGIN.format(lib=lib), END.format(lib=lib)
-    if begin in old:
-        head, rest = old.split(begin, 1)
-        new = head + text + rest.split(end, 1)[1]
-    else:
-        new = old.rstrip("\n") + f"\n\n## {title}\n\n" + text + "\n"
-    with open(path, "w") as f:
-        f.write(new)
+    results_section.write_section(path, text, BEGIN.format(lib=lib), END.format(lib=lib), title)
 
 
 def main():

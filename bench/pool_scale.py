@@ -32,6 +32,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results_section  # noqa: E402
+
 def markers(backend="cpu", precision="double"):
     """The begin/end markers of a run's section: one per backend and precision (the CPU double
     one keeps its historic name pool-scale; then pool-scale-mixed, pool-scale-cuda, …)."""
@@ -157,22 +160,13 @@ def section(r):
 
 def write_section(path, text, backend="cpu", precision="double"):
     begin, end = markers(backend, precision)
-    with open(path) as f:
-        old = f.read()
-    if begin in old:
-        head, rest = old.split(begin, 1)
-        tail = rest.split(end, 1)[1]
-        new = head + text + tail
-    else:
-        where = "" if backend == "cpu" else f" on the {backend.upper()} backend"
-        title = ("Fingerprint pools of 10⁶ molecules" + where + ": time per 1 % batch and the "
-                 "memory model ([pools] issue #31 item 3)")
-        if precision != "double":
-            title = ("Fingerprint pools of 10⁶ molecules" + where + " with V in float (Context "
-                     "precision \"mixed\"), [pools] issue #31")
-        new = old.rstrip("\n") + f"\n\n## {title}\n\n" + text + "\n"
-    with open(path, "w") as f:
-        f.write(new)
+    where = "" if backend == "cpu" else f" on the {backend.upper()} backend"
+    title = ("Fingerprint pools of 10⁶ molecules" + where + ": time per 1 % batch and the "
+             "memory model ([pools] issue #31 item 3)")
+    if precision != "double":
+        title = ("Fingerprint pools of 10⁶ molecules" + where + " with V in float (Context "
+                 "precision \"mixed\"), [pools] issue #31")
+    results_section.write_section(path, text, begin, end, title)
 
 
 def main():

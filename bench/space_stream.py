@@ -33,6 +33,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results_section  # noqa: E402
+
 
 def build_space(gp):
     bases = [f"B{i}" for i in range(6)]
@@ -169,18 +172,9 @@ def markdown(r):
 
 
 def write_section(path, r):
-    with open(path) as fh:
-        text = fh.read()
-    block = markdown(r)
-    if BEGIN in text:
-        head = text[:text.index(BEGIN)]
-        tail = text[text.index(END) + len(END):]
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n## Streamed parameter spaces: seconds per ask over ~10⁸ " \
-            "combinations ([spaces] issue #32)\n\n" + block + "\n"
-    with open(path, "w") as fh:
-        fh.write(text)
+    results_section.write_section(
+        path, markdown(r), BEGIN, END,
+        "Streamed parameter spaces: seconds per ask over ~10⁸ combinations ([spaces] issue #32)")
 
 
 if __name__ == "__main__":

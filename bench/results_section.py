@@ -1,0 +1,18 @@
+"""One generated section of a Markdown file (bench/RESULTS.md): the text between a begin and an
+end marker is replaced, or, when the markers are not there yet, appended under a heading. Used by
+the bench scripts that write their own section (pool_scale.py, pool_precision.py,
+space_stream.py)."""
+
+
+def write_section(path, text, begin, end, title):
+    """Replaces begin … end in `path` by `text` (which holds both markers), or appends
+    "## title" and `text` when `begin` is absent."""
+    with open(path) as f:
+        old = f.read()
+    if begin in old:
+        head, rest = old.split(begin, 1)
+        new = head + text + rest.split(end, 1)[1]
+    else:
+        new = old.rstrip("\n") + f"\n\n## {title}\n\n" + text + "\n"
+    with open(path, "w") as f:
+        f.write(new)
