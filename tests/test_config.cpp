@@ -482,5 +482,5 @@ TEST(Config, PrecisionIsDoubleOrMixed) {
   j["precision"] = "single";
   EXPECT_ONE_LINE_NAMING(error_of(j), "precision: must be double or mixed, got \"single\"");
   j["precision"] = 32;
-  EXPECT_ONE_LINE_NAMING(error_of(j), "precision: must be double or mixed, got 32");
+  EXPECT_ONE_LINE_NAMING(error_of(j), "precision: expected a string, got number 32");
 }
