@@ -143,10 +143,10 @@ ExperimentSettings read_settings(const Checker& c, const json& root, const std::
     s.backend = parse_backend(b);
   }
   if (root.contains("precision")) {
-    const json& p = root["precision"];
-    const std::string v = p.is_string() ? p.get<std::string>() : "";
+    // A string by the key's registered type (checked before); only its value is checked here.
+    const std::string v = root["precision"].get<std::string>();
     if (v != "double" && v != "mixed") {
-      c.fail("precision", "must be double or mixed, got " + p.dump());
+      c.fail("precision", "must be double or mixed, got " + root["precision"].dump());
     }
     s.precision = v == "mixed" ? Precision::Mixed : Precision::Double;
   }
