@@ -164,19 +164,20 @@ def edp1():
         e05 += more[0]["eps=0.5"]
         decided += f" + `E-DP1-eps-equiv` ({more[1]} paired runs of ε = 0.3, 0.5)"
     eq = vr.paired(e03, e05)
+    same = equivalent(eq, mean(e05))
     fewer = all(evals[x] > evals[y] for x, y in zip(list(evals), list(evals)[1:]))
-    holds = up and fewer and equivalent(eq, mean(e05))
+    holds = up and fewer and same
     stat = (f"evaluations per run {', '.join(f'{k} {v:.0f}' for k, v in evals.items())}; final "
             f"loss {', '.join(f'{k} {mean(v):.3g}' for k, v in runs.items())}; "
             + "; ".join(f"{x}→{y}: {c.text()} {c.word}" for x, y, c in steps)
-            + f"; ε 0.3 − 0.5 = {eq.text()} ({'within' if equivalent(eq, mean(e05)) else 'not within'} ±5 %)")
+            + f"; ε 0.3 − 0.5 = {eq.text()} ({'within' if same else 'not within'} ±5 %)")
     full = full_size(s, n)
     failed = [part for part, ok in (
         ("the loss does not rise along ε = 0.5, 3, 7.5 under the rule", up),
         ("the evaluations do not fall with ε", fewer),
         ("ε = 0.3 and 0.5 are not shown equivalent: the ±5 % band does not hold the paired "
          "difference at two standard errors (a tie, not an equivalence)",
-         equivalent(eq, mean(e05))),
+         same),
     ) if not ok]
     reason = "—" if holds and full else ("reduced: " if not full else "") + (
         f"{n} runs, {s['task']}" if not full else "") + "".join("; " + f for f in failed)
