@@ -408,6 +408,35 @@ TEST(Baselines, Fed1UcbFirstPhaseAndHct) {
   EXPECT_LT(gl, 0.5 * rl2);
 }
 
+// GP-TS on the mesh (the paper's KernelTS stand-in): per-arm draws from a seeded stream, so a
+// run repeats exactly; it learns (late regret well below random play's); a larger ν explores
+// more, so its early regret is not below a tiny ν's, which is greedy on μ.
+TEST(Baselines, GpThompsonOnTheMeshIsSeededAndLearns) {
+  ObjectiveSpec s;
+  s.type = "garland";
+  const auto f = make_objective(s);
+  GpUcbParams ts;
+  ts.thompson = true;
+  const BaselineRun a = run_gp_ucb_mesh(*f, ts, 1, 300, 0.1, 1, 0);
+  const BaselineRun b = run_gp_ucb_mesh(*f, ts, 1, 300, 0.1, 1, 0);
+  EXPECT_EQ(a.regret, b.regret);
+  const BaselineRun other = run_gp_ucb_mesh(*f, ts, 1, 300, 0.1, 2, 0);
+  EXPECT_NE(a.regret, other.regret);
+  const BaselineRun rnd = run_random(*f, 1, 300, 1, 0);
+  double late = 0, rl = 0;
+  for (std::size_t t = 150; t < 300; ++t) {
+    late += a.regret[t];
+    rl += rnd.regret[t];
+  }
+  EXPECT_LT(late, 0.5 * rl);
+  GpUcbParams wide = ts;
+  wide.nu = 20.0;
+  const BaselineRun w = run_gp_ucb_mesh(*f, wide, 1, 300, 0.1, 1, 0);
+  double wl = 0;
+  for (std::size_t t = 150; t < 300; ++t) wl += w.regret[t];
+  EXPECT_GT(wl, late);  // ν = 20 keeps exploring where ν = 1 has settled
+}
+
 // ------------------------------------------------------------------ CLI
 
 namespace {
@@ -434,6 +463,24 @@ TEST(XarmedCli, BadInputExitsTwoNamingTheField) {
         gpb::test::run_cli("run " + dir.file("bad.json") + " --out " + dir.file("out"));
     EXPECT_EQ(res.exit_code, 2) << res.output;
     EXPECT_NE(res.output.find(c.needle), std::string::npos) << res.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("out/summary.json")));
+  }
+}
+
+TEST(XarmedCli, GpThompsonBadInputNamesTheField) {
+  gpb::test::TempDir dir;
+  for (const auto& [method, needle] :
+       {std::pair<std::string, std::string>{R"("nu": 0)", "methods[0].nu: must be > 0, got 0"},
+        {R"("delta": 0.1)", "methods[0]"}}) {  // delta is GP-UCB's, not a gp-ts key
+    gpb::test::write_file(dir.file("bad.json"),
+                          R"({"experiment": "fed-pne", "runs": 1, "horizon": 50,
+                              "objective": {"type": "garland"},
+                              "methods": [{"type": "gp-ts", )" +
+                              method + "}]}");
+    const auto res =
+        gpb::test::run_cli("run " + dir.file("bad.json") + " --out " + dir.file("out"));
+    EXPECT_EQ(res.exit_code, 2) << res.output;
+    EXPECT_NE(res.output.find(needle), std::string::npos) << res.output;
     EXPECT_FALSE(std::filesystem::exists(dir.file("out/summary.json")));
   }
 }

@@ -117,3 +117,16 @@ for obj in ("garland", "doublesine"):
 for M in (10, 50, 100):
     write(f"x12-seir-M{M}-hct", {"horizon": 1000, "clients": M, "noise": 0.0, "objective": OBJ["seir"],
                                  "methods": [FED, HCT, HCT_KEEP]})
+# 2a/2b, 4a/4b: why GP-UCB on the mesh ends below Fed-PNE. The paper's kernel baseline is
+# KernelTS (Thompson sampling, the NeuralTS code's defaults: noise 0.001, nu = 1), not GP-UCB;
+# GP-TS with per-arm draws on the same mesh, with the spec's Laplacian kernel and with the code's
+# RBF kernel exp(-|x - x'|^2) (lengthscale 1/sqrt(2) on [0,1]), beside Fed-PNE and GP-UCB with
+# either kernel: separates the acquisition (UCB or TS) from the kernel.
+for obj in ("garland", "doublesine"):
+    write(f"x13-{obj}-ts", {"horizon": 1000, "clients": 10, "objective": OBJ[obj],
+                            "methods": [FED, GPUCB,
+                                        {"type": "gp-ts", "label": "GP-TS (Laplacian)"},
+                                        {"type": "gp-ts", "label": "GP-TS (RBF)", "kernel": "se",
+                                         "lengthscale": 0.5 ** 0.5},
+                                        {"type": "gp-ucb", "label": "GP-UCB (RBF)", "kernel": "se",
+                                         "lengthscale": 0.5 ** 0.5}]})

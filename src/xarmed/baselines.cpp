@@ -23,7 +23,7 @@ namespace gpb::xarmed {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint32_t kMeshStream = 0x6100000u, kRandomStream = 0x6200000u,
-                        kFed1Noise = 0x6300000u;
+                        kFed1Noise = 0x6300000u, kCentralDraws = 0x6400000u;
 using detail::kCentralNoise;
 
 struct HctNode {
@@ -263,9 +263,23 @@ BaselineRun run_gp_ucb_mesh(const FedObjective& f, const GpUcbParams& p, int M, 
   po.capacity = static_cast<int>(std::min<long long>(T, 1 << 20));
   const Domain dom = gp_mesh_domain(f.box(), pts);
   FinitePosterior post(ctx, kern, dom, 1, po);
+  Rng draws(seed, run, kCentralDraws);  // the same draws on every rank of a sharded run
+  const auto thompson = [&] {
+    const double* mu = post.mean(0);
+    const double* var = post.variance(0);
+    int best = 0;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int a = 0; a < post.size(); ++a) {
+      const double v = mu[a] + p.nu * std::sqrt(std::max(var[a], 0.0)) * draws.normal();
+      if (v > top) top = v, best = a;
+    }
+    return best;
+  };
   return detail::gp_ucb_mesh_loop(
       f, pts, p, M, T, noise, seed, run,
-      [&](double w) { return post.ucb_argmax(&w, nullptr, nullptr)[0].index; },
+      [&](double w) {
+        return p.thompson ? thompson() : post.ucb_argmax(&w, nullptr, nullptr)[0].index;
+      },
       [&](int a, double y) { post.observe(&a, &y); });
 }
 

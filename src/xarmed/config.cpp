@@ -25,7 +25,8 @@ std::string fmt(double v) {
 
 MethodSpec parse_method(const Reader& r, int M, bool seeded, std::uint64_t partition_seed) {
   MethodSpec m;
-  m.type = r.choice("type", "", {"fed-pne", "dp-fed-pne", "hct", "fed1-ucb", "gp-ucb", "random"});
+  m.type = r.choice("type", "",
+                    {"fed-pne", "dp-fed-pne", "hct", "fed1-ucb", "gp-ucb", "gp-ts", "random"});
   r.keys("xarmed_method", m.type);
   m.label = r.str("label", m.type);
   if (m.type == "fed-pne" || m.type == "dp-fed-pne") {
@@ -105,12 +106,18 @@ MethodSpec parse_method(const Reader& r, int M, bool seeded, std::uint64_t parti
     m.fed1.kappa = r.num("kappa", 1.0);
     if (!(m.fed1.mesh >= 2)) r.fail("mesh", "must be >= 2");
     if (!(m.fed1.kappa > 0)) r.fail("kappa", "must be > 0");
-  } else if (m.type == "gp-ucb") {
+  } else if (is_gp_mesh(m)) {
     GpUcbParams& p = m.gp;
+    p.thompson = m.type == "gp-ts";
     p.mesh = static_cast<int>(r.integer("mesh", 100));
     p.lengthscale = r.num("lengthscale", 1.0);
     p.noise_variance = r.num("noise_variance", 1e-3);
-    p.delta = r.num("delta", 0.1);
+    if (p.thompson) {
+      p.nu = r.num("nu", 1.0);
+      if (!(p.nu > 0)) r.fail("nu", "must be > 0, got " + fmt(p.nu));
+    } else {
+      p.delta = r.num("delta", 0.1);
+    }
     const std::string k = r.str("kernel", "laplace");
     if (!(k == "laplace" || k == "se")) r.fail("kernel", "must be \"laplace\" or \"se\"");
     p.se = k == "se";

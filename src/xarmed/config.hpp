@@ -48,6 +48,11 @@ XConfig parse_config(const gpb::detail::Checker& chk, const nlohmann::json& root
 XConfig parse_xarmed_config(const std::string& json_text, const std::string& source);
 
 /// Whether the method is Fed-PNE or DP-Fed-PNE.
+/// GP-UCB or GP-TS on the Fed1-UCB mesh (one posterior, sharded over the ranks under MPI).
+inline bool is_gp_mesh(const MethodSpec& m) {
+  return m.type == "gp-ucb" || m.type == "gp-ts";
+}
+
 inline bool is_fed_pne(const MethodSpec& m) {
   return m.type == "fed-pne" || m.type == "dp-fed-pne";
 }

@@ -46,7 +46,7 @@ std::vector<RunOut> run_baseline(const MethodSpec& m, const FedObjective& f, con
     BaselineRun b;
     if (m.type == "hct") b = run_hct(f, m.hct, c.clients, c.horizon, c.noise, seed, r);
     if (m.type == "fed1-ucb") b = run_fed1_ucb(f, m.fed1, c.clients, c.horizon, c.noise, seed, r);
-    if (m.type == "gp-ucb") b = run_gp_ucb_mesh(f, m.gp, c.clients, c.horizon, c.noise, seed, r);
+    if (is_gp_mesh(m)) b = run_gp_ucb_mesh(f, m.gp, c.clients, c.horizon, c.noise, seed, r);
     if (m.type == "random") b = run_random(f, c.clients, c.horizon, seed, r);
     RunOut& o = out[static_cast<std::size_t>(j)];
     o.run = r;
@@ -156,7 +156,7 @@ std::vector<std::pair<std::string, std::string>> XArmedFamily::extra_csv() const
 
 bool XArmedFamily::steps_on(int p, const gpb::detail::StepEnv& env) const {
   const MethodSpec& m = config_.methods[static_cast<std::size_t>(p)];
-  if (env.mpi && (is_fed_pne(m) || m.type == "gp-ucb")) return true;  // every rank takes part
+  if (env.mpi && (is_fed_pne(m) || is_gp_mesh(m))) return true;  // every rank takes part
   return env.comm->rank() == 0;
 }
 
@@ -193,7 +193,7 @@ gpb::detail::UnitOutput XArmedFamily::step(const gpb::detail::StepEnv& env, cons
       out.record["privacy"] = fp.privacy_seeded ? "seeded simulation (Philox) — NOT private"
                                                 : "secure (getrandom + ChaCha20)";
     }
-  } else if (m.type == "gp-ucb" && env.mpi) {  // the posterior sharded over every rank
+  } else if (is_gp_mesh(m) && env.mpi) {  // the posterior sharded over every rank
     for (std::uint32_t r : runs) {
       BaselineRun b =
           mpi::run_gp_ucb_mesh_sharded(*f, m.gp, c.clients, c.horizon, c.noise, env.seed, r);

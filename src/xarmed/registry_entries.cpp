@@ -61,15 +61,19 @@ void add_xarmed_entries(std::vector<RegistryEntry>& r) {
                {{"label", "string", "type", "name in outputs (unique)"},
                 {"mesh", "integer", "100", "arms per axis (>= 2)"},
                 {"kappa", "number", "1", "pulls per arm per phase floor(kappa ln T) (> 0)"}}});
-  r.push_back({"xarmed_method",
-               "gp-ucb",
-               "GP-UCB on the Fed1-UCB mesh (centralised)",
-               {{"label", "string", "type", "name in outputs (unique)"},
-                {"mesh", "integer", "100", "arms per axis (>= 2)"},
-                {"lengthscale", "number", "1", "lengthscale on [0,1]^D (> 0)"},
-                {"noise_variance", "number", "0.001", "noise variance (> 0)"},
-                {"delta", "number", "0.1", "delta of the Srinivas beta, in (0, 1)"},
-                {"kernel", "string", "\"laplace\"", "laplace | se"}}});
+  const std::vector<ParamDoc> gp_mesh = {
+      {"label", "string", "type", "name in outputs (unique)"},
+      {"mesh", "integer", "100", "arms per axis (>= 2)"},
+      {"lengthscale", "number", "1", "lengthscale on [0,1]^D (> 0)"},
+      {"noise_variance", "number", "0.001", "noise variance (> 0)"},
+      {"kernel", "string", "\"laplace\"", "laplace | se"}};
+  r.push_back(
+      {"xarmed_method", "gp-ucb", "GP-UCB on the Fed1-UCB mesh (centralised)",
+       with(gp_mesh, {{"delta", "number", "0.1", "delta of the Srinivas beta, in (0, 1)"}})});
+  r.push_back({"xarmed_method", "gp-ts",
+               "GP Thompson sampling on the Fed1-UCB mesh (centralised; per-arm independent draws "
+               "N(mu, (nu sigma)^2), as the NeuralTS code's KernelTS the paper ran)",
+               with(gp_mesh, {{"nu", "number", "1", "scale of the draws' sd (> 0)"}})});
   r.push_back({"xarmed_method",
                "random",
                "uniform random points",

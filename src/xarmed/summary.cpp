@@ -96,7 +96,7 @@ gpb::detail::FamilySummary summarize_xarmed(
   s["runtime"] = mpi ? "mpi (" + std::to_string(ranks) + " ranks: server on rank 0)" : "in-process";
   s["regret_kind"] =
       "per-client average cumulative regret for federated methods, cumulative regret on f for "
-      "centralised ones (hct, gp-ucb)";
+      "centralised ones (hct, gp-ucb, gp-ts)";
   char line[256];
   std::snprintf(line, sizeof line, "%-16s  %-28s  %-16s  %9s\n", "method",
                 "regret at T (mean ± sd)", "rounds (mean)", "seconds");

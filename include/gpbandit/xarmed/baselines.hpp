@@ -44,6 +44,10 @@ struct GpUcbParams {
   double noise_variance = 1e-3;  ///< noise variance the posterior assumes, > 0
   double delta = 0.1;            ///< δ ∈ (0, 1) of Srinivas β_t
   bool se = false;               ///< SE kernel when true, Laplacian (Matérn-1/2) otherwise
+  /// gp-ts: pick the arm whose independent draw N(μ_a, (ν σ_a)²) is largest (Thompson sampling
+  /// with per-arm draws, as the NeuralTS code's KernelTS the paper ran) instead of μ + β_t^½ σ.
+  bool thompson = false;
+  double nu = 1.0;  ///< gp-ts: exploration scale ν of the draws (> 0)
 };
 
 /// Result of a federated baseline run.
