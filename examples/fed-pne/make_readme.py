@@ -251,7 +251,8 @@ def render(plots=True):
               "GRID": grid_table(cells), "REGIME": regime(cells),
               "M": mt, "T": tt,
               "MESH": method_table(["x9-garland-mesh", "x9-doublesine-mesh"]),
-              "C": method_table(["x10-garland-c", "x10-doublesine-c"]),
+              "C": method_table(["x10-garland-c", "x10-doublesine-c", "x10-garland-c-n100",
+                                  "x10-doublesine-c-n100"]),
               "DP": method_table(["x11-seir-dp"]), "MPI": mpi_block(),
               "VERDICTS": vr.table(verdicts.units())}
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: blocks[m.group(1)], text)
