@@ -136,7 +136,19 @@ def resolution(tid, name, ss, label, star, best_r, d):
         return ("resolution", f"explained by resolution: at {where} r = {star} is lower than "
                 f"every other r (r = {star} − r = … : {text}); the paper-scale tie is within "
                 f"one standard error of a difference smaller than the paper's five draws resolve")
-    return None, f"not explained: at {where} the tie remains (r = {star} − r = … : {text})"
+    paper = rt.PAPER_TABLES[tid][0]
+    bounds = []
+    for r, c in sorted(cmps.items()):
+        if r in best_r or c.lower:
+            continue
+        gap = paper[r] - paper[star]
+        b = abs(c.d) + 2 * c.se
+        bounds.append(f"r = {r}: the difference lies within ±{b:.4f}σ_y at two standard errors, "
+                      + (f"below the paper's gap {gap:+.3f}, which these runs contradict"
+                         if b < gap else f"not below the paper's gap {gap:+.3f}, which these "
+                         "runs cannot resolve"))
+    return None, (f"not explained: at {where} the tie remains (r = {star} − r = … : {text}); "
+                  + "; ".join(bounds))
 
 
 def table_unit(tid, d):
