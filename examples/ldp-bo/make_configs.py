@@ -142,6 +142,22 @@ def why_width(instance, kernel, T):
                       pols + [EXPLORE])
 
 
+def why_width_rivals(instance, kernel, T):
+    """The width question from the rivals' side (issue #33): is LDP-MoMA's loss in L1/L7 a
+    matter of its width constants? LDP-TGP at width x0.1 and x0.01 and LDP-ATA (~20x MoMA's cost)
+    at x0.1 beside LDP-MoMA's sweep, so each algorithm meets the others at its best tested width
+    (x1 of TGP and ATA is the panel itself: same seed and trials, paired)."""
+    pols = [heavy("moma_gp_ucb", "practical", 1.0, suffix=f"; width x{s:g}", width_scale=s)
+            for s in (1, 0.1, 0.01, 0.001)] if instance == "matern" else []
+    pols += [heavy("tgp_ucb", "practical", 1.0, suffix=f"; width x{s:g}", width_scale=s)
+             for s in (0.1, 0.01) if not (instance == "synthetic" and s == 0.01)]
+    pols += [heavy("ata_gp_ucb", "practical", 1.0, suffix="; width x0.1", width_scale=0.1)]
+    cfg = why_config("width", instance, kernel, T, "LDP-TGP and LDP-ATA (practical, eps = 1) with "
+                     f"their confidence width multiplied by s, on the {instance} instance", pols)
+    cfg["name"] = f"why-width-{instance}-rivals"
+    return cfg
+
+
 def why_truncation(instance, kernel, T):
     """Truncation off (level_scale huge) for the two algorithms that truncate."""
     pols = []
@@ -222,6 +238,8 @@ def main():
             write(make(inst, ker, T))
     write(why_epsilon_matern(T))
     write(why_epsilon_matern_ata(T))
+    write(why_width_rivals("synthetic", SE, T))  # L7's instance (MoMA's sweep: why-width-synthetic)
+    write(why_width_rivals("matern", M52, T))  # L1's instance
     for cfg in scale_configs():
         write(cfg)
 
