@@ -18,7 +18,11 @@ BayBE (computed, not run): SearchSpace.from_product materialises the unconstrain
 before filtering constraints: its computational representation alone is raw × d float64.
 
 Usage: /usr/bin/time -v python3 bench/space_stream.py --build build-cpu [--ts 10 20 50]
-           [--out bench/space_stream.json] [--results bench/RESULTS.md]
+           [--out bench/space_stream.json] [--results bench/RESULTS.md] [--time-max 240]
+           [--section space-stream] [--note "..."]
+--time-max shrinks the space (19: ~10⁷ combinations; --memory-budget-mb 1024 then makes the
+Optimizer stream it, as it streams 10⁸ by default); --section names the generated section, so
+runs of several sizes or builds keep one section each.
 Writes the JSON to --out and, with --results, the section between the space-stream markers of
 that file (generated; rerun to refresh). The peak is the process's maximum resident set size
 (getrusage, the number /usr/bin/time -v reports).
@@ -28,6 +32,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import sys
 import time
 
@@ -37,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results_section  # noqa: E402
 
 
-def build_space(gp):
+def build_space(gp, time_max=240):
     bases = [f"B{i}" for i in range(6)]
     ligands = [f"L{i}" for i in range(12)]
     solvents = [f"S{i}" for i in range(8)]
@@ -45,7 +50,7 @@ def build_space(gp):
               gp.Categorical("solvent", solvents),
               gp.NumericalDiscrete("temp", [20.0 + 5 * i for i in range(25)]),
               gp.NumericalDiscrete("conc", [0.02 * (i + 1) for i in range(40)]),
-              gp.Integer("time", 1, 240)]
+              gp.Integer("time", 1, time_max)]
     cons = [gp.LinearInequality(["temp", "time"], [1.0, 0.25], 170.0),
             gp.Exclude({"base": ["B5"], "solvent": ["S7"]}),
             gp.Exclude({"ligand": ["L0", "L1"], "temp": [140.0]})]
@@ -74,6 +79,15 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "space_stream.json"))
     ap.add_argument("--results", help="markdown file whose space-stream section is rewritten")
+    ap.add_argument("--time-max", type=int, default=240,
+                    help="upper end of the integer 'time' parameter (240: ~1.25·10⁸ feasible "
+                         "combinations; 19: ~10⁷)")
+    ap.add_argument("--section", default="space-stream",
+                    help="name of the generated section's markers (one section per name)")
+    ap.add_argument("--note", default="", help="a sentence the section states (e.g. which build)")
+    ap.add_argument("--memory-budget-mb", type=float,
+                    help="the Optimizer's memory budget (default: 75 %% of the memory available); "
+                         "below the materialised size it forces streaming")
     args = ap.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
     import gpbandit as g
@@ -81,11 +95,13 @@ def main():
 
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    space = build_space(gp)
+    space = build_space(gp, args.time_max)
     t_index = time.perf_counter() - t0
     n, d, raw = len(space), space.n_features, space.raw_size
     t0 = time.perf_counter()
-    opt = g.Optimizer(space, seed=1, backend="cpu", threads=args.threads)
+    budget = {} if args.memory_budget_mb is None else {
+        "memory_budget_bytes": int(args.memory_budget_mb * 2**20)}
+    opt = g.Optimizer(space, seed=1, backend="cpu", threads=args.threads, **budget)
     t_build = time.perf_counter() - t0
     rng = np.random.default_rng(3)
     rows = []
@@ -111,7 +127,7 @@ def main():
 def report(args, load, raw, n, d, t_index, t_build, space, opt, rows):
     """Writes the results so far (--out, and --results when given)."""
     out = {
-        "command": "/usr/bin/time -v python3 bench/space_stream.py " + " ".join(sys.argv[1:]),
+        "command": "/usr/bin/time -v python3 bench/space_stream.py " + shlex.join(sys.argv[1:]),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         "load_average_before": load,
         "raw_combinations": raw, "feasible": n, "features": d, "streams": bool(opt.streams),
@@ -121,6 +137,7 @@ def report(args, load, raw, n, d, t_index, t_build, space, opt, rows):
         "streamed_optimizer_bytes": n * 33 + int(space.core.index_bytes),
         "baybe_comp_rep_bytes_computed": raw * d * 8,
         "ts_requested": args.ts,
+        "note": args.note,
         "asks": rows,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
     }
@@ -129,18 +146,21 @@ def report(args, load, raw, n, d, t_index, t_build, space, opt, rows):
     with open(args.out, "w") as fh:
         fh.write(text + "\n")
     if args.results:
-        write_section(args.results, out)
+        write_section(args.results, out, args.section)
 
 
-BEGIN, END = "<!-- space-stream:begin", "<!-- space-stream:end -->"
+def markers(section):
+    return f"<!-- {section}:begin", f"<!-- {section}:end -->"
 
 
-def markdown(r):
+def markdown(r, section):
     gb = 1e9
+    begin, end = markers(section)
+    note = [r["note"], ""] if r.get("note") else []
     lines = [
-        f"{BEGIN} (generated by bench/space_stream.py) -->", "",
+        f"{begin} (generated by bench/space_stream.py) -->", "",
         f"Command: `{r['command']}` ({r['machine']}, load average {r['load_average_before']:.1f} "
-        "before the run; a shared machine: times are upper bounds).", "",
+        "before the run; a shared machine: times are upper bounds).", ""] + note + [
         f"Space: {r['raw_combinations']:,} raw combinations, {r['feasible']:,} feasible after 1 "
         f"linear and 2 exclusion constraints, d = {r['features']} one-hot/numeric features; index "
         f"{r['index_bytes'] / 1024:.1f} KiB built in {r['index_seconds']} s. "
@@ -167,14 +187,16 @@ def markdown(r):
         f"{r['raw_combinations']:,} × {r['features']} × 8 B = "
         f"{r['baybe_comp_rep_bytes_computed'] / gb:.1f} GB, besides its experimental "
         "representation (one row per combination).", "",
-        END]
+        end]
     return "\n".join(lines)
 
 
-def write_section(path, r):
-    results_section.write_section(
-        path, markdown(r), BEGIN, END,
-        "Streamed parameter spaces: seconds per ask over ~10⁸ combinations ([spaces] issue #32)")
+def write_section(path, r, section):
+    begin, end = markers(section)
+    title = ("Streamed parameter spaces: seconds per ask over ~10⁸ combinations ([spaces] issue "
+             "#32)") if section == "space-stream" else (
+        f"Streamed parameter spaces, {r['feasible']:,} combinations ({section}; [spaces] #32)")
+    results_section.write_section(path, markdown(r, section), begin, end, title)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // The CLI on a "parameters" domain: init → ask (labels) → tell (labels) → best (labels), the
 // state file's round trip, descriptor tables from a CSV, bad configs naming the field (exit 2),
-// and `gpbandit list` showing the domain type; `gpbandit run`'s results by label; a space too big
-// for memory refused before it is built.
+// and `gpbandit list` showing the domain type; `gpbandit run`'s results by label, and the same
+// run streamed under a small memory budget; a space too big for memory refused before it is
+// built; values off the space told as extra observations.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -233,6 +234,74 @@ TEST(CliParameters, ExcludeObservedFromTheConfig) {
   const auto r = run_cli("init " + q(dir.file("bad.json")) + " " + q(dir.file("b.json")));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "exclude_observed")) << r.output;
+}
+
+TEST(CliParameters, RunStreamsASpaceOverTheMemoryBudgetAndChoosesTheSame) {
+  // A memory_budget_mb below the space's materialised size (Optimizer::space_bytes: about 60
+  // combinations × 145 B here, against 0.001 MB) makes `gpbandit run` stream it, by the
+  // Optimizer's one rule; the run evaluates the very same candidates, in the same order, with
+  // the same results.
+  std::vector<std::string> evaluations;
+  std::vector<bool> streamed;
+  for (const std::string budget : {"", R"("memory_budget_mb": 0.001,)"}) {
+    TempDir dir;
+    write_file(dir.file("ligands.csv"), kLigands);
+    std::string cfg = kConfig;
+    cfg.insert(cfg.find('{') + 1, budget + R"("name": "rxn", "T": 10, "q": 2,
+  "objective": {"type": "command", "cmd": ["sh", "-c",
+    "awk -F, 'NR > 1 { print ($1 == \"CsOAc\") + ($2 == \"L3\") + $3 - $4 / 1000 }'"]},)");
+    write_file(dir.file("run.json"), cfg);
+    const auto r = run_cli("run " + q(dir.file("run.json")) + " --out " + q(dir.file("out")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    evaluations.push_back(read_file(dir.file("out/evaluations.csv")));
+    const auto s = nlohmann::json::parse(read_file(dir.file("out/summary.json")));
+    streamed.push_back(s.at("streamed").get<bool>());
+  }
+  EXPECT_FALSE(streamed[0]);
+  EXPECT_TRUE(streamed[1]);
+  EXPECT_EQ(cells(evaluations[0]).size(), 11u);  // a header and T = 10 evaluations
+  EXPECT_EQ(evaluations[0], evaluations[1]);
+}
+
+TEST(CliParameters, TellAcceptsValuesOffTheSpace) {
+  // A reaction run at a concentration and a temperature off their lists is an extra observation:
+  // told, kept in the state, reported by `best` with its own values, never asked; an unknown
+  // label (no encoding) and a cell that is not a number stay refused naming file:line.
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  write_file(dir.file("ligands.csv"), kLigands);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  write_file(dir.file("off.csv"), "base,ligand,conc,temp\nCsOAc,L3,0.08,100\n");
+  write_file(dir.file("y.csv"), "9\n");
+  const auto tell =
+      run_cli("tell " + q(state) + " " + q(dir.file("off.csv")) + " " + q(dir.file("y.csv")));
+  ASSERT_EQ(tell.exit_code, 0) << tell.output;
+  const gpb::Optimizer opt = gpb::Optimizer::load(state);
+  ASSERT_EQ(opt.num_observations(), 1);
+  EXPECT_EQ(opt.observed_indices()[0], -1);  // off the candidate set
+  const auto best = run_cli("best " + q(state));
+  ASSERT_EQ(best.exit_code, 0) << best.output;
+  EXPECT_TRUE(contains(best.output, "CsOAc,L3,0.08,100,9")) << best.output;
+  for (int round = 0; round < 3; ++round) {
+    const auto ask = run_cli("ask " + q(state) + " --q 2 --out " + q(dir.file("p.csv")));
+    ASSERT_EQ(ask.exit_code, 0) << ask.output;
+    const auto rows = cells(read_file(dir.file("p.csv")));
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      EXPECT_TRUE(std::set<std::string>({"0.057", "0.1", "0.153"}).count(rows[i][2])) << rows[i][2];
+      EXPECT_TRUE(std::set<std::string>({"90", "105", "120"}).count(rows[i][3])) << rows[i][3];
+    }
+    write_file(dir.file("y2.csv"), "1\n2\n");
+    ASSERT_EQ(run_cli("tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y2.csv")))
+                  .exit_code,
+              0);
+  }
+  write_file(dir.file("bad.csv"), "base,ligand,conc,temp\nCsOAc,L3,warm,100\n");
+  const auto bad =
+      run_cli("tell " + q(state) + " " + q(dir.file("bad.csv")) + " " + q(dir.file("y.csv")));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.output, "bad.csv:2: 'warm' is not a number (parameter 'conc')"))
+      << bad.output;
 }
 
 TEST(CliParameters, ListShowsTheParametersDomain) {

@@ -2,7 +2,9 @@
 // chunk's encodings from the space gives bit for bit the μ, σ², rows and UCB choices of one over
 // the materialised encodings (incremental and recompute mode), also across chunk boundaries of a
 // constrained space; an Optimizer that streams (its materialised form above the memory budget)
-// asks exactly what a materialised one asks; a space too big even for streaming is refused.
+// asks exactly what a materialised one asks, also with observations at points off the space
+// (extras, which grow the streamed posterior as they grow the materialised one); a space too big
+// even for streaming is refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +16,7 @@
 #include "gpbandit/engine/domain.hpp"
 #include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/engine/posterior.hpp"
+#include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "test_support.hpp"
@@ -152,7 +155,7 @@ TEST(SpaceStreaming, PosteriorEqualsAcrossStreamChunks) {
   compare_posteriors(400, gpb::PosteriorMode::Recompute);
 }
 
-TEST(SpaceStreaming, StreamedPosteriorRefusesToGrowOrToRunIncrementally) {
+TEST(SpaceStreaming, StreamedPosteriorRefusesToRunIncrementally) {
   const gpb::Domain streamed = gpb::Domain::streamed_space(space(1));
   const gpb::Context ctx = cpu_context();
   gpb::PosteriorOptions po;
@@ -160,15 +163,65 @@ TEST(SpaceStreaming, StreamedPosteriorRefusesToGrowOrToRunIncrementally) {
   EXPECT_TRUE(contains(
       error_of([&] { gpb::FinitePosterior p(ctx, gpb::Kernel::se(1.0), streamed, 1, po); }),
       "runs in recompute mode"));
-  gpb::FinitePosterior p(ctx, gpb::Kernel::se(1.0), streamed, 1);
-  const Eigen::MatrixXd x = streamed.points_of(0, 1);
-  EXPECT_TRUE(contains(error_of([&] { p.add_candidates(x); }), "cannot grow"));
+}
+
+/// A streamed posterior grown by points off the space (add_candidates) equals a materialised one
+/// grown by the same points, bit for bit, before and after observations at the new points; over
+/// space(extra) the last stream chunk holds the end of the space and the first extras.
+void compare_grown(int extra) {
+  const auto sp = space(extra);
+  const gpb::Domain held = gpb::Domain::from_space(sp);
+  const gpb::Domain streamed = gpb::Domain::streamed_space(sp);
+  const gpb::Context ctx = cpu_context();
+  const gpb::Kernel k = gpb::Kernel::matern(gpb::KernelType::Matern32, 0.7, 1.1);
+  gpb::PosteriorOptions po;
+  po.noise_variance = 0.05;
+  po.capacity = 40;
+  po.mode = gpb::PosteriorMode::Recompute;
+  gpb::FinitePosterior a(ctx, k, held, 1, po);
+  po.mode = gpb::PosteriorMode::Auto;
+  gpb::FinitePosterior b(ctx, k, streamed, 1, po);
+  const int n = held.size();
+  for (int step = 0; step < 6; ++step) {
+    // Two points off the space: combination j with its "x" value moved off the list.
+    Eigen::MatrixXd off(held.dim(), 2);
+    for (int c = 0; c < 2; ++c) {
+      const int j = (step * 7919 + c * 104729) % n;
+      off.col(c) = sp->encode(j);
+      off(gpb::feature_offset(*sp, 2), c) = gpb::encode_value(*sp, 2, 0.2 + 0.3 * step + 0.1 * c);
+    }
+    a.add_candidates(off);
+    b.add_candidates(off);
+    ASSERT_EQ(a.size(), b.size());
+    expect_same(a, b, 1, "grown");
+    const int idx[1] = {n + 2 * step + step % 2};  // an extra, then a candidate
+    const double y[1] = {0.3 * step - 0.5};
+    a.observe(idx, y);
+    b.observe(idx, y);
+    const int c[1] = {(step * 31) % n};
+    const double yc[1] = {reward(*sp, c[0])};
+    a.observe(c, yc);
+    b.observe(c, yc);
+    expect_same(a, b, 1, "observe");
+  }
+  std::vector<gpb::Rng> ta{gpb::Rng(3, 0, 1)};
+  std::vector<gpb::Rng> tb = ta;
+  const double width[1] = {1.0};
+  EXPECT_EQ(a.ucb_argmax(width, nullptr, &ta)[0].index, b.ucb_argmax(width, nullptr, &tb)[0].index);
+}
+
+TEST(SpaceStreaming, StreamedPosteriorGrowsAsTheMaterialisedOne) {
+  compare_grown(1);
+}
+
+TEST(SpaceStreaming, StreamedPosteriorGrowsAcrossTheLastStreamChunk) {
+  compare_grown(400);
 }
 
 /// The asks of an Optimizer over space(1) with the given memory budget: 12 single asks, then
 /// two batches of 3, each told its reward; also its prediction over the candidates at the end.
 std::vector<int> asks(std::size_t budget, bool& streams, Eigen::VectorXd& mean,
-                      Eigen::VectorXd& var) {
+                      Eigen::VectorXd& var, bool off_space = false) {
   const auto sp = space(1);
   gpb::OptimizerOptions o;
   o.domain = gpb::DomainSpec::parameters(sp);
@@ -182,6 +235,14 @@ std::vector<int> asks(std::size_t budget, bool& streams, Eigen::VectorXd& mean,
   gpb::Optimizer opt(o);
   streams = opt.streams();
   std::vector<int> out;
+  if (off_space) {  // measured at "x" values off its list: extra observations
+    Eigen::MatrixXd off(2, sp->encoded_dim());
+    for (int c = 0; c < 2; ++c) {
+      off.row(c) = sp->encode(17 + 40 * c).transpose();
+      off(c, gpb::feature_offset(*sp, 2)) = gpb::encode_value(*sp, 2, 0.7 - 0.4 * c);
+    }
+    opt.tell(off, {2.5, -1.0});
+  }
   for (int i = 0; i < 18; ++i) {
     const int q = i < 12 ? 1 : 3;
     const gpb::AskResult a = opt.ask(q);
@@ -223,11 +284,24 @@ TEST(SpaceStreaming, OptimizerRefusesWhatStreamingCannotServe) {
   o.context.memory_budget_bytes = 1;
   o.acquisition.kind = gpb::AcquisitionKind::Thompson;
   EXPECT_TRUE(contains(error_of([&] { gpb::Optimizer opt(o); }), "acquisition.kind: thompson"));
-  o.acquisition.kind = gpb::AcquisitionKind::Ucb;
-  gpb::Optimizer opt(o);
-  Eigen::MatrixXd off = opt.domain().points_of(0, 1).transpose();
-  off(0, 0) = 0.5;  // half a one-hot label: not a combination of the space
-  EXPECT_TRUE(contains(error_of([&] { opt.tell(off, {1.0}); }), "streamed"));
+}
+
+TEST(SpaceStreaming, OffSpaceObservationsConditionTheStreamedOptimizerAsTheMaterialised) {
+  // Two observations at "x" values off its list: both Optimizers condition on them (extras),
+  // never propose them, and ask the same candidates; the prediction moved towards them.
+  bool held_streams = true, streamed_streams = false, plain_streams = true;
+  Eigen::VectorXd m1, v1, m2, v2, m0, v0;
+  const std::vector<int> held = asks(std::size_t{1} << 32, held_streams, m1, v1, true);
+  const std::vector<int> streamed = asks(1, streamed_streams, m2, v2, true);
+  const std::vector<int> plain = asks(std::size_t{1} << 32, plain_streams, m0, v0, false);
+  EXPECT_FALSE(held_streams);
+  EXPECT_TRUE(streamed_streams);
+  EXPECT_EQ(held, streamed);
+  EXPECT_NE(held, plain);                        // the extra observations changed the choices
+  for (const int j : streamed) EXPECT_GE(j, 0);  // an extra is never proposed
+  ASSERT_EQ(m1.size(), m2.size());
+  EXPECT_LE((m1 - m2).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LE((v1 - v2).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 }  // namespace

@@ -250,18 +250,7 @@ class ParameterSpace:
         return {n: self._value(p, lv) for p, (n, lv) in enumerate(zip(self._names, levels))}
 
     def _levels(self, point):
-        if isinstance(point, dict):
-            missing = [n for n in self._names if n not in point]
-            extra = [k for k in point if k not in self._names]
-            if missing or extra:
-                raise ValueError(f"point {point!r}: missing {missing}, unknown {extra}")
-            vals = [point[n] for n in self._names]
-        else:
-            vals = list(point)
-            if len(vals) != len(self._names):
-                raise ValueError(f"point {point!r}: expected {len(self._names)} values, one per "
-                                 f"parameter ({', '.join(self._names)})")
-        return [self._level(p, v) for p, v in enumerate(vals)]
+        return [self._level(p, v) for p, v in enumerate(self._values(point))]
 
     # ------------------------------------------------------------ sequence protocol
     def __len__(self):
@@ -324,15 +313,70 @@ class ParameterSpace:
         """The engine's DomainSpec (the encoded feasible combinations)."""
         return _core.DomainSpec.parameters(self.core)
 
+    def _values(self, point):
+        """The values of ``point`` in parameter order (a dict or a sequence)."""
+        if isinstance(point, dict):
+            missing = [n for n in self._names if n not in point]
+            extra = [k for k in point if k not in self._names]
+            if missing or extra:
+                raise ValueError(f"point {point!r}: missing {missing}, unknown {extra}")
+            return [point[n] for n in self._names]
+        vals = list(point)
+        if len(vals) != len(self._names):
+            raise ValueError(f"point {point!r}: expected {len(self._names)} values, one per "
+                             f"parameter ({', '.join(self._names)})")
+        return vals
+
+    def _encode_point(self, point):
+        """Encoded features of ``point``. A numeric value need not be one of its parameter's
+        (a point off the space, which a tell adds as an extra observation: the posterior
+        conditions on it, ask never proposes it); a label must be one of its parameter's."""
+        vals = self._values(point)
+        levels, off = [], []
+        for p, v in enumerate(vals):
+            e = self._eng[p]
+            if e.type == "categorical":
+                levels.append(self._level(p, v))
+                continue
+            if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.number, str)):
+                raise ValueError(f"parameter '{e.name}': expected a number, got {v!r}")
+            try:
+                x = float(v)
+            except (TypeError, ValueError):
+                raise ValueError(f"parameter '{e.name}': expected a number, got {v!r}") from None
+            if not np.isfinite(x):
+                raise ValueError(f"parameter '{e.name}': {v!r} is not finite")
+            if x in e.values:
+                levels.append(list(e.values).index(x))
+            else:
+                levels.append(0)
+                off.append((p, x))
+        row = np.array(self.core.encode_levels(levels), dtype=float)
+        for p, x in off:
+            row[self.core.feature_offset(p)] = self.core.encode_value(p, x)
+        return row
+
     def to_engine(self, points):
-        """Encoded rows (m × d) of points given as dicts or sequences of values."""
-        rows = [self.core.encode_levels(self._levels(x)) for x in points]
+        """Encoded rows (m × d) of points given as dicts or sequences of values; numeric values
+        off their parameter's list encode points off the space (see _encode_point)."""
+        rows = [self._encode_point(x) for x in points]
         return np.asarray(rows, dtype=float).reshape(len(rows), self.n_features)
 
     def from_engine(self, rows):
-        """Dicts of values by name for encoded rows (nearest level per parameter)."""
-        return [self._record(self.core.decode(np.asarray(z, dtype=float)))
-                for z in np.atleast_2d(np.asarray(rows, dtype=float))]
+        """Dicts of values by name for encoded rows (nearest label per categorical parameter;
+        a numeric parameter's listed value, or its value off the list for a point off the
+        space)."""
+        out = []
+        for z in np.atleast_2d(np.asarray(rows, dtype=float)):
+            rec = self._record(self.core.decode(z))
+            for p, e in enumerate(self._eng):
+                if e.type == "categorical":
+                    continue
+                v = float(self.core.value_of(p, float(z[self.core.feature_offset(p)])))
+                if v not in e.values:  # off the list: the value itself
+                    rec[e.name] = int(v) if e.type == "integer" and v == int(v) else v
+            out.append(rec)
+        return out
 
     def to_json(self):
         """A JSON-compatible dict (the CLI's ``"domain": {"type": "parameters", ...}``)."""

@@ -9,6 +9,7 @@
 #include "bindings.hpp"
 #include "gpbandit/engine/domain.hpp"
 #include "gpbandit/engine/parameter_space.hpp"
+#include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 
 namespace gpb::python {
@@ -145,7 +146,20 @@ void bind_space(py::module_& m) {
                         "decode: expected " << s.encoded_dim() << " features");
             return s.decode(x.data());
           },
-          py::arg("x"), "Levels whose encoding is nearest to x");
+          py::arg("x"), "Levels whose encoding is nearest to x")
+      .def(
+          "encode_value",
+          [](const ParameterSpace& s, int p, double v) { return encode_value(s, p, v); },
+          py::arg("p"), py::arg("value"),
+          "Encoded feature of a value of numeric parameter p, also one off its list")
+      .def(
+          "value_of",
+          [](const ParameterSpace& s, int p, double f) { return value_of_feature(s, p, f); },
+          py::arg("p"), py::arg("feature"),
+          "Value of numeric parameter p whose encoded feature is `feature`")
+      .def(
+          "feature_offset", [](const ParameterSpace& s, int p) { return feature_offset(s, p); },
+          py::arg("p"), "Offset of parameter p's features within an encoding");
 
   auto spec = py::reinterpret_borrow<py::class_<DomainSpec>>(m.attr("DomainSpec"));
   spec.def_property_readonly(

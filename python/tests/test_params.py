@@ -197,3 +197,34 @@ def test_a_space_over_the_memory_budget_streams_and_asks_the_same():
     assert all(p in space for p in streamed_asks)
     with pytest.raises(ValueError, match="streamed"):
         streamed.candidates
+
+
+@pytest.mark.parametrize("budget", [None, 1024])
+def test_a_point_off_the_space_is_told_as_an_extra_observation(budget):
+    # A reaction run at a concentration and a temperature off their lists: the Optimizer
+    # (materialised, and streamed under a 1 kB budget) conditions on it, reports it by its own
+    # values, and never proposes it; a label off its list has no encoding and stays refused.
+    space = gp.ParameterSpace(
+        [gp.Categorical("base", ["KOAc", "CsOAc", "KOPiv"]),
+         gp.Categorical("ligand", list(LIGANDS), encoding=LIGANDS),
+         gp.NumericalDiscrete("conc", [0.057, 0.1, 0.153, 0.2]),
+         gp.Integer("temp", 90, 135, 15)])
+    kw = {} if budget is None else {"memory_budget_bytes": budget}
+    opt = g.Optimizer(space, acquisition="ucb", seed=3, initial_points=0, **kw)
+    assert opt.streams == (budget is not None)
+    off = {"base": "CsOAc", "ligand": "L3", "conc": 0.08, "temp": 97}
+    assert off not in space
+    on = {"base": "KOAc", "ligand": "L1", "conc": 0.2, "temp": 135}
+    opt.tell([off, on], [5.0, 0.0])
+    assert len(opt) == 2
+    assert opt.best.x == off and opt.best.index == -1
+    mean, _ = opt.predict([list(off.values()), list(on.values())])
+    assert mean[0] > 4.0 and mean[1] < 1.0  # the posterior conditions on the told values
+    for _ in range(4):
+        s = opt.ask(2)
+        assert all(p in space for p in s.points)  # an extra is never proposed
+        opt.tell(s.points, [1.0, 0.0])
+    with pytest.raises(ValueError, match="ligand"):
+        opt.tell([dict(off, ligand="L9")], [1.0])
+    with pytest.raises(ValueError, match="conc"):
+        opt.tell([dict(off, conc="warm")], [1.0])

@@ -57,7 +57,7 @@ struct FinitePosterior::Impl {
   std::pair<int, int> slice;  // this rank's candidates [begin, end)
   int dim = 0;                // dimension of the candidates
   bool precomputed = false;   // points are indices into a fixed matrix (the domain cannot grow)
-  bool streamed = false;      // a streamed domain: points computed per chunk (cannot grow)
+  bool streamed = false;      // a streamed domain: points computed per chunk (extras held)
   // Sharded or sparse exclusions: the R × (slice size) mask handed to the backend, all zeros
   // between calls (allocated on first use).
   mutable std::vector<std::uint8_t> mask;
@@ -211,9 +211,6 @@ void FinitePosterior::add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& po
   const int n = s.backend->size();
   GPB_EXPECTS(m <= static_cast<Eigen::Index>(INT_MAX) - n,
               "posterior.add_candidates: " << m << " more candidates overflow the index range");
-  GPB_EXPECTS(!s.streamed,
-              "posterior.add_candidates: a streamed parameter-space domain "
-              "(Domain::streamed_space) cannot grow (its candidates are computed from the space)");
   GPB_EXPECTS(!s.precomputed,
               "posterior.add_candidates: a precomputed kernel's domain cannot "
               "grow (its points are indices into a fixed matrix)");

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -29,12 +30,14 @@
 #include "experiment/output_lock.hpp"
 #include "experiment/pipeline_io.hpp"
 #include "experiment/registry_internal.hpp"
+#include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/objective/command.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "io/atomic_file.hpp"
 #include "optimizer/config.hpp"
+#include "optimizer/space_config.hpp"
 #include "optimizer/state_lock.hpp"
 
 namespace gpb {
@@ -121,7 +124,8 @@ std::string labelled_evaluations_csv(const ParameterSpace& space, const Eigen::M
            std::to_string(idx[static_cast<std::size_t>(i)]);
     const Eigen::VectorXd xi = x.row(i).transpose();
     const std::vector<int> lv = space.decode(xi.data());
-    for (std::size_t p = 0; p < ps.size(); ++p) out += "," + ps[p].text(lv[p]);
+    for (std::size_t p = 0; p < ps.size(); ++p)
+      out += "," + detail::value_text(space, static_cast<int>(p), xi.data(), lv[p]);
     std::snprintf(buf, sizeof buf, "%.17g", y[static_cast<std::size_t>(i)]);
     out += "," + std::string(buf) + "\n";
   }
@@ -135,12 +139,15 @@ json labelled_point(const ParameterSpace& space, const Eigen::VectorXd& x) {
   for (std::size_t p = 0; p < space.parameters().size(); ++p) {
     const Parameter& par = space.parameters()[p];
     const auto l = static_cast<std::size_t>(lv[p]);
+    const int ip = static_cast<int>(p);
+    const double v = par.numeric() ? value_of_feature(space, ip, x[feature_offset(space, ip)])
+                                   : 0.0;  // a value off the list for a point told off the space
     if (par.type == Parameter::Type::Categorical) {
       out[par.name] = par.labels[l];
-    } else if (par.type == Parameter::Type::Integer) {
-      out[par.name] = static_cast<long long>(par.values[l]);
+    } else if (par.type == Parameter::Type::Integer && v == std::round(v)) {
+      out[par.name] = static_cast<long long>(v);
     } else {
-      out[par.name] = par.values[l];
+      out[par.name] = v;
     }
   }
   return out;
@@ -181,7 +188,8 @@ std::string point_text(const Eigen::VectorXd& x, const ParameterSpace* space) {
     const std::vector<int> lv = space->decode(x.data());
     const auto& ps = space->parameters();
     for (std::size_t p = 0; p < ps.size(); ++p)
-      s += (p > 0 ? ", " : "") + ps[p].name + "=" + ps[p].text(lv[p]);
+      s += (p > 0 ? ", " : "") + ps[p].name + "=" +
+           detail::value_text(*space, static_cast<int>(p), x.data(), lv[p]);
     return s + ")";
   }
   char buf[32];
@@ -391,6 +399,7 @@ CommandRunResult run_command_config(const std::string& config, const std::string
                         {"index", b.index},
                         {"evaluation", b.observation + 1}}},
                       {"kernel", opt.options().kernel.describe()},
+                      {"streamed", opt.streams()},
                       {"fits", opt.fits()}});
   CommandRunResult result;
   result.out_dir = dir;

@@ -260,6 +260,9 @@ void Optimizer::State::reset_posterior(int extras_in_posterior) {
     const detail::QuietRecompute quiet;  // said once per Optimizer, below
     if (post_extras == 0) {
       post = std::make_unique<FinitePosterior>(*ctx, opt.kernel, domain, 1, po);
+    } else if (domain.streams_points()) {  // the space's combinations, then the extras held
+      post = std::make_unique<FinitePosterior>(*ctx, opt.kernel, domain, 1, po);
+      post->add_candidates(Eigen::Map<const Eigen::MatrixXd>(extras.data(), d, post_extras));
     } else {
       post = std::make_unique<FinitePosterior>(*ctx, opt.kernel,
                                                Domain::from_points(posterior_points()), 1, po);
@@ -304,10 +307,6 @@ void Optimizer::State::sync(bool for_ask) {
 }
 
 int Optimizer::State::add_extra(const double* x) {
-  GPB_EXPECTS(!domain.streams_points(),
-              "tell: a point that is not one of the parameter space's feasible combinations; this "
-              "space is streamed (too big to hold its encodings), so only its own combinations "
-              "can be told");
   const int p = n + num_extras();
   extras.insert(extras.end(), x, x + d);
   if (!dirty && post && post_extras == num_extras() - 1) {  // grow the posterior by it

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/error.hpp"
 
 namespace gpb::detail {
@@ -358,6 +360,58 @@ std::vector<int> levels_of_text(const ParameterSpace& s, const std::vector<std::
   return lv;
 }
 
+Eigen::VectorXd encode_text(const ParameterSpace& s, const std::vector<std::string>& cells,
+                            const std::string& where) {
+  const auto& ps = s.parameters();
+  GPB_EXPECTS(cells.size() == ps.size(), where << ": has " << cells.size()
+                                               << " values, expected one per parameter ("
+                                               << ps.size() << ")");
+  std::vector<int> lv(ps.size(), 0);
+  std::vector<std::size_t> off_list;  // numeric parameters whose value is not one of theirs
+  std::vector<double> value(ps.size(), 0.0);
+  for (std::size_t p = 0; p < ps.size(); ++p) {
+    const std::string cell = trim(cells[p]);
+    if (!ps[p].numeric()) {
+      const auto it = std::find(ps[p].labels.begin(), ps[p].labels.end(), cell);
+      GPB_EXPECTS(it != ps[p].labels.end(),
+                  where << ": '" << cell << "' is not a label of parameter '" << ps[p].name
+                        << "' (a label outside the list has no encoding)");
+      lv[p] = static_cast<int>(it - ps[p].labels.begin());
+      continue;
+    }
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    GPB_EXPECTS(!cell.empty() && *end == '\0' && std::isfinite(v),
+                where << ": '" << cell << "' is not a number (parameter '" << ps[p].name << "')");
+    const auto it = std::find(ps[p].values.begin(), ps[p].values.end(), v);
+    if (it != ps[p].values.end()) {
+      lv[p] = static_cast<int>(it - ps[p].values.begin());
+    } else {
+      off_list.push_back(p);
+      value[p] = v;
+    }
+  }
+  Eigen::VectorXd x(s.encoded_dim());
+  s.encode_levels(lv.data(), x.data());
+  for (const std::size_t p : off_list) {
+    const int ip = static_cast<int>(p);
+    x[feature_offset(s, ip)] = encode_value(s, ip, value[p]);
+  }
+  return x;
+}
+
+std::string value_text(const ParameterSpace& s, int p, const double* x, int level) {
+  const Parameter& par = s.parameters()[static_cast<std::size_t>(p)];
+  if (!par.numeric()) return par.text(level);
+  const double v = value_of_feature(s, p, x[feature_offset(s, p)]);
+  char buf[32];
+  for (int digits = 15; digits <= 17; ++digits) {  // the shortest text that reads back as v
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,
                          const std::vector<double>* y) {
   std::ostringstream out;
@@ -368,7 +422,9 @@ std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,
   for (Eigen::Index i = 0; i < rows.rows(); ++i) {
     const Eigen::VectorXd x = rows.row(i).transpose();
     const std::vector<int> lv = s.decode(x.data());
-    for (std::size_t p = 0; p < ps.size(); ++p) out << (p ? "," : "") << ps[p].text(lv[p]);
+    for (std::size_t p = 0; p < ps.size(); ++p) {
+      out << (p ? "," : "") << value_text(s, static_cast<int>(p), x.data(), lv[p]);
+    }
     if (y) out << "," << (*y)[static_cast<std::size_t>(i)];
     out << "\n";
   }
@@ -398,10 +454,7 @@ Eigen::MatrixXd read_labelled_points(const ParameterSpace& s, const std::string&
                 at << ": has " << cells.size() << " cells, expected " << head.size());
     std::vector<std::string> mine;
     for (std::size_t p = 0; p < ps.size(); ++p) mine.push_back(cells[col[p]]);
-    const std::vector<int> lv = levels_of_text(s, mine, at);
-    Eigen::VectorXd x(s.encoded_dim());
-    s.encode_levels(lv.data(), x.data());
-    pts.push_back(std::move(x));
+    pts.push_back(encode_text(s, mine, at));
   }
   GPB_EXPECTS(!pts.empty(), path << ": no points");
   Eigen::MatrixXd rows(static_cast<Eigen::Index>(pts.size()), s.encoded_dim());

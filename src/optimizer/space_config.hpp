@@ -28,6 +28,18 @@ nlohmann::json parameter_space_json(const ParameterSpace& s);
 std::vector<int> levels_of_text(const ParameterSpace& s, const std::vector<std::string>& cells,
                                 const std::string& where);
 
+/// The encoding of the point whose values / labels are `cells` (one per parameter, as text): a
+/// numeric value need not be one of its parameter's (encode_value of space_values.hpp: a point off
+/// the space, told as an extra observation), a label must be one of its parameter's.
+/// @throws InvalidArgument naming `where` and the parameter for an unknown label or a cell that
+/// is not a number.
+Eigen::VectorXd encode_text(const ParameterSpace& s, const std::vector<std::string>& cells,
+                            const std::string& where);
+
+/// The text of parameter p's value in encoding x (d values) at its nearest level `level`: the
+/// label, the listed value, or a value off the list (value_of_feature).
+std::string value_text(const ParameterSpace& s, int p, const double* x, int level);
+
 /// CSV text of encoded points (q×d rows) by label: a header of the parameter names (and "y"
 /// when `y` is given), then one row per point with each parameter's value or label.
 std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,
@@ -35,7 +47,9 @@ std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,
 
 /// Encoded rows (q×d) of a CSV written as labelled_csv writes it (the header names every
 /// parameter once, in any order; extra columns such as "y" are ignored).
-/// @throws InvalidArgument naming file:line for an unknown label or value or a missing column;
+/// A numeric cell off its parameter's list encodes a point off the space (encode_text).
+/// @throws InvalidArgument naming file:line for an unknown label, a cell that is not a number
+/// or a missing column;
 /// IoError if unreadable.
 Eigen::MatrixXd read_labelled_points(const ParameterSpace& s, const std::string& path);
 

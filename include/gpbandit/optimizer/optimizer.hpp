@@ -371,8 +371,10 @@ class Optimizer {
   /// then refused only when this exceeds the memory available. O(1).
   static double streamed_space_bytes(const ParameterSpace& space);
   /// Whether the candidates are a streamed parameter space (Domain::streamed_space): their
-  /// encodings are computed when needed, domain().points() throws; Thompson sampling and points
-  /// told off the space are refused, and save() as .npz writes no candidates.npy.
+  /// encodings are computed when needed, domain().points() throws; Thompson sampling is refused
+  /// and save() as .npz writes no candidates.npy. Points told off the space become extra
+  /// observations, as on a materialised space (the posterior holds their encodings after the
+  /// space's combinations).
   bool streams() const;
   /// Releases the posterior and the Context.
   ~Optimizer();

@@ -9,7 +9,9 @@ namespace gpb::detail {
 
 void CpuState::widen(int need) {
   if (need <= ncap) return;
-  const int wide = std::max(need, 2 * ncap);
+  // Doubling amortises a materialised domain's copies; a streamed one (10⁸ candidates, a few
+  // extras) grows by a small step instead of doubling μ and σ².
+  const int wide = streamed() ? need + kStreamExtraStep : std::max(need, 2 * ncap);
   const std::size_t R = runs.size(), old_stride = ncap, stride = wide;
   const auto relayout = [&](auto& buf, std::size_t per_run_rows) {
     using T = std::remove_reference_t<decltype(buf[0])>;
@@ -40,7 +42,7 @@ void CpuState::widen(int need) {
   };
   per_run(mu);
   per_run(sigma2);
-  points.conservativeResize(Eigen::NoChange, wide);
+  points.conservativeResize(Eigen::NoChange, streamed() ? wide - nspace : wide);
   kdiag.conservativeResize(wide);
   ncap = wide;
 }
@@ -55,8 +57,8 @@ void CpuState::new_columns(int first, int count) {
   for (int task = 0; task < tasks; ++task) {
     const int r = task / count, j = first + task % count;
     double m = 0.0, s2 = kdiag[j];
-    grown_column(eval, points.data() + static_cast<long>(j) * d, d,
-                 runs[static_cast<std::size_t>(r)], rows, vrow<VT>(r, 0) + j, stride, m, s2);
+    grown_column(eval, held_point(j), d, runs[static_cast<std::size_t>(r)], rows,
+                 vrow<VT>(r, 0) + j, stride, m, s2);
     s2_of(r)[j] = s2;
     mu_of(r)[j] = m;
   }
@@ -67,7 +69,7 @@ void CpuState::add_points(const Eigen::Ref<const Eigen::MatrixXd>& pts) {
   if (!recompute && lazy) catch_up_all(rows);  // the new blocks start with every row applied
   widen(n + m);
   const int first = n;
-  points.middleCols(first, m) = pts;
+  points.middleCols(streamed() ? first - nspace : first, m) = pts;
   kdiag.segment(first, m) = kernel_diag_cpu(kernel, pts, threads);
   if (!order.empty()) {  // new candidates keep their own positions, after the spatial order
     for (int i = first; i < first + m; ++i) {
@@ -91,9 +93,8 @@ void CpuState::add_points(const Eigen::Ref<const Eigen::MatrixXd>& pts) {
     std::vector<double> col(static_cast<std::size_t>(rows));
     for (int r = 0; r < num_runs(); ++r) {  // μ, σ² at the new candidates from the factor alone
       for (int j = first; j < n; ++j) {
-        grown_column(eval, points.data() + static_cast<long>(j) * d, d,
-                     runs[static_cast<std::size_t>(r)], rows, col.data(), 1, mu_of(r)[j],
-                     s2_of(r)[j]);
+        grown_column(eval, held_point(j), d, runs[static_cast<std::size_t>(r)], rows, col.data(), 1,
+                     mu_of(r)[j], s2_of(r)[j]);
       }
     }
     return;

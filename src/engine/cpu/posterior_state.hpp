@@ -26,6 +26,8 @@ constexpr int kBlock = 512;
 /// ParameterSpace::raw_of (a scan of up to one index block, ~√raw combinations), so chunks far
 /// larger than that keep the scan a small part of the encoding.
 constexpr int kStreamChunk = 32768;
+/// Candidates a streamed domain's capacity grows by when extras are added (add_points).
+constexpr int kStreamExtraStep = 64;
 
 /// The CPU posterior's state over this rank's slice of the domain (the whole domain on one rank).
 struct CpuState {
@@ -46,14 +48,18 @@ struct CpuState {
         mixed(ctx.options().precision == Precision::Mixed),
         blocks((n + kBlock - 1) / kBlock),
         alpha2(runs.size(), std::vector<double>(1, 0.0)),
-        history_ext(runs.size()) {}
+        history_ext(runs.size()) {
+    if (space) nspace = n;
+  }
 
   Shard shard;  // this rank's candidates [shard.begin, shard.end) of N
   Kernel kernel;
   KernelEval eval;         // reads kernel's shared matrix, which never moves
-  Eigen::MatrixXd points;  // d × ncap, the slice (the first n columns hold candidates); d × 0
-                           // when streamed
+  Eigen::MatrixXd points;  // d × ncap, the slice (the first n columns hold candidates); when
+                           // streamed only the extras: d × (ncap − nspace)
   std::shared_ptr<const ParameterSpace> space;  // streamed domain: points computed per chunk
+  int nspace = 0;  // streamed: candidates [0, nspace) come from the space, the rest are extras
+                   // (add_points), held in `points`
   int d = 0;
   int n = 0;     // candidates held (N on one rank)
   int ncap = 0;  // candidate capacity: the stride of V's rows and of μ, σ² per run (≥ n)
@@ -88,17 +94,33 @@ struct CpuState {
 
   /// Whether the points are computed per chunk from the space (Domain::streamed_space).
   bool streamed() const { return space != nullptr; }
+  /// Coordinates of a held point: candidate j (internal position) of a materialised domain, or
+  /// extra j ≥ nspace of a streamed one.
+  const double* held_point(int j) const {
+    return points.data() + static_cast<long>(streamed() ? j - nspace : j) * d;
+  }
   /// The d×len coordinates of the slice's candidates [j0, j0 + len) (internal positions, which
   /// are the slice's own order when streamed): a pointer into `points`, or, for a streamed
-  /// domain, into `buf`, filled from the space (the same values bit for bit).
+  /// domain, into `buf`, filled from the space (the same values bit for bit) and, past nspace,
+  /// from the extras.
   const double* chunk_points(int j0, int len, Eigen::MatrixXd& buf) const {
-    if (!streamed()) return points.data() + static_cast<long>(j0) * d;
+    if (!streamed() || j0 >= nspace) return held_point(j0);
     const long long g = static_cast<long long>(shard.begin) + j0;
-    buf = space->encode_range(g, g + len);
+    const int from_space = std::min(len, nspace - j0);
+    if (from_space == len) {
+      buf = space->encode_range(g, g + len);
+      return buf.data();
+    }
+    buf.resize(d, len);  // the chunk reaches past the space into the extras
+    buf.leftCols(from_space) = space->encode_range(g, g + from_space);
+    buf.rightCols(len - from_space) = points.leftCols(len - from_space);
     return buf.data();
   }
-  /// k(x, x) over the slice, computed chunk by chunk when streamed.
+  /// k(x, x) over the slice, computed chunk by chunk when streamed. A stationary kernel's k(x, x)
+  /// is its variance (r = 0: exp(−0) = 1 and the Matérn factor 1 + 0, exactly), so no point is
+  /// read or encoded: the very value kernel_diag_cpu computes, in O(N) stores.
   Eigen::VectorXd diagonal() const {
+    if (kernel.stationary()) return Eigen::VectorXd::Constant(n, kernel.variance());
     if (!streamed()) return kernel_diag_cpu(kernel, points, threads);
     Eigen::VectorXd out(n);
     Eigen::MatrixXd buf;

@@ -1,0 +1,31 @@
+/// @file space_values.hpp
+/// Values of a ParameterSpace's numeric parameters that are not on their lists: the encoding of
+/// a measurement off the space (an extra observation, docs/spaces.md "Observations off the
+/// space") and the value back from an encoding.
+#pragma once
+
+#include "gpbandit/engine/parameter_space.hpp"
+
+namespace gpb {
+
+/// The encoded feature of `value` for numeric (numerical or integer) parameter p of `space`,
+/// also of a value not in its list: the affine map of its levels, (value − first) / (last −
+/// first), 0 when the parameter has one value. For a listed value it equals that level's
+/// encoding bit for bit (the same formula). O(1).
+/// @throws InvalidArgument for p out of range, a categorical parameter (a label off its list
+/// has no encoding) or a non-finite value.
+double encode_value(const ParameterSpace& space, int p, double value);
+
+/// The value of numeric parameter p whose encoded feature is `feature`: the listed value whose
+/// encoding is exactly `feature`, else the inverse of encode_value — of the doubles within 16
+/// ulps of it that encode to exactly `feature`, the one with the shortest decimal text, so that
+/// a value told off the list (0.08, 97) comes back as typed. The first value for a one-value
+/// parameter. O(levels of p).
+/// @throws InvalidArgument for p out of range or a categorical parameter.
+double value_of_feature(const ParameterSpace& space, int p, double feature);
+
+/// Offset of parameter p's features within an encoding (the features of the parameters before
+/// it). @throws InvalidArgument for p out of range.
+int feature_offset(const ParameterSpace& space, int p);
+
+}  // namespace gpb

@@ -1,0 +1,88 @@
+// Numeric values off a ParameterSpace's lists (include/gpbandit/engine/space_values.hpp).
+#include "gpbandit/engine/space_values.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpbandit/error.hpp"
+
+namespace gpb {
+
+namespace {
+
+const Parameter& numeric_parameter(const ParameterSpace& space, int p) {
+  GPB_EXPECTS(p >= 0 && p < static_cast<int>(space.parameters().size()),
+              "parameter space: parameter " << p << " out of range [0, "
+                                            << space.parameters().size() << ")");
+  const Parameter& par = space.parameters()[static_cast<std::size_t>(p)];
+  GPB_EXPECTS(par.numeric(), "parameter '" << par.name
+                                           << "': categorical, so only its labels have an "
+                                              "encoding (a label off its list has none)");
+  return par;
+}
+
+/// The encoding of value v (ParameterSpace's numeric encoder: the same operations).
+double affine(const Parameter& par, double v) {
+  const double w = par.values.back() - par.values.front();
+  return w > 0 ? (v - par.values.front()) / w : 0.0;
+}
+
+/// Doubles searched on each side of the inverse map's value (value_of_feature).
+constexpr int kUlps = 16;
+
+/// Significant digits of the shortest %.*g text that reads back as v.
+int shortest_digits(double v) {
+  char buf[40];
+  for (int digits = 1; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) return digits;
+  }
+  return 17;
+}
+
+}  // namespace
+
+double encode_value(const ParameterSpace& space, int p, double value) {
+  const Parameter& par = numeric_parameter(space, p);
+  GPB_EXPECTS(std::isfinite(value),
+              "parameter '" << par.name << "': value " << value << " is not finite");
+  return affine(par, value);
+}
+
+double value_of_feature(const ParameterSpace& space, int p, double feature) {
+  const Parameter& par = numeric_parameter(space, p);
+  for (const double v : par.values) {
+    if (affine(par, v) == feature) return v;
+  }
+  // The inverse map is not exact in floating point: of the doubles within a few ulps of it whose
+  // encoding is exactly `feature`, the one with the shortest decimal text (0.08 rather than
+  // 0.08000000000000002, the value a user typed), the nearest on a tie.
+  const double w = par.values.back() - par.values.front();
+  const double guess = par.values.front() + feature * w;
+  double best = guess;
+  int best_digits = 99;
+  for (int k = -kUlps; k <= kUlps; ++k) {
+    double v = guess;
+    for (int i = 0; i < std::abs(k); ++i) v = std::nextafter(v, k < 0 ? -HUGE_VAL : HUGE_VAL);
+    if (affine(par, v) != feature) continue;
+    const int digits = shortest_digits(v);
+    if (digits < best_digits ||
+        (digits == best_digits && std::abs(v - guess) < std::abs(best - guess))) {
+      best = v;
+      best_digits = digits;
+    }
+  }
+  return best;
+}
+
+int feature_offset(const ParameterSpace& space, int p) {
+  const auto& ps = space.parameters();
+  GPB_EXPECTS(p >= 0 && p < static_cast<int>(ps.size()),
+              "parameter space: parameter " << p << " out of range [0, " << ps.size() << ")");
+  int off = 0;
+  for (int q = 0; q < p; ++q) off += ps[static_cast<std::size_t>(q)].encoded_dim();
+  return off;
+}
+
+}  // namespace gpb
