@@ -21,6 +21,7 @@ are gathered into one buffer), which made the sharded picks differ until they we
 Usage: [mpirun -np K] python3 bench/pool_stream.py --build build-cpu [--n 10000000] [--t 100]
            [--step 50] [--threads 0] [--out bench/pool_stream-K.json]
        python3 bench/pool_stream.py --results bench/RESULTS.md --from-json A.json [B.json …]
+           [--time-v A.time [B.time …]]
 The first form prints one JSON object (rank 0) and writes it to --out; the second writes the
 pool-stream section of --results from saved runs (one row per run and round).
 """
@@ -102,6 +103,23 @@ def measure(a):
         "peak_rss_bytes": sum(per_rank), "fp_bytes": a.n * a.bits // 8}
 
 
+def time_v(path):
+    """Elapsed wall time and maximum resident set (of the largest process: under mpirun, one
+    rank) from /usr/bin/time -v's report."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            key, _, value = line.strip().rpartition(": ")
+            if key == "Maximum resident set size (kbytes)":
+                out["max_rss_bytes"] = int(value) * 1024
+            elif key.startswith("Elapsed (wall clock) time"):
+                parts = [float(x) for x in value.split(":")]
+                out["elapsed_s"] = sum(x * 60 ** i for i, x in enumerate(reversed(parts)))
+            elif key in ("User time (seconds)", "System time (seconds)"):
+                out["cpu_s"] = out.get("cpu_s", 0.0) + float(value)
+    return out
+
+
 def gib(b):
     return f"{b / 2**30:.2f} GiB"
 
@@ -132,7 +150,20 @@ def section(runs):
     same = all(len({r["rounds"][k]["picks_sha256"] for r in runs}) == 1
                for k in range(len(base["rounds"])))
     lines += ["", ("Every run chose the same batch in every round (equal hashes)." if same else
-                   "The runs' batches DIFFER (hashes above)."), "", END]
+                   "The runs' batches DIFFER (hashes above).")]
+    for r in runs:
+        if "time_v" in r:
+            t = r["time_v"]
+            lines.append(f"`/usr/bin/time -v` of the {r['ranks']}-rank run (pool generation "
+                         f"{r['generate_s']:.0f} s included): {t['elapsed_s']:.0f} s wall, "
+                         f"{t['cpu_s']:.0f} CPU s, maximum resident set "
+                         f"{gib(t['max_rss_bytes'])} (the largest single process).")
+    n, t = base["n"], base["t"]
+    lines.append(f"For comparison, incremental mode would hold V = 8·N·t bytes: "
+                 f"{gib(8 * n * t)} at t = {t} and {gib(8 * n * 10_000)} at t = 10⁴; recompute "
+                 "mode holds copies of the packed fingerprints (the Domain's, the posterior's) and "
+                 "O(N) vectors, and pays N·t kernels + N·t² flops per ask instead.")
+    lines += ["", END]
     return "\n".join(lines), same
 
 
@@ -150,6 +181,8 @@ def main(argv):
     ap.add_argument("--out", help="JSON output (rank 0)")
     ap.add_argument("--results", help="RESULTS.md whose pool-stream section to rewrite")
     ap.add_argument("--from-json", nargs="+", metavar="FILE", help="saved runs for --results")
+    ap.add_argument("--time-v", nargs="+", metavar="FILE",
+                    help="with --from-json: /usr/bin/time -v's report of each run, in order")
     a = ap.parse_args(argv)
     a.argv = argv
     if a.from_json:
@@ -159,6 +192,11 @@ def main(argv):
         for path in a.from_json:
             with open(path) as f:
                 runs.append(json.load(f))
+        if a.time_v:
+            if len(a.time_v) != len(runs):
+                ap.error("--time-v needs one report per --from-json file")
+            for r, path in zip(runs, a.time_v):
+                r["time_v"] = time_v(path)
         text, same = section(runs)
         results_section.write_section(a.results, text, BEGIN, END,
                                       "A fingerprint pool of 10⁷ in recompute mode, one process "
