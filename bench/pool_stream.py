@@ -14,9 +14,9 @@ observe_batch, then asks a 1 % batch (q = N/100): the q largest μ + 2σ over ev
 σ² gathered to every rank). A round's wall and CPU seconds (this process; rank 0 reports the
 largest over the ranks) are recorded, and a SHA-256 of the batch (its indices, best first) so that
 runs with different rank counts can be compared pick for pick. Peak memory: each rank's maximum
-resident set (getrusage), summed over the ranks. μ and σ² are read as copies: on a sharded
-posterior, the view mean(0, copy=False) is overwritten by a later variance(0, copy=False) (both
-are gathered into one buffer), which made the sharded picks differ until they were copies.
+resident set (getrusage), summed over the ranks. μ and σ² are read as copies (until this
+branch, a sharded CPU posterior gathered both into one buffer, so a mean(0, copy=False) view was
+overwritten by the next variance(); that made the first sharded picks here differ).
 
 Usage: [mpirun -np K] python3 bench/pool_stream.py --build build-cpu [--n 10000000] [--t 100]
            [--step 50] [--threads 0] [--out bench/pool_stream-K.json]
