@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <queue>
+#include <sstream>
 #include <vector>
 
 #include "gpbandit/engine/fingerprint.hpp"
@@ -138,9 +140,9 @@ struct Fixture {
     m.prior_factor = &prior;
     return m;
   }
-  Fixture(long long n, int t, const gpb::Kernel& k, double lambda) {
-    lib.domain = Domain::fingerprints(Fingerprints::random(n, 256, 0.1, 3));
-    gpb::Rng rng(5, 0, 1);
+  Fixture(long long n, int t, const gpb::Kernel& k, double lambda, std::uint64_t seed = 3) {
+    lib.domain = Domain::fingerprints(Fingerprints::random(n, 256, 0.1, seed));
+    gpb::Rng rng(seed + 2, 0, 1);
     evaluated.assign(static_cast<std::size_t>(n), 0);
     while (static_cast<int>(hist.size()) < t) {
       const int a = static_cast<int>(rng.below(n));
@@ -187,6 +189,78 @@ TEST(PoolAcquisition, LazyGpBucbPicksTheHallucinatedUcbMaximisers) {
     plain.add_pending(&best);
   }
   EXPECT_EQ(lazy, picks);
+}
+
+/// GP-BUCB as acquire() computed it before its pending variances were kept per candidate: the
+/// same lazy heap, but every recomputation solves for all of L_P⁻¹ Σ(P, a) again (O(|P|·t)).
+std::vector<int> gp_bucb_recomputing(const gpb::pool::detail::RunModel& m, double beta, int q) {
+  const Domain& dom = m.lib->domain;
+  const int n = dom.size(), d = dom.dim();
+  const double* mu = m.post->mean(0);
+  const double* s2 = m.post->variance(0);
+  struct Entry {
+    double score;
+    int index, stamp;
+    bool operator<(const Entry& o) const {
+      return score < o.score || (score == o.score && index > o.index);
+    }
+  };
+  std::priority_queue<Entry> heap;
+  for (int a = 0; a < n; ++a) {
+    if ((*m.evaluated)[a] == 0) heap.push({mu[a] + beta * std::sqrt(std::max(s2[a], 0.0)), a, 0});
+  }
+  std::vector<int> picks;
+  Eigen::MatrixXd vp, lp = Eigen::MatrixXd::Zero(q, q);
+  const auto pending_var = [&](int a, Eigen::VectorXd* w_out) {
+    const int p = static_cast<int>(picks.size());
+    Eigen::VectorXd w(p);
+    if (p > 0) {
+      const Eigen::MatrixXd va = m.post->rows_at(0, {a});
+      for (int i = 0; i < p; ++i) {
+        w[i] = m.kernel(dom.point(picks[i]), dom.point(a), d) - vp.col(i).dot(va.col(0));
+      }
+      lp.topLeftCorner(p, p).triangularView<Eigen::Lower>().solveInPlace(w);
+    }
+    if (w_out != nullptr) *w_out = w;
+    return s2[a] - (p > 0 ? w.squaredNorm() : 0.0);
+  };
+  while (static_cast<int>(picks.size()) < q) {
+    Entry e = heap.top();
+    heap.pop();
+    const int p = static_cast<int>(picks.size());
+    if (e.stamp != p) {
+      e.score = mu[e.index] + beta * std::sqrt(std::max(pending_var(e.index, nullptr), 0.0));
+      e.stamp = p;
+      heap.push(e);
+      continue;
+    }
+    Eigen::VectorXd w;
+    const double var = pending_var(e.index, &w);
+    if (p > 0) lp.row(p).head(p) = w.transpose();
+    lp(p, p) = std::sqrt(std::max(m.lambda + var, 1e-10 * m.kernel.variance()));
+    const Eigen::MatrixXd va = m.post->rows_at(0, {e.index});
+    vp.conservativeResize(va.rows(), p + 1);
+    vp.col(p) = va.col(0);
+    picks.push_back(e.index);
+  }
+  return picks;
+}
+
+TEST(PoolAcquisition, IncrementalGpBucbPicksAsRecomputingEveryEntry) {
+  // Larger batches than above, where a candidate's score is recomputed many times: the kept
+  // entries of L_P⁻¹ Σ(P, a) must give the picks of solving for all of them each time.
+  // Deterministic (fixed seeds); four pools, two noise levels and widths.
+  const gpb::Kernel k = gpb::Kernel::tanimoto(1.3);
+  for (const std::uint64_t seed : {3, 11, 12, 13}) {
+    const double lambda = seed % 2 == 0 ? 0.01 : 0.2;
+    Fixture fx(3000, 150, k, lambda, seed);
+    AcquisitionSpec spec;
+    spec.type = "gp_bucb";
+    spec.beta = seed == 13 ? 4.0 : 2.0;
+    gpb::Rng rng(1, 0, 1);
+    const std::vector<int> picks = gpb::pool::detail::acquire(spec, fx.model(k, lambda), 80, rng);
+    EXPECT_EQ(picks, gp_bucb_recomputing(fx.model(k, lambda), spec.beta, 80)) << "seed " << seed;
+  }
 }
 
 TEST(PoolAcquisition, PathwiseDrawsHaveThePosteriorMeanAndVariance) {
@@ -238,6 +312,29 @@ TEST(PoolProtocol, SyntheticLibraryEndToEnd) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string runs = gpb::test::read_file(dir + "/out/runs.csv");
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 3 * 4 * 5);  // header + rows
+  // acquired.csv: per policy, run and batch the 16 candidates chosen, none twice within a run.
+  std::istringstream acquired(gpb::test::read_file(dir + "/out/acquired.csv"));
+  std::string line;
+  std::getline(acquired, line);
+  EXPECT_EQ(line, "policy,run,batch,indices");
+  std::map<std::string, std::vector<int>> seen;  // "policy,run" → its candidates
+  int lines = 0;
+  while (std::getline(acquired, line)) {
+    ++lines;
+    const std::size_t c1 = line.find(','), c2 = line.find(',', c1 + 1), c3 = line.find(',', c2 + 1);
+    ASSERT_NE(c3, std::string::npos) << line;
+    std::istringstream idx(line.substr(c3 + 1));
+    std::vector<int>& run = seen[line.substr(0, c2)];
+    const std::size_t before = run.size();
+    for (int a; idx >> a;) run.push_back(a);
+    EXPECT_EQ(run.size() - before, 16u) << line;
+  }
+  EXPECT_EQ(lines, 3 * 4 * 5);
+  for (auto& [key, run] : seen) {
+    std::sort(run.begin(), run.end());
+    EXPECT_EQ(std::adjacent_find(run.begin(), run.end()), run.end()) << key << ": a repeat";
+    EXPECT_TRUE(run.front() >= 0 && run.back() < 800) << key;
+  }
   const auto found = found_means(dir + "/out/summary.json");
   // The reward is a smooth function of the Tanimoto similarity to a target: the GP finds far
   // more of the top 16 than random's expected 96/800 = 12% (deterministic: fixed seeds).

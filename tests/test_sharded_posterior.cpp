@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -129,6 +130,38 @@ TEST(ShardedPosterior, Recompute) {
 
 TEST(ShardedPosterior, MixedPrecision) {
   expect_sharded_identical(base_script(), gpb::Precision::Mixed);
+}
+
+TEST(ShardedPosterior, MeanStaysValidAfterVariance) {
+  // Sharded, μ and σ² are gathered over the ranks; the pointer mean() returns must not be
+  // overwritten by a later variance() (the Python module's mean(copy=False) view relies on it).
+  const gpb::Domain domain = gpb::Domain::grid({0.0}, {1.0}, {40});
+  const std::vector<gpb::Communicator> comms = gpb::Communicator::in_process(2, 60.0);
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int q = 0; q < 2; ++q) {
+    threads.emplace_back([&, q] {
+      try {
+        const auto ctx = cpu_on(comms[static_cast<std::size_t>(q)]);
+        gpb::FinitePosterior post(*ctx, gpb::Kernel::se(0.2), domain, 1);
+        const int idx[] = {3, 31};
+        const double y[] = {1.0, -2.0};
+        post.observe_batch(2, idx, y);
+        const double* mu = post.mean(0);
+        const std::vector<double> copy(mu, mu + 40);
+        const double* s2 = post.variance(0);
+        if (!std::equal(copy.begin(), copy.end(), mu))
+          errors[static_cast<std::size_t>(q)] = "variance() overwrote mean()";
+        if (std::equal(copy.begin(), copy.end(), s2))
+          errors[static_cast<std::size_t>(q)] = "μ equals σ²";
+      } catch (const std::exception& ex) {
+        errors[static_cast<std::size_t>(q)] = ex.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
 }
 
 TEST(ShardedPosterior, PrecomputedKernelOverIndices) {

@@ -106,6 +106,19 @@ void bind_fingerprint(py::module_& m) {
           "(kind 'counts') kernels: uint64 packed words (N × ⌈bits/64⌉, as gpbandit.chem "
           "returns; bits = 0: 64 per word) or dense bool/integer values (N × bits: 0/1, or "
           "counts clipped to 255)")
+      .def_static(
+          "from_fingerprint_slice",
+          [](const py::handle& a, long long begin, long long n_total, int bits,
+             const std::string& kind) {
+            return Domain::fingerprint_slice(fingerprints_arg(a, bits, kind, "fingerprints"), begin,
+                                             n_total);
+          },
+          py::arg("fingerprints"), py::arg("begin"), py::arg("n_total"), py::arg("bits") = 0,
+          py::arg("kind") = "bits",
+          "The fingerprints of candidates [begin, begin + len(fingerprints)) of an n_total-"
+          "candidate domain, as a slice for a sharded FinitePosterior: give each MPI rank the "
+          "candidates [⌊n_total·r/K⌋, ⌊n_total·(r+1)/K⌋) it holds, so no rank keeps the whole "
+          "pool (arguments as from_fingerprints)")
       .def_property_readonly("is_fingerprint", &Domain::is_fingerprint,
                              "True when the candidates are packed fingerprints")
       .def_property_readonly("fingerprint_bits", &Domain::fingerprint_bits,

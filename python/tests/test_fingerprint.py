@@ -74,6 +74,22 @@ def test_domain_and_block_update_match_dense_gp():
     np.testing.assert_allclose(post.variance(0), np.maximum(var, 0), atol=1e-9)
 
 
+def test_fingerprint_slice_is_the_rows_of_the_whole():
+    rng = np.random.default_rng(4)
+    words = chem.pack_bits((rng.random((40, 128)) < 0.1).astype(np.uint8))
+    whole = gb.Domain.from_fingerprints(words, bits=128)
+    part = gb.Domain.from_fingerprint_slice(words, 0, 40, bits=128)  # one rank: all of it
+    ctx = gb.Context("cpu")
+    a = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), whole, runs=1, noise_variance=0.1)
+    b = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), part, runs=1, noise_variance=0.1)
+    for p in (a, b):
+        p.observe_batch(np.array([3, 17, 30]), np.array([0.5, -1.0, 2.0]))
+    assert (a.mean(0) == b.mean(0)).all() and (a.variance(0) == b.variance(0)).all()
+    assert len(gb.Domain.from_fingerprint_slice(words[5:9], 5, 40, bits=128)) == 40
+    with pytest.raises(ValueError, match=r"\[35, 75\) are not within \[0, 40\)"):
+        gb.Domain.from_fingerprint_slice(words, 35, 40, bits=128)
+
+
 def test_block_update_in_float_stays_near_double():
     # precision="mixed": V in float, the block update's GEMM and triangular solve in float. The
     # engine's stated tolerance: mu and sigma^2 within 1e-5 * v of the double posterior (fixed

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <queue>
+#include <vector>
 
 #include "gpbandit/engine/fingerprint_features.hpp"
 #include "gpbandit/engine/ops.hpp"
@@ -96,13 +98,102 @@ Eigen::MatrixXd posterior_draws(const AcquisitionSpec& spec, const RunModel& m, 
 
 namespace {
 
+/// GP-BUCB's pending variances, kept per candidate as far as they have been computed: the
+/// candidates whose score has been recomputed (the "touched" ones) hold their stored rows v(a)
+/// (t doubles) and w(a) = L_P⁻¹ Σ(P, a) for the picks made when it was last recomputed, so that
+/// a later recomputation only adds the entries of the picks made since: one kernel value, one
+/// dot product of length t and one forward-substitution step each (instead of every entry
+/// again, with a fresh triangular solve). The value at a given |P| is the same whichever earlier
+/// |P| the candidate was last recomputed at (the entries are computed one at a time, in order).
+class PendingVariances {
+ public:
+  PendingVariances(const RunModel& m, int q)
+      : m_(m),
+        dom_(m.lib->domain),
+        t_(m.post->rows()),
+        q_(q),
+        s2_(m.post->variance(0)),
+        slot_(static_cast<std::size_t>(dom_.size()), -1),
+        lp_(static_cast<std::size_t>(q) * q, 0.0) {}
+
+  /// σ²_P(a) with P the picks so far.
+  double variance(int a) {
+    const int k = slot(a);
+    Touched& e = touched_[static_cast<std::size_t>(k)];
+    const double* va = rows_.data() + static_cast<std::size_t>(k) * t_;
+    const double* xa = dom_.point(a);
+    const int d = dom_.dim();
+    for (int j = e.done; j < picks(); ++j) {  // the picks made since the last recomputation
+      const int pj = picks_[static_cast<std::size_t>(j)];
+      const double* vj = rows_.data() + static_cast<std::size_t>(slot_[pj]) * t_;
+      const double cov = m_.kernel(dom_.point(pj), xa, d) - dot(vj, va, t_);
+      double* w = w_.data() + static_cast<std::size_t>(k) * q_;
+      const double* lj = lp_.data() + static_cast<std::size_t>(j) * q_;
+      const double wj = (cov - dot(lj, w, j)) / lj[j];
+      w[j] = wj;
+      e.sq += wj * wj;
+      e.done = j + 1;
+    }
+    return s2_[a] - e.sq;
+  }
+
+  /// Makes a (just recomputed by variance(a)) the next pick.
+  void pick(int a) {
+    const int p = picks();
+    const int k = slot_[static_cast<std::size_t>(a)];
+    const Touched& e = touched_[static_cast<std::size_t>(k)];
+    GPB_EXPECTS(e.done == p, "gp_bucb: a pick must be up to date");
+    double* row = lp_.data() + static_cast<std::size_t>(p) * q_;
+    const double* w = w_.data() + static_cast<std::size_t>(k) * q_;
+    std::copy(w, w + p, row);
+    row[p] = std::sqrt(std::max(m_.lambda + (s2_[a] - e.sq), 1e-10 * m_.kernel.variance()));
+    picks_.push_back(a);
+  }
+
+  int picks() const { return static_cast<int>(picks_.size()); }
+  const std::vector<int>& chosen() const { return picks_; }
+
+ private:
+  struct Touched {
+    int done = 0;   // entries of w computed: the picks made before its last recomputation
+    double sq = 0;  // ‖w‖² over those entries
+  };
+
+  static double dot(const double* x, const double* y, int n) {
+    if (n == 0) return 0.0;
+    return Eigen::Map<const Eigen::VectorXd>(x, n).dot(Eigen::Map<const Eigen::VectorXd>(y, n));
+  }
+
+  int slot(int a) {
+    int& k = slot_[static_cast<std::size_t>(a)];
+    if (k < 0) {
+      k = static_cast<int>(touched_.size());
+      touched_.push_back({});
+      const Eigen::MatrixXd va = m_.post->rows_at(0, {a});
+      rows_.insert(rows_.end(), va.data(), va.data() + t_);
+      w_.resize(w_.size() + static_cast<std::size_t>(q_), 0.0);
+    }
+    return k;
+  }
+
+  const RunModel& m_;
+  const Domain& dom_;
+  int t_, q_;
+  const double* s2_;
+  std::vector<int> slot_;  // candidate → its index among the touched ones, or −1
+  std::vector<Touched> touched_;
+  std::vector<double> rows_;  // v(a) of each touched candidate (t each)
+  std::vector<double> w_;     // w(a) of each touched candidate (q each)
+  std::vector<double> lp_;    // L_P, the Cholesky factor of Σ(P, P) + λI, row-major q × q
+  std::vector<int> picks_;
+};
+
 /// GP-BUCB with lazy evaluations (see acquire.hpp).
 std::vector<int> gp_bucb(const AcquisitionSpec& spec, const RunModel& m, int q) {
-  const Domain& dom = m.lib->domain;
-  const int n = dom.size(), d = dom.dim();
+  const int n = m.post->size();
   const double* mu = m.post->mean(0);
-  const std::vector<double> s2(m.post->variance(0), m.post->variance(0) + n);
   const std::vector<double> mean(mu, mu + n);
+  PendingVariances pv(m, q);
   struct Entry {
     double score;
     int index;
@@ -111,50 +202,28 @@ std::vector<int> gp_bucb(const AcquisitionSpec& spec, const RunModel& m, int q) 
       return score < o.score || (score == o.score && index > o.index);
     }
   };
-  std::priority_queue<Entry> heap;
+  std::vector<Entry> entries;
+  const double* s2 = m.post->variance(0);
   for (int a = 0; a < n; ++a) {
     if ((*m.evaluated)[static_cast<std::size_t>(a)] != 0) continue;
-    heap.push({mean[a] + spec.beta * std::sqrt(std::max(s2[a], 0.0)), a, 0});
+    entries.push_back({mean[a] + spec.beta * std::sqrt(std::max(s2[a], 0.0)), a, 0});
   }
-  std::vector<int> picks;
-  Eigen::MatrixXd vp;                                // t × |P|: the stored rows at the picks
-  Eigen::MatrixXd lp = Eigen::MatrixXd::Zero(q, q);  // Cholesky of Σ(P, P) + λI
-  // Σ(P, a) solved by L_P: w with L_P w = Σ(P, a); returns σ²_P(a) = σ²(a) − ‖w‖².
-  const auto pending_var = [&](int a, Eigen::VectorXd* w_out) {
-    const int p = static_cast<int>(picks.size());
-    Eigen::VectorXd w(p);
-    if (p > 0) {
-      const Eigen::MatrixXd va = m.post->rows_at(0, {a});
-      for (int i = 0; i < p; ++i) {
-        w[i] = m.kernel(dom.point(picks[static_cast<std::size_t>(i)]), dom.point(a), d) -
-               vp.col(i).dot(va.col(0));
-      }
-      lp.topLeftCorner(p, p).triangularView<Eigen::Lower>().solveInPlace(w);
-    }
-    if (w_out != nullptr) *w_out = w;
-    return s2[a] - (p > 0 ? w.squaredNorm() : 0.0);
-  };
-  while (static_cast<int>(picks.size()) < q) {
+  std::priority_queue<Entry> heap(std::less<Entry>(), std::move(entries));
+  while (pv.picks() < q) {
     GPB_EXPECTS(!heap.empty(), "gp_bucb: no candidate left to choose");
     Entry e = heap.top();
     heap.pop();
-    const int p = static_cast<int>(picks.size());
+    const int p = pv.picks();
     if (e.stamp != p) {  // stale: recompute with the current picks, then compete again
-      e.score = mean[e.index] + spec.beta * std::sqrt(std::max(pending_var(e.index, nullptr), 0.0));
+      e.score = mean[e.index] + spec.beta * std::sqrt(std::max(pv.variance(e.index), 0.0));
       e.stamp = p;
       heap.push(e);
       continue;
     }
-    Eigen::VectorXd w;
-    const double var = pending_var(e.index, &w);
-    if (p > 0) lp.row(p).head(p) = w.transpose();
-    lp(p, p) = std::sqrt(std::max(m.lambda + var, 1e-10 * m.kernel.variance()));
-    const Eigen::MatrixXd va = m.post->rows_at(0, {e.index});
-    vp.conservativeResize(va.rows(), p + 1);
-    vp.col(p) = va.col(0);
-    picks.push_back(e.index);
+    pv.variance(e.index);  // up to date already, except at |P| = 0 (its rows not fetched yet)
+    pv.pick(e.index);
   }
-  return picks;
+  return pv.chosen();
 }
 
 }  // namespace

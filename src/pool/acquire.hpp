@@ -48,6 +48,9 @@ Eigen::MatrixXd posterior_draws(const AcquisitionSpec& spec, const RunModel& m, 
 ///   (exact: σ²_P(a) = σ²(a) − ‖L_P⁻¹ Σ(P, a)‖² with the posterior covariance Σ from the stored
 ///   rows), evaluated lazily: scores only fall as P grows, so a candidate whose stale score is
 ///   below the best fresh one is not recomputed (the same picks as recomputing every score).
+///   A recomputed candidate keeps its stored rows and its entries of L_P⁻¹ Σ(P, a), so that
+///   recomputing it again after more picks only adds the entries of those picks: O(t + |P|)
+///   per new pick, instead of O(|P|·t + |P|²) for all of them each time.
 std::vector<int> acquire(const AcquisitionSpec& spec, const RunModel& m, int q, Rng& rng);
 
 }  // namespace gpb::pool::detail

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <ctime>
 #include <numeric>
 #include <sstream>
 
@@ -106,7 +106,21 @@ std::string csv_rows(const std::string& label, int run, const RunResult& r) {
   for (const BatchRow& b : r.rows) {
     os << label << ',' << run << ',' << b.batch << ',' << b.evaluated << ',' << b.found.scores
        << ',' << b.found.molecules << ',' << b.found.best << ',' << b.fit_seconds << ','
-       << b.acquire_seconds << ',' << b.update_seconds << '\n';
+       << b.acquire_seconds << ',' << b.update_seconds << ',' << b.acquire_cpu_seconds << '\n';
+  }
+  return os.str();
+}
+
+/// acquired.csv rows of one run: per batch, its candidates' indices in the order chosen (spaces).
+std::string acquired_rows(const std::string& label, int run, const RunResult& r) {
+  std::ostringstream os;
+  std::size_t from = 0;
+  for (const BatchRow& b : r.rows) {
+    os << label << ',' << run << ',' << b.batch << ',';
+    const auto to = static_cast<std::size_t>(b.evaluated);
+    for (std::size_t i = from; i < to; ++i) os << (i > from ? " " : "") << r.acquired[i];
+    os << '\n';
+    from = to;
   }
   return os.str();
 }
@@ -155,6 +169,7 @@ RunResult run_protocol(const Config& c, const Context& ctx, int p, std::uint64_t
       row.fit_seconds = seconds_since(t0);
     }
     const auto t0 = Clock::now();
+    const std::clock_t c0 = std::clock();
     std::vector<int> batch;
     if (model) {
       RunModel rm;
@@ -172,6 +187,7 @@ RunResult run_protocol(const Config& c, const Context& ctx, int p, std::uint64_t
       batch = random_new(evaluated, c.batch, own);
     }
     row.acquire_seconds = seconds_since(t0);
+    row.acquire_cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
     for (const int a : batch) {
       GPB_EXPECTS(evaluated[static_cast<std::size_t>(a)] == 0,
                   "pool: candidate " << a << " chosen twice");
@@ -193,6 +209,7 @@ RunResult run_protocol(const Config& c, const Context& ctx, int p, std::uint64_t
     out.mean = m.mean;
     out.recompute = m.post->recompute_mode();
   }
+  out.acquired = acquired;
   return out;
 }
 
@@ -206,7 +223,11 @@ std::string PoolFamily::type(int p) const {
 
 std::string PoolFamily::runs_csv_header() const {
   return "policy,run,batch,evaluated,found_scores,found_molecules,best,fit_seconds,"
-         "acquire_seconds,update_seconds\n";
+         "acquire_seconds,update_seconds,acquire_cpu_seconds\n";
+}
+
+std::vector<std::pair<std::string, std::string>> PoolFamily::extra_csv() const {
+  return {{"acquired.csv", "policy,run,batch,indices\n"}};
 }
 
 gpb::detail::MemoryNeeds PoolFamily::memory(int ranks) const {
@@ -223,17 +244,20 @@ gpb::detail::UnitOutput PoolFamily::step(const gpb::detail::StepEnv& env, const 
                                          const std::vector<UnitRecord>&) const {
   gpb::detail::UnitOutput out;
   json records = json::array();
+  std::string acquired;
   const std::string& label = config_.policies[static_cast<std::size_t>(p)].label;
   for (std::size_t k = 0; k < runs.size(); ++k) {
     const int run = static_cast<int>(runs[k]);
     const RunResult r = run_protocol(config_, *env.ctx, p, env.seed, run);
     out.rows += csv_rows(label, run, r);
+    acquired += acquired_rows(label, run, r);
     records.push_back(run_json(runs[k], r));
     if (env.tick) {
       env.tick(static_cast<int>(k) + 1, static_cast<int>(runs.size()), config_.batches + 1);
     }
   }
   out.record["runs"] = records;
+  out.extra_rows.push_back(std::move(acquired));
   return out;
 }
 

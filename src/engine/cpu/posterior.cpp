@@ -90,11 +90,11 @@ class CpuPosterior final : public detail::PosteriorBackend {
 
   const double* mean(int run) const override {
     bring_up_to_date();
-    return over_domain(s_.to_candidate_order(s_.mu, s_.mu_ext, run));
+    return over_domain(s_.to_candidate_order(s_.mu, s_.mu_ext, run), s_.gathered_mu);
   }
   const double* variance(int run) const override {
     bring_up_to_date();
-    return over_domain(s_.to_candidate_order(s_.sigma2, s_.s2_ext, run));
+    return over_domain(s_.to_candidate_order(s_.sigma2, s_.s2_ext, run), s_.gathered_s2);
   }
 
   std::vector<UcbChoice> ucb_argmax(const double* width, const std::uint8_t* excluded,
@@ -198,11 +198,11 @@ class CpuPosterior final : public detail::PosteriorBackend {
     s_.refresh();
     if (s_.lazy) s_.catch_up_all(s_.rows);
   }
-  /// The slice's values in candidate order, gathered over every rank when sharded.
-  const double* over_domain(const double* slice) const {
+  /// The slice's values in candidate order, gathered over every rank into `all` when sharded.
+  const double* over_domain(const double* slice, std::vector<double>& all) const {
     if (!s_.shard.sharded()) return slice;
-    detail::gather_slices(s_.shard, slice, s_.gathered);
-    return s_.gathered.data();
+    detail::gather_slices(s_.shard, slice, all);
+    return all.data();
   }
 
   detail::CpuState s_;

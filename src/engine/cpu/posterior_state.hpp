@@ -89,7 +89,9 @@ struct CpuState {
   std::vector<int> order, position;
   std::vector<std::vector<int>> history_ext;   // per run: candidate indices, in row order
   mutable std::vector<double> mu_ext, s2_ext;  // per run: μ, σ² in candidate order (on request)
-  mutable std::vector<double> gathered;  // one run's μ or σ² over all N (sharded, on request)
+  // One run's μ and one run's σ² over all N (sharded, on request): separate, so that a mean()
+  // pointer survives a variance() call.
+  mutable std::vector<double> gathered_mu, gathered_s2;
   mutable std::vector<std::uint8_t> excluded_int;  // one run's mask in internal positions
 
   /// Whether the points are computed per chunk from the space (Domain::streamed_space).
