@@ -14,8 +14,9 @@ continuous box (``DomainSpec.box``) and back:
 Suggestions leave the engine already projected onto those axes, so the point told back is the
 point asked for. The forms ``dimensions`` may take, as in scikit-optimize: a ``Space``; a list of
 ``Real`` / ``Integer`` / ``Categorical`` (these or scikit-optimize's own objects); ``(low, high)``
-pairs — two ints make an ``Integer``, otherwise a ``Real``; ``(low, high, "log-uniform")``;
-a list of more than two values, or of strings, makes a ``Categorical``.
+pairs — two ints make an ``Integer``, otherwise a ``Real``; ``(low, high, "log-uniform")`` (two
+ints: a log-uniform ``Integer``, as scikit-optimize reads it); a list of more than two values, or
+of strings, makes a ``Categorical``.
 """
 
 import math
