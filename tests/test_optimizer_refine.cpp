@@ -1,7 +1,7 @@
 // Continuous refinement on a box (RefineOptions): the acquisition's derivatives against finite
-// differences, refined asks whose acquisition beats every candidate's, integer axes and one-hot
-// groups, batches, failed evaluations, save/load with grown candidate sets, and finite domains
-// that are never left.
+// differences, refined asks whose acquisition beats every candidate's, integer axes, log-integer
+// axes and one-hot groups, coordinate candidates, batches, failed evaluations, save/load with
+// grown candidate sets, and finite domains that are never left.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -193,6 +193,81 @@ TEST(OptimizerRefine, IntegerAxesAndOneHotGroupsHoldInEveryAsk) {
     }
   }
   EXPECT_NEAR(opt.best().value, 0.0, 0.1);  // x0 ≈ 0.5, x1 = 5, the second category
+}
+
+TEST(OptimizerRefine, LogIntegerAxesHoldLnOfAnIntegerInEveryAskAndSurviveSaveLoad) {
+  OptimizerOptions o;
+  o.domain = DomainSpec::box({-1, 0}, {1, std::log(1000.0)}, 512, 4);
+  o.domain.log_integer_axes = {1};
+  o.acquisition.kind = AcquisitionKind::ExpectedImprovement;
+  o.minimize = true;
+  o.initial_points = 4;
+  Optimizer opt(o);
+  bool small = false;  // the design reaches the low decades (log-uniform), not only 100..1000
+  for (int call = 0; call < 20; ++call) {
+    const gpb::AskResult a = opt.ask();
+    const Eigen::VectorXd x = a.points.row(0).transpose();
+    const double v = std::round(std::exp(x[1]));
+    EXPECT_EQ(x[1], std::log(v)) << "call " << call;  // exactly ln of an integer
+    EXPECT_GE(v, 1);
+    EXPECT_LE(v, 1000);
+    small |= call < 4 && v < 30;
+    opt.tell(a.points, {x[0] * x[0] + std::pow(std::log(v / 40.0), 2)});
+  }
+  EXPECT_TRUE(small);
+  EXPECT_NEAR(opt.best().value, 0.0, 0.05);  // x0 ≈ 0, v ≈ 40
+  EXPECT_NEAR(std::exp(opt.best().point[1]), 40.0, 8.0);
+  Optimizer copy = Optimizer::loads(opt.dumps());
+  EXPECT_EQ(copy.options().domain.log_integer_axes, std::vector<int>{1});
+  EXPECT_EQ(copy.ask().points, opt.ask().points);
+
+  OptimizerOptions bad = o;  // bounds that are not ln of integers
+  bad.domain.upper[1] = std::log(1000.5);
+  EXPECT_THROW(
+      {
+        try {
+          Optimizer{bad};
+        } catch (const gpb::InvalidArgument& e) {
+          EXPECT_NE(std::string(e.what()).find("domain.log_integer"), std::string::npos);
+          throw;
+        }
+      },
+      gpb::InvalidArgument);
+}
+
+TEST(OptimizerRefine, CoordinatePointsMoveOneToThreeAxesOfAnObservedPoint) {
+  // Only coordinate candidates (no trust region, no polishing): every refined ask keeps at least
+  // d − 3 = 1 coordinate of an observed point exactly and stays in the box.
+  OptimizerOptions o;
+  o.domain = DomainSpec::box({0, 0, 0, 0}, {1, 1, 1, 1}, 64, 3);
+  o.acquisition.kind = AcquisitionKind::ExpectedImprovement;
+  o.minimize = true;
+  o.initial_points = 5;
+  o.refine.local_points = 0;
+  o.refine.centres = 0;
+  o.refine.starts = 0;
+  o.refine.coordinate_points = 256;
+  Optimizer opt(o);
+  int refined = 0;
+  for (int call = 0; call < 25; ++call) {
+    const gpb::AskResult a = opt.ask();
+    const Eigen::VectorXd x = a.points.row(0).transpose();
+    EXPECT_TRUE((x.array() >= 0).all() && (x.array() <= 1).all());
+    if (a.indices[0] < 0) {
+      ++refined;
+      const Eigen::MatrixXd seen = opt.observed_points();
+      int shared = 0;
+      for (Eigen::Index i = 0; i < seen.rows(); ++i) {
+        shared = std::max<int>(
+            shared, static_cast<int>((seen.row(i).transpose().array() == x.array()).count()));
+      }
+      EXPECT_GE(shared, 1) << "call " << call;
+    }
+    opt.tell(a.points, {(x.array() - 0.3).square().sum()});
+  }
+  EXPECT_GE(refined, 5);
+  o.refine.coordinate_points = -1;
+  EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
 }
 
 TEST(OptimizerRefine, BatchesAreDistinctAndHallucinated) {

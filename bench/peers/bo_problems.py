@@ -160,6 +160,9 @@ def _gpbandit(f, p, seed, calls, options):
     import gpbandit as gb
 
     options.setdefault("threads", 1)
+    per_dim = options.pop("initial_points_per_dim", None)  # an initial design that grows with d
+    if per_dim is not None:
+        options["n_initial_points"] = per_dim * (p.dim + 1)
     gb.minimize(lambda x: f(x), p.bounds, n_calls=calls, random_state=seed, **options)
 
 

@@ -96,7 +96,7 @@ def _value(v):
 
 
 def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
-             initial_point_generator="sobol", acq_func="EI", acq_optimizer="auto", x0=None,
+             initial_point_generator="random", acq_func="EI", acq_optimizer="auto", x0=None,
              y0=None, random_state=None, verbose=False, callback=None, n_points=4096,
              n_restarts_optimizer=5, xi=0.0, kappa=None, noise="gaussian", n_jobs=1,
              model_queue_size=None, base_estimator=None, q=None, max_time=None, seed=None,
@@ -118,7 +118,8 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     Evaluations: ``n_calls`` in all, the ``x0`` points that are evaluated here (``y0`` None)
     included, as in scikit-optimize; the first ``n_initial_points`` (default: the dimension + 1,
     at least 5; fewer by the points told through ``x0``) come from ``initial_point_generator``
-    ("sobol": the prefix of the scrambled Sobol candidates; "random"). ``acq_func`` (any case):
+    ("random", uniform in the box, the default as in scikit-optimize: chosen by the ablation of
+    bench/RESULTS.md; "sobol": the prefix of the scrambled Sobol candidates). ``acq_func`` (any case):
     "EI" (expected improvement computed as log EI, threshold ``xi`` in the units of y; the
     default), "LCB" (μ − κσ with ``kappa``; None: a schedule), "PI", "gp_hedge" (taken as EI:
     gpbandit has no acquisition portfolio), "ts", "random". ``acq_optimizer``

@@ -254,7 +254,8 @@ class Optimizer:
     lengthscale_prior_scale, noise_floor, warm_start, restarts_every; ``fit_every=0`` never
     refits: then the
     kernel stays as given). Each refit costs O(restarts·iterations·t³) on t observations.
-    ``refine`` (a dict: enabled, local_points, centres, starts, iterations; or False) controls the
+    ``refine`` (a dict: enabled, local_points, centres, starts, iterations,
+    coordinate_points; or False) controls the
     continuous refinement on a box. ``backend``: "auto", "cpu" or "cuda".
 
     ``exclude_observed=True`` makes every suggestion a new experiment: ``ask`` never returns a

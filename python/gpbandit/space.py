@@ -5,15 +5,18 @@ continuous box (``DomainSpec.box``) and back:
 
 - ``Real(low, high)`` is one axis [low, high]; with ``prior="log-uniform"`` the axis is
   log_base(x) over [log low, log high] (the GP then sees orders of magnitude);
-- ``Integer(low, high)`` is one integer axis (the engine rounds every suggestion onto it);
+- ``Integer(low, high)`` is one integer axis (the engine rounds every suggestion onto it); with
+  ``prior="log-uniform"`` (low >= 1) the axis is ln(x), and the engine projects every suggestion
+  onto ln of an integer, so the point told back is exactly the integer asked;
 - ``Categorical(categories)`` with k ≥ 2 categories is a one-hot group of k axes in [0, 1]
   (exactly one of them is 1 in every suggestion); one category is a fixed axis.
 
 Suggestions leave the engine already projected onto those axes, so the point told back is the
 point asked for. The forms ``dimensions`` may take, as in scikit-optimize: a ``Space``; a list of
 ``Real`` / ``Integer`` / ``Categorical`` (these or scikit-optimize's own objects); ``(low, high)``
-pairs — two ints make an ``Integer``, otherwise a ``Real``; ``(low, high, "log-uniform")``;
-a list of more than two values, or of strings, makes a ``Categorical``.
+pairs — two ints make an ``Integer``, otherwise a ``Real``; ``(low, high, "log-uniform")`` (two
+ints: a log-uniform ``Integer``, as scikit-optimize reads it); a list of more than two values, or
+of strings, makes a ``Categorical``.
 """
 
 import math
@@ -37,12 +40,15 @@ class Real:
         """Checks low < high (finite; low > 0 for log-uniform)."""
         self.low, self.high = float(low), float(high)
         self.prior, self.base, self.name = str(prior), base, name
+        where = f"Real {name!r}" if name is not None else f"Real({low!r}, {high!r})"
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
-            raise _invalid(f"Real({low!r}, {high!r}): needs finite low < high")
-        if self.prior not in ("uniform", "log-uniform"):
-            raise _invalid(f"Real: prior must be 'uniform' or 'log-uniform', got {prior!r}")
+            raise _invalid(f"{where}: needs finite low < high")
+        if not isinstance(prior, str) or prior not in ("uniform", "log-uniform"):
+            raise _invalid(f"{where}: prior must be 'uniform' or 'log-uniform', got {prior!r}")
         if self.prior == "log-uniform" and self.low <= 0:
-            raise _invalid(f"Real({low!r}, {high!r}, 'log-uniform'): needs low > 0")
+            raise _invalid(f"{where}: prior 'log-uniform' needs low > 0")
+        if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
+            raise _invalid(f"{where}: base must be a number > 1, got {base!r}")
 
     def _log(self, x):
         return math.log(x) / math.log(self.base)
@@ -68,32 +74,51 @@ class Real:
 
 
 class Integer:
-    """An integer parameter in [low, high] (both included)."""
+    """An integer parameter in [low, high] (both included); ``prior`` "uniform" or "log-uniform"
+    (low >= 1; ``base`` is accepted for scikit-optimize's signature: the axis is ln(x) whatever
+    the base, which only rescales it)."""
 
-    def __init__(self, low, high, prior="uniform", name=None):
-        """Checks integer low <= high (uniform prior only)."""
+    def __init__(self, low, high, prior="uniform", base=10, name=None):
+        """Checks integer low <= high, the prior (low >= 1 for log-uniform) and base > 1."""
+        where = f"Integer {name!r}" if name is not None else f"Integer({low!r}, {high!r})"
+        if isinstance(low, bool) or isinstance(high, bool) or not all(
+                isinstance(v, numbers.Real) and math.isfinite(v) for v in (low, high)):
+            raise _invalid(f"{where}: low and high must be finite integers")
         if int(low) != low or int(high) != high or int(low) > int(high):
-            raise _invalid(f"Integer({low!r}, {high!r}): needs integers low <= high")
-        if prior != "uniform":
-            raise _invalid("Integer: only prior='uniform' is supported (a log-uniform integer "
-                           "axis is left to the parameter-space domains of [spaces]); use "
-                           "Real(..., prior='log-uniform') and round in your function")
-        self.low, self.high, self.prior, self.name = int(low), int(high), prior, name
+            raise _invalid(f"{where}: needs integers low <= high, got {low!r}, {high!r}")
+        if not isinstance(prior, str) or prior not in ("uniform", "log-uniform"):
+            raise _invalid(f"{where}: prior must be 'uniform' or 'log-uniform', got {prior!r}")
+        if prior == "log-uniform" and int(low) < 1:
+            raise _invalid(f"{where}: prior 'log-uniform' needs low >= 1, got {low!r}")
+        if isinstance(base, bool) or not isinstance(base, numbers.Real) or not base > 1:
+            raise _invalid(f"{where}: base must be a number > 1, got {base!r}")
+        self.low, self.high, self.prior, self.base, self.name = (int(low), int(high), prior,
+                                                                 base, name)
+
+    @property
+    def log(self):
+        """Whether the engine's axis is ln(x)."""
+        return self.prior == "log-uniform"
 
     def axes(self):
         """(lower, upper) of the engine's axis."""
+        if self.log:
+            return [(math.log(self.low), math.log(self.high))]
         return [(float(self.low), float(self.high))]
 
     def to_axes(self, value):
-        """The engine's axis value for a user value."""
-        return [float(value)]
+        """The engine's axis value for a user value (ln of it on a log axis: the same libm
+        function as the engine's projection, so a told point matches the asked one exactly)."""
+        return [math.log(float(value)) if self.log else float(value)]
 
     def from_axes(self, z):
         """The user value (an int, rounded and clamped) for the engine's axis value."""
-        return int(min(max(round(z[0]), self.low), self.high))
+        v = math.exp(z[0]) if self.log else z[0]
+        return int(min(max(round(v), self.low), self.high))
 
     def __repr__(self):
-        return f"<gpbandit.Integer low={self.low} high={self.high}>"
+        extra = f" prior={self.prior!r}" if self.log else ""
+        return f"<gpbandit.Integer low={self.low} high={self.high}{extra}>"
 
 
 class Categorical:
@@ -136,9 +161,8 @@ def _dimension(d):
     cls = type(d).__name__
     if cls in ("Real", "Integer") and hasattr(d, "low") and hasattr(d, "high"):  # skopt's
         kind = Real if cls == "Real" else Integer
-        extra = {"base": getattr(d, "base", 10)} if kind is Real else {}
         return kind(d.low, d.high, prior=getattr(d, "prior", "uniform") or "uniform",
-                    name=getattr(d, "name", None), **extra)
+                    base=getattr(d, "base", 10), name=getattr(d, "name", None))
     if cls == "Categorical" and hasattr(d, "categories"):
         return Categorical(d.categories, name=getattr(d, "name", None))
     if isinstance(d, (tuple, list)):
@@ -151,8 +175,8 @@ def _dimension(d):
         if (len(values) == 3 and all(isinstance(v, numbers.Real) for v in values[:2])
                 and isinstance(values[2], str)):
             lo, hi, prior = values
-            if all(isinstance(v, numbers.Integral) for v in (lo, hi)) and prior == "uniform":
-                return Integer(lo, hi)
+            if all(isinstance(v, numbers.Integral) for v in (lo, hi)):
+                return Integer(lo, hi, prior=prior)
             return Real(lo, hi, prior=prior)
         if isinstance(d, tuple) and numeric and len(values) < 2:
             raise _invalid(f"dimension {d!r}: a range needs (low, high) (a list of values makes "
@@ -208,17 +232,18 @@ class Space:
         """The engine's ``DomainSpec.box`` for this space."""
         from ._gpbandit import DomainSpec
 
-        lower, upper, integer, onehot = [], [], [], []
+        lower, upper, integer, log_integer, onehot = [], [], [], [], []
         for d in self.dimensions:
             first = len(lower)
             for lo, hi in d.axes():
                 lower.append(lo)
                 upper.append(hi)
             if isinstance(d, Integer):
-                integer.append(first)
+                (log_integer if d.log else integer).append(first)
             elif isinstance(d, Categorical) and len(d.categories) > 1:
                 onehot.append((first, len(d.categories)))
-        return DomainSpec.box(lower, upper, int(n_candidates), int(seed), integer, onehot)
+        return DomainSpec.box(lower, upper, int(n_candidates), int(seed), integer, onehot,
+                              log_integer)
 
     def to_engine(self, points):
         """Engine rows (m × D float array) for a list of user points."""
@@ -260,7 +285,8 @@ def space_to_json(space):
             out.append({"type": "real", "low": d.low, "high": d.high, "prior": d.prior,
                         "base": d.base, "name": d.name})
         elif isinstance(d, Integer):
-            out.append({"type": "integer", "low": d.low, "high": d.high, "name": d.name})
+            out.append({"type": "integer", "low": d.low, "high": d.high, "prior": d.prior,
+                        "base": d.base, "name": d.name})
         else:
             out.append({"type": "categorical", "categories": d.categories, "name": d.name})
     return out
@@ -279,7 +305,8 @@ def space_from_json(items):
             dims.append(Real(item["low"], item["high"], item.get("prior", "uniform"),
                              item.get("base", 10), item.get("name")))
         elif kind == "integer":
-            dims.append(Integer(item["low"], item["high"], name=item.get("name")))
+            dims.append(Integer(item["low"], item["high"], item.get("prior", "uniform"),
+                                item.get("base", 10), item.get("name")))
         elif kind == "categorical":
             dims.append(Categorical(item["categories"], name=item.get("name")))
         else:

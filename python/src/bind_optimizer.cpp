@@ -68,9 +68,11 @@ void bind_domain_spec(py::module_& m) {
       .def_static(
           "box",
           [](std::vector<double> lower, std::vector<double> upper, int count, std::uint64_t seed,
-             std::vector<int> integer, std::vector<std::pair<int, int>> onehot) {
+             std::vector<int> integer, std::vector<std::pair<int, int>> onehot,
+             std::vector<int> log_integer) {
             DomainSpec s = DomainSpec::box(std::move(lower), std::move(upper), count, seed);
             s.integer_axes = std::move(integer);
+            s.log_integer_axes = std::move(log_integer);
             s.onehot_groups = std::move(onehot);
             s.validate();
             return s;
@@ -78,8 +80,10 @@ void bind_domain_spec(py::module_& m) {
           py::arg("lower"), py::arg("upper"), py::arg("count") = 4096, py::arg("seed") = 0,
           py::arg("integer") = std::vector<int>{},
           py::arg("onehot") = std::vector<std::pair<int, int>>{},
+          py::arg("log_integer") = std::vector<int>{},
           "The continuous box [lower, upper] (suggestions may be any point of it; count Sobol "
-          "points are the global step), with integer axes and one-hot groups (first, k)")
+          "points are the global step), with integer axes, one-hot groups (first, k) and "
+          "log-integer axes (ln v for an integer v)")
       .def_static(
           "from_rows",
           [](const py::handle& rows) { return DomainSpec::from_rows(rows_arg(rows, "rows")); },
@@ -92,6 +96,8 @@ void bind_domain_spec(py::module_& m) {
       .def_property_readonly("continuous", &DomainSpec::continuous,
                              "Whether suggestions may leave the candidate set (a box)")
       .def_readonly("integer_axes", &DomainSpec::integer_axes, "Box: the integer axes")
+      .def_readonly("log_integer_axes", &DomainSpec::log_integer_axes,
+                    "Box: the log-integer axes (ln v, v an integer)")
       .def_readonly("onehot_groups", &DomainSpec::onehot_groups,
                     "Box: the one-hot groups (first axis, k)")
       .def_property_readonly("dim", &DomainSpec::dim, "Dimension d of the candidates")
@@ -219,9 +225,12 @@ void set_refine(RefineOptions& r, const py::dict& refine) {
       r.starts = v.cast<int>();
     } else if (key == "iterations") {
       r.iterations = v.cast<int>();
+    } else if (key == "coordinate_points") {
+      r.coordinate_points = v.cast<int>();
     } else {
       throw InvalidArgument("refine." + key +
-                            ": unknown key (enabled, local_points, centres, starts, iterations)");
+                            ": unknown key (enabled, local_points, centres, starts, iterations, "
+                            "coordinate_points)");
     }
   }
 }

@@ -115,6 +115,10 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
       c.check_type(o["integer"], "integer[]", "domain.integer");
       spec.integer_axes = o["integer"].get<std::vector<int>>();
     }
+    if (o.contains("log_integer")) {
+      c.check_type(o["log_integer"], "integer[]", "domain.log_integer");
+      spec.log_integer_axes = o["log_integer"].get<std::vector<int>>();
+    }
     if (o.contains("onehot")) {
       c.check_type(o["onehot"], "array", "domain.onehot");
       for (const json& g : o["onehot"]) {
@@ -239,6 +243,8 @@ RefineOptions parse_refine(const Checker& c, const json& o) {
   r.centres = static_cast<int>(integer(c, o, "centres", "refine.", r.centres, 0, 1 << 16));
   r.starts = static_cast<int>(integer(c, o, "starts", "refine.", r.starts, 0, 1 << 16));
   r.iterations = static_cast<int>(integer(c, o, "iterations", "refine.", r.iterations, 1, 1 << 20));
+  r.coordinate_points = static_cast<int>(
+      integer(c, o, "coordinate_points", "refine.", r.coordinate_points, 0, 1 << 24));
   return r;
 }
 
@@ -333,8 +339,13 @@ json domain_json(const DomainSpec& s) {
     case DomainSpec::Kind::Box: {
       json groups = json::array();
       for (const auto& [first, k] : s.onehot_groups) groups.push_back(json::array({first, k}));
-      return {{"type", "box"},         {"lower", s.lower}, {"upper", s.upper},
-              {"candidates", s.count}, {"seed", s.seed},   {"integer", s.integer_axes},
+      return {{"type", "box"},
+              {"lower", s.lower},
+              {"upper", s.upper},
+              {"candidates", s.count},
+              {"seed", s.seed},
+              {"integer", s.integer_axes},
+              {"log_integer", s.log_integer_axes},
               {"onehot", groups}};
     }
     default: {
@@ -462,7 +473,8 @@ json options_to_json(const OptimizerOptions& o) {
               {"local_points", o.refine.local_points},
               {"centres", o.refine.centres},
               {"starts", o.refine.starts},
-              {"iterations", o.refine.iterations}}},
+              {"iterations", o.refine.iterations},
+              {"coordinate_points", o.refine.coordinate_points}}},
             {"distinct", o.distinct},
             {"tie_break", o.random_ties ? "random" : "lowest"},
             {"seed", o.seed},

@@ -107,6 +107,20 @@ void DomainSpec::validate() const {
                 "domain.integer: axis " << a << " has bounds " << lo << ", " << hi
                                         << " that are not integers");
   }
+  for (const int a : log_integer_axes) {
+    GPB_EXPECTS(a >= 0 && a < d,
+                "domain.log_integer: axis " << a << " is out of range [0, " << d << ")");
+    GPB_EXPECTS(role[static_cast<std::size_t>(a)] == 0,
+                "domain.log_integer: axis " << a << " is listed twice or is an integer axis");
+    role[static_cast<std::size_t>(a)] = 1;
+    const double lo = lower[static_cast<std::size_t>(a)], hi = upper[static_cast<std::size_t>(a)];
+    const double vlo = std::exp(lo), vhi = std::exp(hi);
+    GPB_EXPECTS(std::isfinite(vhi) && std::round(vlo) >= 1 &&
+                    std::abs(vlo - std::round(vlo)) <= 1e-9 * vlo &&
+                    std::abs(vhi - std::round(vhi)) <= 1e-9 * vhi,
+                "domain.log_integer: axis " << a << " has bounds " << lo << ", " << hi
+                                            << " that are not ln of integers >= 1");
+  }
   for (const auto& [first, k] : onehot_groups) {
     GPB_EXPECTS(k >= 2 && first >= 0 && first + k <= d,
                 "domain.onehot: group {" << first << ", " << k
@@ -129,6 +143,12 @@ void DomainSpec::project(double* x) const {
     const std::size_t k = static_cast<std::size_t>(a);
     x[k] = std::clamp(std::round(x[k]), lower[k], upper[k]);
   }
+  for (const int a : log_integer_axes) {  // ln of the nearest integer (of e^x) in the bounds
+    const std::size_t k = static_cast<std::size_t>(a);
+    const double v = std::clamp(std::round(std::exp(x[k])), std::round(std::exp(lower[k])),
+                                std::round(std::exp(upper[k])));
+    x[k] = std::log(v);
+  }
   for (const auto& [first, k] : onehot_groups) {
     const int best = static_cast<int>(std::max_element(x + first, x + first + k) - (x + first));
     for (int i = 0; i < k; ++i) x[first + i] = i == best ? 1.0 : 0.0;
@@ -149,15 +169,20 @@ Domain DomainSpec::build() const {
       return Domain::from_rows(points);
   }
   validate();
-  if (integer_axes.empty() && onehot_groups.empty())
+  if (integer_axes.empty() && log_integer_axes.empty() && onehot_groups.empty())
     return Domain::sobol(lower, upper, count, seed);
-  // Integer axes are sampled over [lo − ½, hi + ½] so that rounding gives every value an equal
-  // share; then every point is projected and repeats are dropped (first occurrence kept, so the
-  // Sobol order of the initial design survives).
+  // Integer axes (log-integer ones in log) are sampled over [lo − ½, hi + ½] so that rounding gives
+  // every value an equal share; then every point is projected and repeats are dropped (first
+  // occurrence kept, so the Sobol order of the initial design survives).
   std::vector<double> lo = lower, hi = upper;
   for (const int a : integer_axes) {
     lo[static_cast<std::size_t>(a)] -= 0.5;
     hi[static_cast<std::size_t>(a)] += 0.5;
+  }
+  for (const int a : log_integer_axes) {  // v log-uniform: each integer gets ln((v+½)/(v−½))
+    const std::size_t k = static_cast<std::size_t>(a);
+    lo[k] = std::log(std::round(std::exp(lower[k])) - 0.5);
+    hi[k] = std::log(std::round(std::exp(upper[k])) + 0.5);
   }
   const Eigen::MatrixXd pts = Domain::sobol(lo, hi, count, seed).points();
   Eigen::MatrixXd out(pts.rows(), pts.cols());

@@ -69,6 +69,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(r.centres >= 0, "refine.centres must be >= 0, got " << r.centres);
   GPB_EXPECTS(r.starts >= 0, "refine.starts must be >= 0, got " << r.starts);
   GPB_EXPECTS(r.iterations >= 1, "refine.iterations must be >= 1, got " << r.iterations);
+  GPB_EXPECTS(r.coordinate_points >= 0,
+              "refine.coordinate_points must be >= 0, got " << r.coordinate_points);
 }
 
 /// Whether the Optimizer streams the parameter space of `spec`: when its materialised form

@@ -125,7 +125,8 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
   const int m_tr = std::max(0, ro.local_points), m_small = m_tr / 4;
   const std::vector<int> centres = top_k(score, std::max(ro.centres, ro.starts));
   const int n_centres = std::min<int>(ro.centres, static_cast<int>(centres.size()));
-  Eigen::MatrixXd U(d, m_tr + m_small + m_small * n_centres);
+  const int m_coord = std::max(0, ro.coordinate_points);
+  Eigen::MatrixXd U(d, m_tr + m_small + m_small * n_centres + m_coord);
   const double prob = std::min(1.0, 20.0 / d);
   const Eigen::ArrayXd half = 0.5 * tr_length * w.array();
   const Eigen::ArrayXd tr_lo = (u_inc.array() - half).max(0.0);
@@ -158,6 +159,15 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
   const double spacing = std::pow(static_cast<double>(n), -1.0 / d);
   for (int i = 0; i < n_centres; ++i) {
     gaussian(unit_of(point(centres[static_cast<std::size_t>(i)])), 0.25 * spacing, m_small);
+  }
+  for (int i = 0; i < m_coord; ++i, ++col) {  // 1..3 axes of the incumbent moved anywhere
+    U.col(col) = u_inc;
+    const int moves =
+        1 + static_cast<int>(policy.below(static_cast<std::uint64_t>(std::min(3, d))));
+    for (int j = 0; j < moves; ++j) {
+      const int k = static_cast<int>(policy.below(static_cast<std::uint64_t>(d)));
+      U(k, col) = policy.uniform();
+    }
   }
   Eigen::MatrixXd X = (U.array().colwise() * wd.array()).colwise() + lo.array();
   for (Eigen::Index j = 0; j < X.cols(); ++j) opt.domain.project(X.col(j).data());

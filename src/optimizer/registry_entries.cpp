@@ -114,7 +114,9 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                 {"local_points", "integer", "1024", "trust-region candidates per ask"},
                 {"centres", "integer", "3", "best candidates that get local candidates"},
                 {"starts", "integer", "5", "points polished by L-BFGS-B on the acquisition"},
-                {"iterations", "integer", "60", "L-BFGS-B iterations per start"}}});
+                {"iterations", "integer", "60", "L-BFGS-B iterations per start"},
+                {"coordinate_points", "integer", "0",
+                 "candidates that move 1-3 axes of the incumbent anywhere in the box"}}});
   r.push_back({"optimizer_domain",
                "grid",
                "a Cartesian grid",
@@ -136,6 +138,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                 {"candidates", "integer", "4096", "Sobol candidates of the global step"},
                 {"seed", "integer", "the optimizer's seed", "scrambling seed"},
                 {"integer", "integer[]", "[]", "integer axes (suggestions rounded)"},
+                {"log_integer", "integer[]", "[]",
+                 "axes holding ln v of an integer v (log-uniform integers)"},
                 {"onehot", "integer[][]", "[]", "one-hot groups [first axis, k] (categorical)"}}});
   r.push_back({"optimizer_domain",
                "csv",

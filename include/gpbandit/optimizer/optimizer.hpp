@@ -66,6 +66,10 @@ struct DomainSpec {
   std::uint64_t seed = 0;   ///< Sobol, Box: scrambling seed
   /// Box: axes whose values are integers in [lower, upper] (suggestions are rounded there).
   std::vector<int> integer_axes;
+  /// Box: log-integer axes, each holding ln(v) for an integer v in [round(e^lower), round(e^upper)]
+  /// (a log-uniform integer parameter: the model sees orders of magnitude; suggestions are
+  /// projected onto ln of the nearest integer, so v = round(e^x) is exact).
+  std::vector<int> log_integer_axes;
   /// Box: one-hot groups {first axis, k}: axes first..first+k−1 lie in [0, 1] and every suggestion
   /// has exactly one of them 1 (the largest wins when a point is projected).
   std::vector<std::pair<int, int>> onehot_groups;
@@ -182,6 +186,9 @@ struct RefineOptions {
   int starts = 5;
   /// L-BFGS-B iterations per polished point (≥ 1).
   int iterations = 60;
+  /// Coordinate candidates per ask (≥ 0): the incumbent with one to three axes moved anywhere
+  /// in the box (a coordinate-wise search, which reaches other basins of separable functions).
+  int coordinate_points = 0;
 };
 
 /// Fitting of the kernel hyperparameters (fit_hyperparameters()): by default after every tell
