@@ -104,9 +104,7 @@ END = "<!-- pool-bucb-{lib}:end -->"
 def section(r):
     lib = r["library"]
     lines = [BEGIN.format(lib=lib), "",
-             f"Command: `{r['command']}` ({r['host']}, {r['threads']} threads, load average "
-             f"{r['load_before']:.1f} before the run and {r['load_after']:.1f} after; a shared "
-             "machine: wall times are upper bounds; CPU seconds are the process's, clock()).", "",
+             results_section.command_line(r, "; CPU seconds are the process's, clock()"), "",
              f"Enamine {lib} ({r['fingerprint']} 2048 bits), MolPAL's protocol with GP-BUCB "
              f"(β = {r['beta']:g}), batches of q = {r['q']}; seconds to choose each batch. "
              f"Before ({r['labels'][0]}): every recomputed score solves L_P⁻¹ Σ(P, a) over all "

@@ -136,9 +136,7 @@ END = "<!-- pool-precision-{lib}:end -->"
 def section(r):
     lib = r["library"]
     lines = [BEGIN.format(lib=lib), "",
-             f"Command: `{r['command']}` ({r['host']}, {r['threads']} threads, load average "
-             f"{r['load_before']:.1f} before the run and {r['load_after']:.1f} after; a shared "
-             "machine: wall times are upper bounds, CPU seconds count every thread).", "",
+             results_section.command_line(r, ", CPU seconds count every thread"), "",
              f"Enamine {lib} ({r['n']:,} molecules, {r['fingerprint']} 2048 bits), greedy, "
              f"batches of q = {r['runs'][0]['q']}; a batch = the block update of the previous "
              "batch + the greedy choice of this one. Per precision: wall s / CPU s.", "",
