@@ -117,7 +117,8 @@ def width_explanation(d, pid, inst, kind):
         return True, (f"explained by the width constants: {text}. With each algorithm at its best "
                       f"tested width (selected on these trials), {said}: the practical preset's "
                       "widths, not the estimators, decide the panel")
-    return False, f"the width constants do not explain it: {text}"
+    return False, (f"with every algorithm at its best tested width the claim still fails, so the "
+                  f"width constants do not explain it: {text}")
 
 
 def panel(d, pid):
