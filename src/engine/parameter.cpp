@@ -101,15 +101,18 @@ int Parameter::encoded_dim() const {
   return descriptors.size() > 0 ? static_cast<int>(descriptors.cols()) : size();
 }
 
-std::string Parameter::text(int level) const {
-  if (!numeric()) return labels[static_cast<std::size_t>(level)];
-  const double v = values[static_cast<std::size_t>(level)];
+std::string number_text(double v) {
   char buf[32];
   for (int digits = 15; digits <= 17; ++digits) {  // the shortest text that reads back as v
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+}
+
+std::string Parameter::text(int level) const {
+  if (!numeric()) return labels[static_cast<std::size_t>(level)];
+  return number_text(values[static_cast<std::size_t>(level)]);
 }
 
 Constraint Constraint::linear(std::vector<int> params, std::vector<double> coefs, double rhs,

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -403,13 +402,7 @@ Eigen::VectorXd encode_text(const ParameterSpace& s, const std::vector<std::stri
 std::string value_text(const ParameterSpace& s, int p, const double* x, int level) {
   const Parameter& par = s.parameters()[static_cast<std::size_t>(p)];
   if (!par.numeric()) return par.text(level);
-  const double v = value_of_feature(s, p, x[feature_offset(s, p)]);
-  char buf[32];
-  for (int digits = 15; digits <= 17; ++digits) {  // the shortest text that reads back as v
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  return number_text(value_of_feature(s, p, x[feature_offset(s, p)]));
 }
 
 std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,

@@ -62,10 +62,12 @@ struct Parameter {
   bool numeric() const { return type != Type::Categorical; }
   /// Number of encoded features: 1 (numeric), size() (one-hot) or the descriptor columns.
   int encoded_dim() const;
-  /// The level's value (numeric) or label (categorical), as text (numbers by the shortest of
-  /// %.15g–%.17g that reads back exactly).
+  /// The level's value (numeric) or label (categorical), as text (numbers by number_text).
   std::string text(int level) const;
 };
+
+/// A parameter value as text: the shortest of %.15g–%.17g that reads back as exactly `v`.
+std::string number_text(double v);
 
 /// A constraint over the parameters of a space (by parameter index).
 ///
