@@ -221,6 +221,33 @@ def scale_configs():
     return out
 
 
+def why_width_matern_ata(T):
+    """LDP-ATA at width x0.01 on L1's instance (issue #33): why-width-matern-rivals ran ATA only at
+    x0.1, where MoMA at x0.01 is lower; ATA meets MoMA at the same small width here (same seed and
+    trials, paired)."""
+    cfg = why_config("width", "matern", M52, T, "LDP-ATA (practical, eps = 1) with its confidence "
+                     "width multiplied by 0.01, on the matern instance",
+                     [heavy("ata_gp_ucb", "practical", 1.0, suffix="; width x0.01",
+                            width_scale=0.01)])
+    cfg["name"] = "why-width-matern-ata"
+    return cfg
+
+
+def why_width_matern_confirm(T):
+    """Confirmation trials for L1 (issue #33): LDP-MoMA at x0.01 against LDP-TGP at x0.1, the best
+    tested widths on trials 0..9 of why-width-matern(-rivals), over 40 trials. Trial i draws the
+    same f in every config, so trials 0..9 meet the selection instances (with other privacy noise:
+    a policy's streams are keyed by its index); verdicts.py decides on the 30 fresh trials 10..39
+    only, so the widths are not selected on the trials that judge them."""
+    pols = [heavy("moma_gp_ucb", "practical", 1.0, suffix="; width x0.01", width_scale=0.01),
+            heavy("tgp_ucb", "practical", 1.0, suffix="; width x0.1", width_scale=0.1)]
+    cfg = why_config("width", "matern", M52, T, "LDP-MoMA at width x0.01 against LDP-TGP at "
+                     "width x0.1 (practical, eps = 1) over 40 trials, on the matern instance",
+                     pols, runs=40)
+    cfg["name"] = "why-width-matern-confirm"
+    return cfg
+
+
 def write(cfg):
     with open(os.path.join(HERE, f"{cfg['name']}.json"), "w") as f:
         json.dump(cfg, f, indent=2)
@@ -240,6 +267,8 @@ def main():
     write(why_epsilon_matern_ata(T))
     write(why_width_rivals("synthetic", SE, T))  # L7's instance (MoMA's sweep: why-width-synthetic)
     write(why_width_rivals("matern", M52, T))  # L1's instance
+    write(why_width_matern_ata(T))
+    write(why_width_matern_confirm(T))
     for cfg in scale_configs():
         write(cfg)
 

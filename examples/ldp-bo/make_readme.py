@@ -101,7 +101,8 @@ def eps_pairs(data):
 def why_table(data, kind):
     rows = ["| instance | policy | R_T mean ± sd | R_T / random | vs random: paired wins, rule "
             "| seconds |", "|---|---|---|---|---|---|"]
-    for inst in ("synthetic", "matern", "matern-ata", "light", "stock"):
+    for inst in ("synthetic", "synthetic-rivals", "matern", "matern-rivals", "matern-ata",
+                 "matern-confirm", "light", "stock"):
         s = data.get(f"why-{kind}-{inst}")
         if s is None:
             continue

@@ -71,20 +71,42 @@ def eps_explanation(d, inst, eps):
                   "mean gap")
 
 
+def confirm_pairs(s, sm, m, rivals):
+    """{family: paired Cmp of MoMA at width ×sm against the rival at its selected width} on the
+    trials of a confirmation summary `s` beyond the k selection trials (k = MoMA's trial count in
+    the sweep). Trial i of every config draws the same f, so trials 0..k−1 of `s` meet the
+    instances the widths were selected on (with other privacy noise: a policy's streams are keyed
+    by its index in the config) and are left out; trials k.. are fresh instances."""
+    if s is None:
+        return {}
+    k = len(st.runs(m))
+    fams = {f: regime.by_param(s, f, "width_scale") for f in ("moma", "tgp", "ata")}
+    cm = fams["moma"].get(sm)
+    out = {}
+    for f, (sc, _) in rivals.items():
+        cq = fams[f].get(sc)
+        if cm is not None and cq is not None and len(st.runs(cm)) > k + 1:
+            out[f] = vr.paired(st.runs(cm)[k:], st.runs(cq)[k:])
+    return out
+
+
 def width_explanation(d, pid, inst, kind):
     """Is a failed private panel a matter of the practical width constants? Each algorithm's
     width is scaled by s (the panel itself is s = 1; why-width-<inst> and
     why-width-<inst>-rivals hold the other scales, same seed and trials: paired by trial). It
     explains the panel when the panel's own claim holds with every algorithm at its best tested
     width (paired): "outperform", LDP-MoMA lower than LDP-TGP and LDP-ATA; "competitive", neither
-    rival lower than LDP-MoMA. Returns (explained, text); text is "" when no width run is
-    committed."""
+    rival lower than LDP-MoMA. The best widths are selected on the panel's 10 trials; where
+    why-width-<inst>-confirm runs MoMA and a rival at those widths over more trials, that pair is
+    judged on the trials beyond the first 10 only (fresh instances of f, confirm_pairs), so the
+    widths are not selected on the trials that judge them. Returns (explained, text); text is ""
+    when no width run is committed."""
     sweep = {}  # family -> {scale: policy}
     g = st.paper_group(d[pid], "practical")
     for fam in ("moma", "tgp", "ata"):
         if fam in g:
             sweep.setdefault(fam, {})[1.0] = g[fam]
-    names = [f"why-width-{inst}", f"why-width-{inst}-rivals"]
+    names = [f"why-width-{inst}", f"why-width-{inst}-rivals", f"why-width-{inst}-ata"]
     used = [n for n in names if n in d]
     for n in used:
         for fam in ("moma", "tgp", "ata"):
@@ -100,12 +122,18 @@ def width_explanation(d, pid, inst, kind):
     (sm, m), rivals = best("moma"), {f: best(f) for f in ("tgp", "ata")}
     cm = {f: vr.paired(st.runs(m), st.runs(q)) for f, (_, q) in rivals.items()}
     up = {"moma": "MoMA", "tgp": "TGP", "ata": "ATA"}
+    confirmed = confirm_pairs(d.get(f"why-width-{inst}-confirm"), sm, m, rivals)
+    for f, c in confirmed.items():
+        cm[f] = c
     grid = "; ".join(f"{up[f]} " + ", ".join(
         f"×{k:g} {q['cumulative_regret']['mean']:.3g}" for k, q in sorted(sweep[f].items()))
         for f in ("moma", "tgp", "ata"))
     text = (f"{', '.join(f'`{n}`' for n in [pid] + used)} (10 paired trials; mean R_T by width "
             f"scale: {grid}): MoMA at its best tested width ×{sm:g} − "
             + "; − ".join(f"{up[f]} at ×{rivals[f][0]:g} = {c.text()} {c.word}"
+                          + (f" (the {c.n} fresh trials {len(st.runs(m))}.."
+                             f"{len(st.runs(m)) + c.n - 1} of `why-width-{inst}-confirm`)"
+                             if f in confirmed else "")
                           for f, c in cm.items()))
     if kind == "outperform":
         holds = all(c.lower for c in cm.values())
