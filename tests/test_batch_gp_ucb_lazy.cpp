@@ -168,6 +168,14 @@ TEST(BatchGpUcbLazy, PicksAsTheEagerUpdateWithLowestIndexTiesAndConstantBeta) {
   expect_same_picks(c);
 }
 
+TEST(BatchGpUcbLazy, PicksAsTheEagerUpdateWithANarrowWidth) {
+  Case c = grid_case();  // √β = 0.1: picks follow μ, so the bounds hinge on the resolved rows' α
+  c.beta.kind = gpb::BetaSchedule::Kind::Constant;
+  c.beta.value = 0.01;
+  c.lambda = 1e-3;
+  expect_same_picks(c);
+}
+
 TEST(BatchGpUcbLazy, PicksAsTheEagerUpdateInMixedPrecision) {
   Case c = grid_case();
   c.precision = gpb::Precision::Mixed;  // pending rows stay eager there (posterior_state.hpp)

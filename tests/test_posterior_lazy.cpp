@@ -181,7 +181,7 @@ TEST(PosteriorLazy, MatchesEagerWithTinyNoiseAndRepeatedPicks) {
 /// per round q choices, each followed by a pending row at it (exclusion lists: distinct picks),
 /// then one resolve_pending; choices, scores, tie counts, and at the end μ, σ², history and
 /// information gain must equal the eager posterior's bit for bit.
-void drive_batches(int n, int copies, int q, int rounds, bool mixed) {
+void drive_batches(int n, int copies, int q, int rounds, bool mixed, double w0 = 2.0) {
   ContextOptions co;
   co.backend = gpb::Backend::Cpu;
   if (mixed) co.precision = gpb::Precision::Mixed;
@@ -205,7 +205,7 @@ void drive_batches(int n, int copies, int q, int rounds, bool mixed) {
     std::vector<std::vector<int>> excluded(static_cast<std::size_t>(runs));
     std::vector<double> y(static_cast<std::size_t>(runs) * q);
     for (int i = 0; i < q; ++i) {
-      const std::vector<double> width{2.0 + 0.1 * i, 1.5};
+      const std::vector<double> width{w0 + 0.1 * i, 0.75 * w0};
       const auto cl = lazy.ucb_argmax(width.data(), excluded, &tb_lazy);
       const auto ce = eager.ucb_argmax(width.data(), excluded, &tb_eager);
       std::vector<int> pick(static_cast<std::size_t>(runs));
@@ -235,6 +235,12 @@ void drive_batches(int n, int copies, int q, int rounds, bool mixed) {
 
 TEST(PosteriorLazy, PendingBatchesMatchEagerBitForBit) {
   drive_batches(20000, 1, 12, 8, false);
+}
+
+TEST(PosteriorLazy, PendingBatchesMatchEagerWithNarrowWidths) {
+  // Widths near 0: the choices follow μ, so a stale block's bound hinges on A (the resolved
+  // pending rows' α), not on σ.
+  drive_batches(20000, 1, 12, 10, false, 0.0);
 }
 
 TEST(PosteriorLazy, PendingBatchesMatchEagerWithTies) {
