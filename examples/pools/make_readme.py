@@ -107,7 +107,10 @@ def settings():
                    f"{lib['batch']} acquired ({lib['evaluations']} = "
                    f"{100 * lib['evaluations'] / lib['candidates']:.1f} %), kernel "
                    f"{lib['kernel']}, fit {lib['fit']}; "
-                   f"{s['timings']['total_seconds'] / 60:.1f} min in all on {s['backend']}")
+                   f"{s['timings']['total_seconds'] / 60:.1f} min in all on {s['backend']}"
+                   + "".join(f"; {r['label']} rerun alone on {r['date']} (load average "
+                             f"{r['load_average'][0]:.1f}: `{r['command']}`)"
+                             for r in s.get("reruns", [])))
     return "\n".join(out) if out else "(no results yet)"
 
 

@@ -29,12 +29,14 @@ std::string fnv1a_hex(const std::string& s) {
 }
 
 Checkpoint::Checkpoint(std::string out_dir, std::string config_hash, int streams,
-                       nlohmann::json identity, std::string legacy_hash)
+                       nlohmann::json identity, std::string legacy_hash,
+                       std::vector<std::string> stream_names)
     : dir_((fs::path(out_dir) / ".checkpoint").string()),
       hash_(std::move(config_hash)),
       legacy_hash_(std::move(legacy_hash)),
       identity_(std::move(identity)),
-      streams_(streams) {}
+      streams_(streams),
+      stream_names_(std::move(stream_names)) {}
 
 namespace {
 
@@ -50,6 +52,15 @@ std::string identity_mismatch(const json& saved, const json& now) {
   std::string text = describe_difference(shown, "the checkpoint");
   if (shown.key == "T") text += " (finished runs cannot be extended to another T)";
   return text;
+}
+
+/// "n (a, b)": a count of streams with their file names when known.
+std::string count_and_names(std::size_t n, const std::vector<std::string>& names) {
+  std::string text = std::to_string(n);
+  if (names.size() < n || n == 0) return text;
+  text += " (";
+  for (std::size_t i = 0; i < n; ++i) text += (i > 0 ? ", " : "") + names[i];
+  return text + ")";
 }
 
 }  // namespace
@@ -105,7 +116,16 @@ void Checkpoint::load() {
       for (const json& f : u.at("files")) {
         sums.emplace_back(f.at("bytes").get<std::size_t>(), f.at("fnv").get<std::string>());
       }
-      if (static_cast<int>(sums.size()) != streams_) throw IoError("wrong number of files");
+      if (static_cast<int>(sums.size()) != streams_) {
+        throw InvalidArgument(
+            "--resume: the checkpoint in " + dir_ + " holds " +
+            count_and_names(sums.size(), stream_names_) +
+            " file(s) per finished unit where this "
+            "gpbandit writes " +
+            count_and_names(static_cast<std::size_t>(streams_), stream_names_) +
+            ": it comes from another gpbandit version (an older one, before acquired.csv?) and the "
+            "missing files of its finished runs cannot be rebuilt; start over with --force");
+      }
       units_.push_back(std::move(r));
       sums_.push_back(std::move(sums));
     }

@@ -25,15 +25,21 @@ class Checkpoint {
   /// that a refused --resume can name the key that differs.
   /// @param legacy_hash the hash of the config text that checkpoints written before identities
   /// existed carry: such a checkpoint is accepted when it matches.
+  /// @param stream_names the output file of each stream (runs.csv, then the family's extra
+  /// files), named when a checkpoint holds another number of files per unit; may be empty.
   Checkpoint(std::string out_dir, std::string config_hash, int streams,
-             nlohmann::json identity = nlohmann::json(), std::string legacy_hash = "");
+             nlohmann::json identity = nlohmann::json(), std::string legacy_hash = "",
+             std::vector<std::string> stream_names = {});
   /// Whether a checkpoint (state.json) exists.
   bool exists() const;
   /// Units the existing checkpoint lists, without checking it (for messages). Never throws.
   int peek_units() const;
   /// Loads and checks the checkpoint: every listed file present with the recorded size and hash.
   /// @throws InvalidArgument if it belongs to another config (naming the first key that differs
-  /// and its two values); IoError naming the file when it is unreadable, incomplete or altered.
+  /// and its two values) or holds another number of files per unit than this build writes (a
+  /// checkpoint of an older gpbandit, e.g. a pool run's from before acquired.csv: its finished
+  /// units cannot give the missing file, so it is refused rather than resumed without it);
+  /// IoError naming the file when it is unreadable, incomplete or altered.
   void load();
   /// Removes any checkpoint (a fresh start). @throws IoError.
   void clear();
@@ -58,6 +64,7 @@ class Checkpoint {
   std::string dir_, hash_, legacy_hash_;
   nlohmann::json identity_;
   int streams_;
+  std::vector<std::string> stream_names_;
   std::vector<UnitRecord> units_;
   std::vector<std::vector<std::pair<std::size_t, std::string>>> sums_;  // per unit, per stream
   double elapsed_ = 0;

@@ -269,9 +269,10 @@ ExperimentResult run_experiment(const Experiment& experiment, const RunOptions& 
     detail::ensure_writable_directory(inv.out_dir);
     lock = std::make_unique<detail::OutputLock>(inv.out_dir);
     detail::remove_stale_temporaries(inv.out_dir);
-    cp = std::make_unique<Checkpoint>(inv.out_dir, inv.hash,
-                                      1 + static_cast<int>(f.extra_csv().size()), inv.identity,
-                                      inv.legacy_hash);
+    std::vector<std::string> streams{"runs.csv"};
+    for (const auto& extra : f.extra_csv()) streams.push_back(extra.first);
+    cp = std::make_unique<Checkpoint>(inv.out_dir, inv.hash, static_cast<int>(streams.size()),
+                                      inv.identity, inv.legacy_hash, streams);
     const detail::InterruptHold hold;  // a signal sees the checkpoint and its message together
     finished =
         detail::open_checkpoint(*cp, options, inv.out_dir, {inv.hash, inv.legacy_hash}, paths);

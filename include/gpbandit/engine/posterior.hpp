@@ -71,19 +71,24 @@ struct PosteriorFactor {
 ///
 /// Lazy blocks (CPU incremental mode, PosteriorOptions::lazy): the candidates are put in a
 /// spatial order (recursive median splits; not for a precomputed kernel) and cut into blocks of
-/// 512, each of which remembers how many rows it has applied. observe() only appends the factor
-/// row (and first brings the block of the observed candidate up to date) once the domain has at
-/// least 32 blocks or N·t ≥ 4·10⁶; below that it applies the row everywhere, as the eager update.
-/// ucb_argmax() bounds the UCB score a stale block can reach: with A² = Σ α_q² over the rows it
-/// has not applied, |μ_t − μ_s| ≤ A·σ_s and σ_t ≤ σ_s by Cauchy–Schwarz on Σ α_q v_q
+/// 512, each of which remembers how many rows it has applied. observe() and add_pending() only
+/// append the factor row (and first bring the block of the row's candidate up to date) once the
+/// domain has at least 32 blocks or N·t ≥ 4·10⁶; below that, and for add_pending() when V is
+/// stored in float (Precision::Mixed), they apply the row everywhere, as the eager update.
+/// resolve_pending() adds α_q v_q to μ in the blocks that have applied row q; the others add it
+/// when they catch up. ucb_argmax() bounds the UCB score a stale block can reach: with A² = Σ α_q²
+/// over the resolved rows it has not applied (a pending row has α = 0: it only lowers σ²),
+/// |μ_t − μ_s| ≤ A·σ_s and σ_t ≤ σ_s by Cauchy–Schwarz on Σ α_q v_q
 /// (Σ v_q² ≤ σ_s²), so μ_t + w·σ_t ≤ μ_s + (max(w, 0) + A)·σ_s (inflated by 10⁻⁹ relative and
 /// σ_s² by 10⁻⁹·k(x,x) for rounding); blocks are brought up to date in decreasing order of that
 /// bound until the best exact score beats every remaining bound. Bringing a block up to date runs
 /// the same per-element steps in the same order as the eager update, so μ, σ², V, the choice and
 /// its tie count are bit-identical to lazy = false (ties are counted and drawn in candidate
-/// order); mean(), variance(), add_pending() and the growth of V bring every block up to date
-/// first. The saving is the rows of blocks far below the maximum (not computed until they could
-/// matter) and the cache reuse of a block's rows when it catches up several at once.
+/// order); mean(), variance(), rows_at(), apply_rows() and the growth of V bring every block up
+/// to date first. The saving is the rows of blocks far below the maximum (not computed until they
+/// could matter) and the cache reuse of a block's rows when it catches up several at once; for
+/// GP-BUCB (batch_gp_ucb), a batch's hallucinated rows reach only the blocks whose UCB bound
+/// still reaches the best score of some pick, instead of all N candidates per pick.
 ///
 /// Sharding (Context with a Communicator of K > 1 ranks, e.g. under mpirun): rank q holds the
 /// candidates [⌊N·q/K⌋, ⌊N·(q+1)/K⌋) (slice()); V, μ, σ², the kernel diagonal and the lazy-block

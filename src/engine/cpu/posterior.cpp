@@ -67,21 +67,8 @@ class CpuPosterior final : public detail::PosteriorBackend {
   }
 
   void resolve_pending(const double* y) override {
-    detail::CpuState& s = s_;
-    const int pend = s.pending;
-    const int begin = s.rows - pend;
-    for (int r = 0; r < s.num_runs(); ++r) {
-      detail::RunRows& run = s.runs[static_cast<std::size_t>(r)];
-      for (int i = 0; i < pend; ++i) {
-        detail::CpuState::resolve_row(run, begin + i, y[static_cast<std::size_t>(r) * pend + i]);
-      }
-    }
-    if (s.recompute) {
-      s.stale = true;
-    } else {
-      s.add_rows_to_mean(begin, s.rows);
-    }
-    s.pending = 0;
+    s_.resolve_last(s_.pending, y);
+    s_.pending = 0;
   }
 
   void add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& points) override {

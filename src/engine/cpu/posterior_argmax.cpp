@@ -86,6 +86,9 @@ UcbRecord lazy_record(const CpuState& s, int r, double width, const std::uint8_t
     do {
       tasks.push_back(r * nb + stale[next++]);
     } while (next < stale.size() && tasks.size() < batch && !(key(stale[next]) < floor));
+    // In block order: each row of V is then read front to back, as the eager update reads it
+    // (a flat UCB landscape, e.g. GP-BUCB's hallucinated rows, can bring most blocks up at once).
+    std::sort(tasks.begin(), tasks.end());
     s.catch_up(tasks, t);
 #pragma omp parallel for schedule(static) num_threads(std::min <int>(nt, tasks.size()))
     for (std::size_t i = 0; i < tasks.size(); ++i) scan_block(tasks[i] % nb);

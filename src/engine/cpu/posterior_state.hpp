@@ -315,7 +315,9 @@ struct CpuState {
     if (!tasks.empty()) catch_up(tasks, upto);
   }
 
-  /// Incremental mode: adds α_q v_q to μ for the rows [begin, end), in row order.
+  /// Incremental mode: adds α_q v_q to μ for the rows [begin, end), in row order, over the blocks
+  /// that have applied them (lazy mode: a block behind row q applies α_q v_q when it catches up,
+  /// as the row is resolved by then).
   void add_rows_to_mean(int begin, int end) {
     if (mixed) {
       add_rows_to_mean_t<float>(begin, end);
@@ -334,7 +336,8 @@ struct CpuState {
       const int len = std::min(kBlock, n - j0);
       const RunRows& run = runs[static_cast<std::size_t>(r)];
       double* m = mu_of(r) + j0;
-      for (int q = begin; q < end; ++q) {
+      const int upto = lazy ? std::min(end, rows_of_block(r, task % blocks)) : end;
+      for (int q = begin; q < upto; ++q) {
         const double alpha = run.alpha[static_cast<std::size_t>(q)];
         const VT* vq = vrow<VT>(r, q) + j0;
         for (int i = 0; i < len; ++i) m[i] = mean_step(m[i], alpha, double(vq[i]));
@@ -382,12 +385,36 @@ struct CpuState {
     stale = false;
   }
 
-  /// Whether an observed row is left to the lazy catch-up: not for pending rows, nor while the
-  /// domain has few blocks and V is small (there the eager update streams V from cache and the
-  /// bounds and batches would cost more than they save; measured in bench/RESULTS.md).
+  /// Whether a new row is left to the lazy catch-up: not while the domain has few blocks and V is
+  /// small (there the eager update streams V from cache and the bounds and batches would cost
+  /// more than they save; measured in bench/RESULTS.md), nor a pending row when V is stored in
+  /// float (resolving it adds α v_q with v_q as stored, a catch-up adds the unrounded v_q).
+  /// A pending row only lowers σ² (α = 0 adds nothing to the bound's A²), so GP-BUCB's
+  /// hallucinated points reach only the blocks whose bound still reaches the batch's best score.
   bool defers(bool observed) const {
-    return lazy && observed &&
+    return lazy && (observed || !mixed) &&
            (blocks >= 32 || static_cast<double>(n) * static_cast<double>(rows) >= 4e6);
+  }
+
+  /// Resolves the `pending` last rows of every run with y (R×pending, run-major): α of each row,
+  /// the running sums Σ α_q² of the lazy bounds, and μ over the blocks that hold the rows.
+  void resolve_last(int pending_rows, const double* y) {
+    const int begin = rows - pending_rows;
+    for (int r = 0; r < num_runs(); ++r) {
+      RunRows& run = runs[static_cast<std::size_t>(r)];
+      std::vector<double>& a2 = alpha2[static_cast<std::size_t>(r)];
+      for (int i = 0; i < pending_rows; ++i) {
+        const int q = begin + i;
+        resolve_row(run, q, y[static_cast<std::size_t>(r) * pending_rows + i]);
+        const double a = run.alpha[static_cast<std::size_t>(q)];
+        a2[static_cast<std::size_t>(q) + 1] = a2[static_cast<std::size_t>(q)] + a * a;
+      }
+    }
+    if (recompute) {
+      stale = true;
+    } else {
+      add_rows_to_mean(begin, rows);
+    }
   }
 
   /// Appends one row per run (observed when y is non-null, pending otherwise): the owner of each
@@ -427,7 +454,7 @@ struct CpuState {
     }
     if (recompute) {
       stale = true;
-    } else if (!defers(y != nullptr)) {  // pending rows reach every block at once
+    } else if (!defers(y != nullptr)) {  // the row reaches every block at once
       catch_up_all(rows + 1);
     }
     ++rows;
