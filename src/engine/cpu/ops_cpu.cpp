@@ -18,9 +18,11 @@ void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
                          const char* what) {
   if (k.type() != KernelType::Precomputed) {
     GPB_EXPECTS(points.rows() >= 1, what << " must have at least one row (the dimension)");
-    GPB_EXPECTS(!k.is_ard() || points.rows() == k.ard_dim(),
+    GPB_EXPECTS(k.input_dim() == 0 || points.rows() == k.input_dim(),
                 what << ": dimension " << points.rows() << " does not match the kernel "
-                     << k.describe() << " (" << k.ard_dim() << " lengthscales, one per axis)");
+                     << k.describe() << " ("
+                     << (k.composite() ? "parts over " : "lengthscales, one per axis: ")
+                     << k.input_dim() << (k.composite() ? " features)" : ")"));
     return;
   }
   GPB_EXPECTS(points.rows() == 1,
