@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "engine/cpu/kernel_eval.hpp"
 #include "gpbandit/error.hpp"
@@ -258,7 +259,9 @@ std::string Kernel::describe() const {
 
 double Kernel::operator()(const double* x, const double* y, int d) const {
   GPB_EXPECTS(input_dim() == 0 || d == input_dim(),
-              "kernel " << describe() << " takes points of dimension " << input_dim()
+              "kernel " << describe() << " has "
+                        << (composite() ? "parts over " + std::to_string(input_dim()) + " features"
+                                        : std::to_string(ard_dim()) + " lengthscales")
                         << " but the points have " << d << " coordinates");
   if (type_ == KernelType::Precomputed) {
     const double n = static_cast<double>(matrix_->rows());
