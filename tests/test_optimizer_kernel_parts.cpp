@@ -160,6 +160,34 @@ TEST(OptimizerKernelParts, FitGivesEachPartItsLengthscale) {
   }
 }
 
+// An additive kernel on a box (a sum of one part per axis, "features" ranges): the Optimizer fits
+// it, refines beyond the Sobol candidates with its gradient (kernel_gradient of composite kernels)
+// and finds the maximum of an additive function: after 30 evaluations (6 Sobol, then asks) the best
+// is within 1e-3 of 0. Deterministic (seeded); measured when the test was written: best −5.2e-8,
+// and 24 of the 30 asks refined off the candidate set (index −1).
+TEST(OptimizerKernelParts, AdditiveKernelOnABoxRefinesAndFindsTheMaximum) {
+  gpb::OptimizerOptions o = gpb::parse_optimizer_config(
+      R"({"domain": {"type": "box", "lower": [0, 0, 0], "upper": [1, 1, 1], "candidates": 128},
+          "kernel": {"combine": "sum", "parts": [{"features": [0, 1]}, {"features": [1, 2]},
+                                                 {"features": [2, 3]}]},
+          "acquisition": {"type": "ei"}, "initial_points": 6, "seed": 3})",
+      "box.json", ".");
+  gpb::Optimizer opt(o);
+  const auto f = [](const Eigen::VectorXd& x) {
+    return -std::pow(x[0] - 0.31, 2) - 0.5 * std::pow(x[1] - 0.72, 2) - 2 * std::pow(x[2] - 0.5, 2);
+  };
+  int refined = 0;
+  for (int i = 0; i < 30; ++i) {
+    const gpb::AskResult a = opt.ask(1);
+    refined += a.indices[0] < 0;
+    const Eigen::VectorXd x = a.points.row(0).transpose();
+    opt.tell(a.points, {f(x)});
+  }
+  EXPECT_TRUE(opt.kernel().composite());
+  EXPECT_GT(opt.best().value, -1e-3) << opt.kernel().describe();
+  EXPECT_GE(refined, 1);
+}
+
 TEST(OptimizerKernelParts, CliRefusesABadPartWithExitCode2) {
   gpb::test::TempDir dir;
   gpb::test::write_file(dir.file("cfg.json"),
