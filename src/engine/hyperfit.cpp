@@ -231,12 +231,6 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
   return ll;
 }
 
-int fit_lengthscale_count(const HyperFitOptions& o) {
-  int q = 0;
-  for (const HyperFitPart& p : o.parts) q += p.ard && o.ard && p.size > 1 ? p.size : 1;
-  return q;
-}
-
 double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y,
                          const std::vector<HyperFitPart>& parts, bool sum,

@@ -106,9 +106,6 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const std::vector<HyperFitPart>& parts, bool sum,
                          const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
 
-/// Length-scales a composite fit has (Σ over parts of size or 1) for `options` (parts, ard).
-int fit_lengthscale_count(const HyperFitOptions& options);
-
 /// Output scale and noise of a GP whose kernel shape is fixed (Tanimoto, MinMax, any kernel with
 /// v = 1): the model y ~ N(m·1, v·K + λI) with m = mean(y).
 struct ScaleNoiseFit {
