@@ -1,6 +1,6 @@
-// CUDA vs CPU parity of the stateless engine ops: kernel matrix (every kernel type, isotropic and
-// ARD, tiled and global paths), kernel diagonal, UCB argmax (ties, exclusion, errors), Philox
-// draws. Each test skips when no CUDA device is present.
+// CUDA vs CPU parity of the stateless engine ops: kernel matrix (every kernel type, isotropic,
+// ARD and composite, tiled and global paths), kernel diagonal, UCB argmax (ties, exclusion,
+// errors), Philox draws. Each test skips when no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,16 +39,31 @@ std::vector<Kernel> all_kernels(int d) {
   // ARD lengthscales spread over a factor 10 around l (one per axis; d = 1 is isotropic).
   Eigen::VectorXd ard(d);
   for (int i = 0; i < d; ++i) ard[i] = l * std::pow(10.0, static_cast<double>(i) / d - 0.5);
-  return {Kernel::se(l, 1.3),
-          Kernel::matern(KernelType::Matern12, l, 0.7),
-          Kernel::matern(KernelType::Matern32, l),
-          Kernel::matern(KernelType::Matern52, l, 2.0),
-          Kernel::linear(0.5, 0.25),
-          Kernel::polynomial(3, 0.2, 1.0),
-          Kernel::ard(KernelType::SE, ard, 1.1),
-          Kernel::ard(KernelType::Matern12, ard),
-          Kernel::ard(KernelType::Matern32, ard, 0.6),
-          Kernel::ard(KernelType::Matern52, ard, 1.9)};
+  std::vector<Kernel> out = {Kernel::se(l, 1.3),
+                             Kernel::matern(KernelType::Matern12, l, 0.7),
+                             Kernel::matern(KernelType::Matern32, l),
+                             Kernel::matern(KernelType::Matern52, l, 2.0),
+                             Kernel::linear(0.5, 0.25),
+                             Kernel::polynomial(3, 0.2, 1.0),
+                             Kernel::ard(KernelType::SE, ard, 1.1),
+                             Kernel::ard(KernelType::Matern12, ard),
+                             Kernel::ard(KernelType::Matern32, ard, 0.6),
+                             Kernel::ard(KernelType::Matern52, ard, 1.9)};
+  if (d >= 2) {  // composite: an ARD SE part on the first half × (+) an isotropic Matérn 3/2
+    gpb::KernelPart a, b;
+    a.type = KernelType::SE;
+    a.size = d / 2;
+    a.lengthscales = ard.head(d / 2);
+    b.type = KernelType::Matern32;
+    b.begin = d / 2;
+    b.size = d - d / 2;
+    b.lengthscales = Eigen::VectorXd::Constant(1, l);
+    out.push_back(Kernel::product({a, b}, 1.2));
+    a.variance = 0.7;
+    b.variance = 0.4;
+    out.push_back(Kernel::sum({a, b}));
+  }
+  return out;
 }
 
 TEST(CudaOps, KernelMatrixMatchesCpuForEveryKernelAndDimension) {

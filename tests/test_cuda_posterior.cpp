@@ -1,5 +1,6 @@
 // CUDA vs CPU parity of FinitePosterior (incremental, recompute, mixed precision, pending rows,
-// exclusion, ties) and identical GP-UCB choices over 200 rounds. Skips without a CUDA device.
+// exclusion, ties, ARD and composite kernels) and identical GP-UCB choices over 200 rounds. Skips
+// without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -119,6 +120,26 @@ TEST(CudaPosterior, ArdKernelMatchesCpu) {
   const gpb::Kernel k = gpb::Kernel::ard(gpb::KernelType::Matern52, Eigen::Vector3d(0.1, 0.4, 2.0));
   run_parity(*cuda, PosteriorMode::Incremental, 4, 1e-10, k, random_domain(3, 4099), 3, 20);
   run_parity(*cuda, PosteriorMode::Recompute, 4, 1e-10, k, random_domain(3, 3001), 2, 12);
+}
+
+TEST(CudaPosterior, CompositeKernelMatchesCpu) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  const auto cuda = gpb::test::cuda_context();
+  gpb::KernelPart a, b;
+  a.type = gpb::KernelType::Matern52;
+  a.size = 2;
+  a.lengthscales = Eigen::Vector2d(0.2, 0.6);
+  b.type = gpb::KernelType::SE;
+  b.begin = 2;
+  b.lengthscales = Eigen::VectorXd::Constant(1, 0.4);
+  const gpb::Kernel product = gpb::Kernel::product({a, b}, 1.3);
+  a.variance = 0.8;
+  b.variance = 0.3;
+  const gpb::Kernel sum = gpb::Kernel::sum({a, b});
+  for (const gpb::Kernel& k : {product, sum}) {
+    run_parity(*cuda, PosteriorMode::Incremental, 4, 1e-10, k, random_domain(3, 4099), 3, 20);
+    run_parity(*cuda, PosteriorMode::Recompute, 4, 1e-10, k, random_domain(3, 3001), 2, 12);
+  }
 }
 
 TEST(CudaPosterior, AutoModeFallsBackToRecomputeOverBudget) {

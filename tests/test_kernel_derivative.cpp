@@ -107,6 +107,46 @@ TEST(KernelGradient, MatchesFiniteDifferencesForEveryKernelIsotropicAndArd) {
   }
 }
 
+// kernel_gradient of composite kernels (an ARD Matérn 5/2 part × (+) an SE part and a Matérn 3/2
+// part): central differences of k.
+TEST(KernelGradient, CompositeKernelsMatchFiniteDifferences) {
+  const Eigen::MatrixXd Z = random_points(4, 5, 18);
+  KernelPart a, b, c;
+  a.type = KernelType::Matern52;
+  a.size = 2;
+  a.lengthscales = Eigen::Vector2d(0.5, 1.4);
+  b.type = KernelType::SE;
+  b.begin = 2;
+  b.lengthscales = Eigen::VectorXd::Constant(1, 0.8);
+  c.type = KernelType::Matern32;
+  c.begin = 3;
+  c.lengthscales = Eigen::VectorXd::Constant(1, 1.1);
+  const Kernel product = Kernel::product({a, b, c}, 1.4);
+  a.variance = 0.6;
+  b.variance = 0.3;
+  c.variance = 0.9;
+  const Kernel sum = Kernel::sum({a, b, c});
+  for (const Kernel& kk : {product, sum}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd x = random_points(4, 1, 40 + trial).col(0);
+      const Eigen::MatrixXd G = kernel_gradient(kk, x, Z);
+      for (int j = 0; j < 5; ++j) {
+        for (int q = 0; q < 4; ++q) {
+          const double h = 1e-6;
+          Eigen::VectorXd xp = x, xm = x;
+          xp[q] += h;
+          xm[q] -= h;
+          const double fd =
+              (kk(xp.data(), Z.col(j).data(), 4) - kk(xm.data(), Z.col(j).data(), 4)) / (2 * h);
+          EXPECT_NEAR(G(q, j), fd, 1e-7 * (1 + std::abs(fd))) << kk.describe() << " q " << q;
+        }
+      }
+    }
+  }
+  c.type = KernelType::Matern12;
+  EXPECT_THROW(kernel_gradient(Kernel::sum({a, b, c}), Z.col(0), Z), InvalidArgument);
+}
+
 TEST(KernelGradient, ZeroAtTheSamePointAndRefusals) {
   const Eigen::MatrixXd Z = random_points(2, 1, 9);
   const Kernel m52 = Kernel::ard(KernelType::Matern52, Eigen::Vector2d(0.3, 0.9));

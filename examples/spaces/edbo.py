@@ -166,6 +166,41 @@ def encode(table, encoding):
     return np.hstack(blocks)
 
 
+def blocks(table, encoding):
+    """The feature ranges of encode(table, encoding), in its column order: (name, begin, end,
+    kind) per component ("label") and per numeric condition ("numeric")."""
+    out, at = [], 0
+    for c in table.components:
+        if encoding == "ohe":
+            width = len(set(table.labels[c]))
+        else:
+            width = _dft_block(table.labels[c], table.dft(c)).shape[1]
+        out.append((c, at, at + width, "label"))
+        at += width
+    for k in table.numeric:
+        out.append((k, at, at + 1, "numeric"))
+        at += 1
+    return out
+
+
+def parts_kernel(table, encoding):
+    """A per-parameter kernel on encode(table, encoding): Matérn 5/2 with ARD on the numeric
+    conditions together × a Matérn 5/2 on each component's encoding (one lengthscale on a one-hot
+    block, ARD on a descriptor block)."""
+    import gpbandit
+
+    parts, numeric = [], []
+    for _, b, e, kind in blocks(table, encoding):
+        if kind == "numeric":
+            numeric.append((b, e))
+            continue
+        parts.append({"features": (b, e), "type": "matern52", "ard": encoding != "ohe"})
+    if numeric:  # the conditions come last, adjacent
+        parts.append({"features": (numeric[0][0], numeric[-1][1]), "type": "matern52",
+                      "ard": True})
+    return gpbandit.Kernel.product(parts)
+
+
 # ---------------------------------------------------------------- campaigns
 
 

@@ -24,7 +24,8 @@ DATASETS = [("direct_arylation", "Direct arylation"), ("suzuki", "Suzuki–Miyau
             ("aryl_amination", "Buchwald–Hartwig amination")]
 METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-mordred", "gpbandit-ohe-ucb",
            "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen", "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise",
-           "gpbandit-ohe-hamming", "gpbandit-ohe-hamming-iso", "baybe-ohe",
+           "gpbandit-ohe-hamming", "gpbandit-ohe-hamming-iso", "gpbandit-ohe-parts",
+           "gpbandit-dft-parts", "baybe-ohe",
            "baybe-mordred", "baybe-ecfp"]
 GPBANDIT = [m for m in METHODS if m.startswith("gpbandit")]
 PRIMARY = ["gpbandit-ohe", "gpbandit-dft"]  # the issue's encodings; the rest are diagnostics
@@ -263,6 +264,33 @@ def why(data):
     return text
 
 
+def parts_table(data):
+    """Per-parameter kernels against the one kernel on the concatenated encodings, seed by seed:
+    Δ experiments to a top-1 % yield and Δ best yield after 25 (paired, the rule's word), and the
+    wins/losses/ties of the per-parameter kernel on best-after-25."""
+    lines = ["| per-parameter kernel vs concatenated | data set | n | Δ experiments to top-1 % | "
+             "Δ best after 25 | best-after-25 wins/losses/ties |",
+             "|---|---|---:|---:|---:|---:|"]
+    for m, ref in (("gpbandit-ohe-parts", "gpbandit-ohe"), ("gpbandit-dft-parts", "gpbandit-dft")):
+        for d, title in DATASETS:
+            runs = data.get(d, {})
+            seeds = sorted(set(runs.get(m, {})) & set(runs.get(ref, {})))
+            if len(seeds) < 2:
+                continue
+            a1 = [to_top1(runs[m][s]) for s in seeds]
+            b1 = [to_top1(runs[ref][s]) for s in seeds]
+            a25 = [best25(runs[m][s]) for s in seeds]
+            b25 = [best25(runs[ref][s]) for s in seeds]
+            c1 = paired(a1, b1)
+            c25 = paired([-v for v in a25], [-v for v in b25])  # lower = better: negate
+            w, l_, t = wlt(a25, b25, True)
+            lines.append(f"| {m} vs {ref} | {title} | {len(seeds)} | "
+                         f"{fmt(c1.d, 3, sign=True)} ± {fmt(c1.se, 2)} ({word(c1, 'fewer')}) | "
+                         f"{fmt(-c25.d, 3, sign=True)} ± {fmt(c25.se, 2)} "
+                         f"({word(c25, 'higher')}) | {w}/{l_}/{t} |")
+    return "\n".join(lines) if len(lines) > 2 else "(no per-parameter kernel runs yet)"
+
+
 def main(argv):
     data = load()
     with open(os.path.join(HERE, "README.template.md")) as f:
@@ -272,6 +300,7 @@ def main(argv):
             .replace("{{PAIRED}}", paired_table(cmps) if cmps else "(no BayBE runs yet)")
             .replace("{{VERDICTS}}", verdicts(cmps))
             .replace("{{ABLATIONS}}", ablations(data))
+            .replace("{{PARTS}}", parts_table(data))
             .replace("{{WHY}}", why(data)))
     code, _ = check_or_write(os.path.join(HERE, "README.md"), text, argv)
     return code

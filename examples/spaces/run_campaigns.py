@@ -51,6 +51,11 @@ METHODS = {
     # conditions (direct arylation only) then get SE too, not Matérn.
     "gpbandit-ohe-hamming": ("gpbandit", "ohe", {"kernel": "se"}),
     "gpbandit-ohe-hamming-iso": ("gpbandit", "ohe", {"kernel": "se", "fit": {"ard": False}}),
+    # Per-parameter kernels (docs/spaces.md): Matérn 5/2 ARD on the numeric conditions × a
+    # Matérn 5/2 on each component's encoding (one lengthscale per one-hot block, ARD within a
+    # DFT block), against the one kernel on the concatenated encodings of the same encoding.
+    "gpbandit-ohe-parts": ("gpbandit", "ohe", {"parts": True}),
+    "gpbandit-dft-parts": ("gpbandit", "dft", {"parts": True}),
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
@@ -86,6 +91,8 @@ class GpbanditRunner:
         X = self.cache[table.name]
         options = dict(self.options)
         y = table.y
+        if options.pop("parts", False):
+            options["kernel"] = edbo.parts_kernel(table, self.encoding)
         if options.pop("fixed_chen", False):
             # No fit: Matérn-5/2 with lengthscale and variance at the centre of the priors of
             # BayBE's Chen preset (0.4·√d + 4), noise 0.1, on inputs scaled to [0, 1] and y

@@ -162,9 +162,60 @@ def _box_widths(spec):
     return np.where(width > 0, width, 1.0)
 
 
-def _kernel(kernel, lengthscale, variance, spec):
+_PART_KEYS = ("parameters", "type", "lengthscale", "variance", "ard")
+
+
+def _space_kernel(kernel, space, variance):
+    """A per-parameter product or sum kernel from its dict (docs/spaces.md, "Kernels per
+    parameter"): ``{"combine": "product"|"sum", "parts": [{"parameters": [...], "type": ...,
+    "lengthscale": ..., "ard": ..., "variance": ...}], "type": ..., "variance": ...}``."""
+    from ._gpbandit import space_kernel
+    from .params import ParameterSpace
+
+    if not isinstance(space, ParameterSpace):
+        raise _invalid("kernel: a dict of parts needs a domain of named parameters "
+                       "(gpbandit.params.ParameterSpace or a list of parameters)")
+    unknown = set(kernel) - {"combine", "parts", "type", "variance"}
+    if unknown:
+        raise _invalid(f"kernel.{sorted(unknown)[0]}: unknown key (combine, parts, type, variance)")
+    combine = kernel.get("combine", "product")
+    if combine not in ("product", "sum"):
+        raise _invalid(f"kernel.combine: must be 'product' or 'sum', got {combine!r}")
+    parts = kernel.get("parts")
+    if not isinstance(parts, (list, tuple)) or not parts:
+        raise _invalid(f"kernel.parts: must be a non-empty list of parts, got {parts!r}")
+    out = []
+    for i, part in enumerate(parts):
+        where = f"kernel.parts[{i}]"
+        if not isinstance(part, dict):
+            raise TypeError(f"{where}: expected a dict, got {type(part).__name__}")
+        bad = set(part) - set(_PART_KEYS)
+        if bad:
+            raise _invalid(f"{where}.{sorted(bad)[0]}: unknown key ({', '.join(_PART_KEYS)})")
+        names = part.get("parameters")
+        if isinstance(names, str) or not isinstance(names, (list, tuple)):
+            raise TypeError(f"{where}.parameters: expected a list of parameter names, got {names!r}")
+        for j, name in enumerate(names):
+            if not isinstance(name, str):
+                raise TypeError(f"{where}.parameters[{j}]: expected a name, got {name!r}")
+        ls = part.get("lengthscale")
+        ls = np.zeros(0) if ls is None else np.atleast_1d(np.asarray(ls, dtype=float))
+        ard = part.get("ard")
+        if ard is not None and not isinstance(ard, (bool, np.bool_)):
+            raise TypeError(f"{where}.ard: expected True or False, got {ard!r}")
+        out.append((list(names), str(part.get("type", kernel.get("type", "matern52"))), ls,
+                    float(part.get("variance", 0.0)), -1 if ard is None else int(bool(ard))))
+    var = kernel.get("variance", variance)
+    if combine == "sum" and "variance" in kernel:
+        raise _invalid("kernel.variance: a sum has one variance per part (kernel.parts[i].variance)")
+    return space_kernel(space.core, combine, out, str(kernel.get("type", "matern52")), float(var))
+
+
+def _kernel(kernel, lengthscale, variance, spec, space=None):
     if isinstance(kernel, Kernel):
         return kernel
+    if isinstance(kernel, dict):
+        return _space_kernel(kernel, space, variance)
     name = str(kernel).lower()
     if name not in _KERNELS:
         raise _invalid(f"kernel: expected a Kernel or one of {', '.join(_KERNELS)}, got {kernel!r}")
@@ -236,7 +287,9 @@ class Optimizer:
 
     ``kernel`` is a ``gpbandit.Kernel`` or a name ("se", "matern12", "matern32", "matern52") with
     ``lengthscale`` (a number, or one per axis; default ARD, a fifth of the domain's extent on each
-    axis) and ``variance``. ``noise_variance`` is the surrogate's Gaussian noise (until a fit).
+    axis) and ``variance``; on a parameter space also a dict of per-parameter parts,
+    ``{"combine": "product" | "sum", "parts": [{"parameters": [names], "type": ..., ...}]}``
+    (docs/spaces.md, "Kernels per parameter"). ``noise_variance`` is the surrogate's Gaussian noise (until a fit).
     ``acquisition`` (any letter case): "ei" (expected improvement, computed as log EI; threshold
     ``xi`` in the units of y), "ucb" or "lcb" (``beta``: None for Srinivas' schedule, a number
     for a constant β, or a dict such as ``{"type": "igp_ucb", "B": 1, "R": 0.1}``), "pi"
@@ -299,7 +352,8 @@ class Optimizer:
         elif refine is False:
             refine = {"enabled": False}
         self._core = OptimizerCore(
-            spec, _kernel(kernel, lengthscale, variance, spec), noise_variance, str(acquisition),
+            spec, _kernel(kernel, lengthscale, variance, spec, self._space), noise_variance,
+            str(acquisition),
             _beta(beta), xi, exact_max, features, minimize, initial_points, distinct, random_ties,
             seed, _fit(fit, fit_every), backend, threads, memory_budget_bytes, capacity,
             str(initial_design), dict(refine), allow_outside, match_tolerance,

@@ -22,7 +22,9 @@ product and indexed by prefix sums (memory O(√raw size)), and each parameter i
 kernel: numeric values scaled to [0, 1] by their range, labels one-hot or by their descriptor
 row (standardised per column). ``len(space)``, ``space[i]`` (a dict of values by name),
 iteration and ``space.records(begin, end)`` read combinations; an ``Optimizer`` (and
-``minimize``) given a space asks and is told points as such dicts.
+``minimize``) given a space asks and is told points as such dicts. A kernel per parameter:
+``Optimizer(space, kernel={"combine": "product", "parts": [{"parameters": ["conc", "temp"]},
+{"parameters": ["ligand"], "type": "se"}]})`` (docs/spaces.md, "Kernels per parameter").
 """
 
 import numbers

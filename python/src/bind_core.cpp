@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bindings.hpp"
 #include "gpbandit/comm/communicator.hpp"
@@ -151,7 +152,7 @@ KernelType matern_type(double nu) {
 
 /// `lengthscale`: a float for isotropic kernels, the per-axis array for ARD ones.
 py::object kernel_lengthscale(const Kernel& k) {
-  if (!k.is_ard()) return py::float_(k.lengthscale());
+  if (!k.is_ard() && !k.composite()) return py::float_(k.lengthscale());
   const auto& l = k.lengthscales();
   return py::array_t<double>(l.size(), l.data());
 }
@@ -160,6 +161,14 @@ py::object kernel_lengthscale(const Kernel& k) {
 py::tuple kernel_state(const Kernel& k) {
   py::object matrix = py::none();
   if (k.matrix() != nullptr) matrix = py::cast(*k.matrix());
+  if (k.composite()) {  // the parts in the matrix's place: (type, begin, size, l, v, ard) each
+    py::list parts;
+    for (const KernelPart& p : k.parts()) {
+      parts.append(py::make_tuple(kernel_type_name(p.type), p.begin, p.size, p.lengthscales,
+                                  p.variance, p.ard));
+    }
+    matrix = parts;
+  }
   const auto& l = k.lengthscales();
   return py::make_tuple(kernel_type_name(k.type()), py::array_t<double>(l.size(), l.data()),
                         k.variance(), k.offset(), k.degree(), matrix);
@@ -167,7 +176,24 @@ py::tuple kernel_state(const Kernel& k) {
 
 Kernel kernel_from_state(const py::tuple& t) {
   GPB_EXPECTS(t.size() == 6, "Kernel state: expected 6 fields, got " << t.size());
-  const KernelType type = parse_kernel_type(t[0].cast<std::string>());
+  const auto name = t[0].cast<std::string>();
+  if (name == "product" || name == "sum") {
+    std::vector<KernelPart> parts;
+    for (const py::handle& h : t[5].cast<py::list>()) {
+      const auto pt = h.cast<py::tuple>();
+      KernelPart p;
+      p.type = parse_kernel_type(pt[0].cast<std::string>());
+      p.begin = pt[1].cast<int>();
+      p.size = pt[2].cast<int>();
+      p.lengthscales = pt[3].cast<Eigen::VectorXd>();
+      p.variance = pt[4].cast<double>();
+      p.ard = pt[5].cast<bool>();
+      parts.push_back(std::move(p));
+    }
+    return name == "sum" ? Kernel::sum(std::move(parts))
+                         : Kernel::product(std::move(parts), t[2].cast<double>());
+  }
+  const KernelType type = parse_kernel_type(name);
   const auto v = t[2].cast<double>();
   switch (type) {
     case KernelType::Linear:
@@ -183,6 +209,42 @@ Kernel kernel_from_state(const py::tuple& t) {
     default:
       return Kernel::ard(type, t[1].cast<Eigen::VectorXd>(), v);
   }
+}
+
+/// KernelParts from Python dicts (Kernel.product / Kernel.sum); errors name kernel.parts[i].
+std::vector<KernelPart> kernel_parts(const py::list& parts, bool sum) {
+  std::vector<KernelPart> out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string where = "kernel.parts[" + std::to_string(i) + "]";
+    if (!py::isinstance<py::dict>(parts[i])) throw py::type_error(where + ": expected a dict");
+    const auto d = parts[i].cast<py::dict>();
+    for (const auto& kv : d) {
+      const auto key = kv.first.cast<std::string>();
+      if (key != "features" && key != "type" && key != "lengthscale" && key != "variance" &&
+          key != "ard") {
+        throw InvalidArgument(where + "." + key +
+                              ": unknown key (features, type, lengthscale, variance, ard)");
+      }
+    }
+    if (!d.contains("features")) throw InvalidArgument(where + ".features: required");
+    const auto f = d["features"].cast<std::vector<int>>();
+    if (f.size() != 2) throw InvalidArgument(where + ".features: expected (begin, end)");
+    KernelPart p;
+    p.begin = f[0];
+    p.size = f[1] - f[0];
+    if (d.contains("type")) p.type = parse_kernel_type(d["type"].cast<std::string>());
+    if (d.contains("lengthscale")) {
+      const auto l = py::array_t<double, py::array::forcecast>::ensure(d["lengthscale"]);
+      if (!l) throw py::type_error(where + ".lengthscale: expected a number or numbers");
+      p.lengthscales = Eigen::Map<const Eigen::VectorXd>(l.data(), l.size());
+    }
+    p.variance = d.contains("variance") ? d["variance"].cast<double>()
+                 : sum                  ? 1.0 / static_cast<double>(parts.size())
+                                        : 1.0;
+    if (d.contains("ard")) p.ard = d["ard"].cast<bool>();
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 double kernel_call(const Kernel& k, const py::handle& x, const py::handle& y) {
@@ -206,6 +268,19 @@ void bind_kernel(py::module_& m) {
           },
           py::arg("nu"), py::arg("lengthscale"), py::arg("variance") = 1.0,
           "Matérn kernel with nu in {0.5, 1.5, 2.5}; lengthscale: a number or one per axis (ARD)")
+      .def_static(
+          "product",
+          [](const py::list& parts, double variance) {
+            return Kernel::product(kernel_parts(parts, false), variance);
+          },
+          py::arg("parts"), py::arg("variance") = 1.0,
+          "v·Π_p u_p: parts are dicts {features: (begin, end), type: se|matern12|matern32|"
+          "matern52, lengthscale: a number or one per feature (default 1), ard: bool (default "
+          "True)} covering every feature once")
+      .def_static(
+          "sum", [](const py::list& parts) { return Kernel::sum(kernel_parts(parts, true)); },
+          py::arg("parts"),
+          "Σ_p v_p·u_p: parts as for product() plus variance (default 1 / number of parts)")
       .def_static("linear", &Kernel::linear, py::arg("variance") = 1.0, py::arg("offset") = 0.0,
                   "Linear kernel v·(x·x' + offset)")
       .def_static("polynomial", &Kernel::polynomial, py::arg("degree"), py::arg("variance") = 1.0,
@@ -237,6 +312,23 @@ void bind_kernel(py::module_& m) {
           },
           "Lengthscales as an array: d values (ARD) or the single isotropic one")
       .def_property_readonly("ard", &Kernel::is_ard, "True for one lengthscale per axis (ARD)")
+      .def_property_readonly(
+          "parts",
+          [](const Kernel& k) {
+            py::list out;
+            for (const KernelPart& p : k.parts()) {
+              py::dict d;
+              d["features"] = py::make_tuple(p.begin, p.begin + p.size);
+              d["type"] = kernel_type_name(p.type);
+              d["lengthscale"] = py::array_t<double>(p.lengthscales.size(), p.lengthscales.data());
+              d["variance"] = p.variance;
+              d["ard"] = p.ard;
+              out.append(d);
+            }
+            return out;
+          },
+          "A product or sum kernel's parts (dicts: features (begin, end), type, lengthscale, "
+          "variance, ard); [] otherwise")
       .def_property_readonly("variance", &Kernel::variance, "Variance (scale factor) v")
       .def_property_readonly("offset", &Kernel::offset, "Offset of dot-product kernels")
       .def_property_readonly("degree", &Kernel::degree, "Degree of the polynomial kernel")

@@ -5,15 +5,26 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "bindings.hpp"
 #include "gpbandit/engine/domain.hpp"
 #include "gpbandit/engine/parameter_space.hpp"
+#include "gpbandit/engine/space_kernel.hpp"
 #include "gpbandit/engine/space_values.hpp"
+#include "gpbandit/error.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 
 namespace gpb::python {
 namespace {
+
+KernelType parse_kernel_combine(const std::string& combine) {
+  if (combine == "product") return KernelType::Product;
+  if (combine == "sum") return KernelType::Sum;
+  throw InvalidArgument("kernel.combine must be \"product\" or \"sum\", got \"" + combine + "\"");
+}
 
 const char* parameter_type_name(Parameter::Type t) {
   switch (t) {
@@ -180,6 +191,28 @@ void bind_space(py::module_& m) {
       "from_space",
       [](std::shared_ptr<ParameterSpace> s) { return Domain::from_space(std::move(s)); },
       py::arg("space"), "The encoded feasible combinations of a ParameterSpaceCore");
+  // parts: (names, type, lengthscales (empty: 1), variance (0: default), ard (1, 0, -1)).
+  using PartTuple = std::tuple<std::vector<std::string>, std::string, Eigen::VectorXd, double, int>;
+  m.def(
+      "space_kernel",
+      [](const ParameterSpace& s, const std::string& combine, const std::vector<PartTuple>& parts,
+         const std::string& type, double variance) {
+        std::vector<SpaceKernelPart> sp;
+        for (const PartTuple& t : parts) {
+          SpaceKernelPart p;
+          p.parameters = std::get<0>(t);
+          p.type = parse_kernel_type(std::get<1>(t));
+          p.lengthscales = std::get<2>(t);
+          p.variance = std::get<3>(t);
+          p.ard = std::get<4>(t);
+          sp.push_back(std::move(p));
+        }
+        return space_kernel(s, parse_kernel_combine(combine), sp, parse_kernel_type(type),
+                            variance);
+      },
+      py::arg("space"), py::arg("combine"), py::arg("parts"), py::arg("type"), py::arg("variance"),
+      "Per-parameter kernel on a ParameterSpaceCore (gpbandit/engine/space_kernel.hpp); parts "
+      "are (names, type, lengthscales, variance, ard) tuples");
 }
 
 }  // namespace gpb::python

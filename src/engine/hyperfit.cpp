@@ -67,29 +67,62 @@ Eigen::LLT<Eigen::MatrixXd> robust_llt(Eigen::MatrixXd& A) {
   throw NumericalError("hyperfit: K + noise is not positive definite after 3 jitter steps");
 }
 
-/// Negative log-likelihood (minus the log priors) over ψ (for LBFGSpp), remembering the best
-/// point it saw.
+/// Each part of a known type and in the columns, every column in exactly one part.
+void check_parts(const std::vector<HyperFitPart>& parts, Eigen::Index d) {
+  GPB_EXPECTS(!parts.empty(), "hyperfit: a composite kernel needs at least one part");
+  std::vector<int> owner(static_cast<std::size_t>(d), -1);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const HyperFitPart& hp = parts[p];
+    GPB_EXPECTS(hp.type == KernelType::SE || hp.type == KernelType::Matern32 ||
+                    hp.type == KernelType::Matern52,
+                "hyperfit: part " << p << ": kernel must be se, matern32 or matern52");
+    GPB_EXPECTS(hp.begin >= 0 && hp.size >= 1 && hp.begin + hp.size <= d,
+                "hyperfit: part " << p << " covers columns [" << hp.begin << ", "
+                                  << hp.begin + hp.size << ") of " << d);
+    for (int j = hp.begin; j < hp.begin + hp.size; ++j) {
+      int& o = owner[static_cast<std::size_t>(j)];
+      GPB_EXPECTS(o < 0, "hyperfit: column " << j << " is in two parts");
+      o = static_cast<int>(p);
+    }
+  }
+  for (Eigen::Index j = 0; j < d; ++j) {
+    GPB_EXPECTS(owner[static_cast<std::size_t>(j)] >= 0,
+                "hyperfit: column " << j << " is in no part");
+  }
+}
+
+/// The parts a composite fit evaluates: `ard` set only where the fit has one length-scale per
+/// column (part.ard, options.ard and more than one column).
+std::vector<HyperFitPart> effective_parts(const HyperFitOptions& o) {
+  std::vector<HyperFitPart> parts = o.parts;
+  for (HyperFitPart& p : parts) p.ard = p.ard && o.ard && p.size > 1;
+  return parts;
+}
+
+/// Negative log-likelihood (minus the log priors) over ψ = (ln l…, ln variance(s), ln σ_n²) (for
+/// LBFGSpp), remembering the best point it saw.
 class NegLogLik {
  public:
-  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const HyperFitOptions& o)
-      : X_(X), y_(y), o_(o) {}
+  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const HyperFitOptions& o,
+            Eigen::Index nl, Eigen::Index nv)
+      : X_(X), y_(y), o_(o), parts_(effective_parts(o)), nl_(nl), nv_(nv) {}
 
   double operator()(const Eigen::VectorXd& psi, Eigen::VectorXd& grad) {
     ++evaluations;
     const GpHyperparameters th = unpack(psi);
     double ll = 0;
     try {
-      ll = gp_log_likelihood(X_, y_, o_.kernel, th, &grad);
+      ll = parts_.empty() ? gp_log_likelihood(X_, y_, o_.kernel, th, &grad)
+                          : gp_log_likelihood(X_, y_, parts_, o_.sum, th, &grad);
     } catch (const NumericalError&) {
-      grad.setZero();
+      grad.setZero(psi.size());
       return std::numeric_limits<double>::infinity();
     }
     grad = -grad;
     double value = -ll;
-    const Eigen::Index q = psi.size() - 2;
     if (o_.lengthscale_prior_scale > 0) {  // −ln N(ψ_j; loc, s²) up to a constant
       const double s2 = o_.lengthscale_prior_scale * o_.lengthscale_prior_scale;
-      for (Eigen::Index j = 0; j < q; ++j) {
+      for (Eigen::Index j = 0; j < nl_; ++j) {
         const double u = psi(j) - o_.lengthscale_prior_loc;
         value += 0.5 * u * u / s2;
         grad(j) += u / s2;
@@ -97,9 +130,9 @@ class NegLogLik {
     }
     if (o_.noise_prior_scale > 0) {
       const double s2 = o_.noise_prior_scale * o_.noise_prior_scale;
-      const double u = psi(q + 1) - o_.noise_prior_loc;
+      const double u = psi(nl_ + nv_) - o_.noise_prior_loc;
       value += 0.5 * u * u / s2;
-      grad(q + 1) += u / s2;
+      grad(nl_ + nv_) += u / s2;
     }
     if (value < best_value) {
       best_value = value;
@@ -111,10 +144,14 @@ class NegLogLik {
 
   GpHyperparameters unpack(const Eigen::VectorXd& psi) const {
     GpHyperparameters th;
-    const Eigen::Index q = psi.size() - 2;
-    th.lengthscales = psi.head(q).array().exp().matrix();
-    th.signal_variance = std::exp(psi(q));
-    th.noise_variance = std::exp(psi(q + 1));
+    th.lengthscales = psi.head(nl_).array().exp().matrix();
+    if (!parts_.empty() && o_.sum) {
+      th.part_variances = psi.segment(nl_, nv_).array().exp().matrix();
+      th.signal_variance = th.part_variances.sum();
+    } else {
+      th.signal_variance = std::exp(psi(nl_));
+    }
+    th.noise_variance = std::exp(psi(nl_ + nv_));
     return th;
   }
 
@@ -127,6 +164,8 @@ class NegLogLik {
   const Eigen::MatrixXd& X_;
   const Eigen::VectorXd& y_;
   const HyperFitOptions& o_;
+  std::vector<HyperFitPart> parts_;
+  Eigen::Index nl_, nv_;
 };
 
 }  // namespace
@@ -192,10 +231,114 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
   return ll;
 }
 
+double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                         const Eigen::Ref<const Eigen::VectorXd>& y,
+                         const std::vector<HyperFitPart>& parts, bool sum,
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad) {
+  const Eigen::Index m = X.rows(), d = X.cols();
+  const auto P = static_cast<Eigen::Index>(parts.size());
+  GPB_EXPECTS(m >= 1 && d >= 1 && y.size() == m,
+              "hyperfit: X is " << m << "x" << d << " but y has length " << y.size());
+  check_parts(parts, d);
+  // Column → length-scale index (parts in order; one per column with ARD, else one per part).
+  std::vector<Eigen::Index> first(static_cast<std::size_t>(P));
+  Eigen::ArrayXd inv_l(d);
+  Eigen::Index q = 0;
+  for (Eigen::Index p = 0; p < P; ++p) {
+    const HyperFitPart& hp = parts[static_cast<std::size_t>(p)];
+    const bool ard = hp.ard && hp.size > 1;
+    first[static_cast<std::size_t>(p)] = q;
+    for (int j = hp.begin; j < hp.begin + hp.size; ++j) {
+      const Eigen::Index li = q + (ard ? j - hp.begin : 0);
+      GPB_EXPECTS(li < theta.lengthscales.size(), "hyperfit: " << theta.lengthscales.size()
+                                                               << " length-scales are too few for "
+                                                               << "the parts");
+      inv_l(j) = 1.0 / theta.lengthscales(li);
+    }
+    q += ard ? hp.size : 1;
+  }
+  GPB_EXPECTS(theta.lengthscales.size() == q,
+              "hyperfit: " << theta.lengthscales.size() << " length-scales for " << q);
+  GPB_EXPECTS(!sum || theta.part_variances.size() == P,
+              "hyperfit: a sum of " << P << " parts needs " << P << " part variances, got "
+                                    << theta.part_variances.size());
+  GPB_EXPECTS((theta.lengthscales.array() > 0).all() && theta.noise_variance > 0 &&
+                  (sum ? (theta.part_variances.array() > 0).all() : theta.signal_variance > 0),
+              "hyperfit: length-scales and variances must be > 0");
+  const Eigen::MatrixXd Xs = X * inv_l.matrix().asDiagonal();
+  const double sv = theta.signal_variance;
+
+  // Per pair: each part's ρ², κ and g; the kernel value.
+  std::vector<double> rho2(static_cast<std::size_t>(P)), kap(rho2), gg(rho2);
+  const auto pair = [&](Eigen::Index a, Eigen::Index b) {
+    double k = sum ? 0.0 : sv;
+    for (Eigen::Index p = 0; p < P; ++p) {
+      const HyperFitPart& hp = parts[static_cast<std::size_t>(p)];
+      const auto up = static_cast<std::size_t>(p);
+      rho2[up] = (Xs.row(a).segment(hp.begin, hp.size) - Xs.row(b).segment(hp.begin, hp.size))
+                     .squaredNorm();
+      Shape{hp.type}.eval(rho2[up], &kap[up], &gg[up]);
+      k = sum ? k + theta.part_variances(p) * kap[up] : k * kap[up];
+    }
+    return k;
+  };
+  Eigen::MatrixXd Ky(m, m);
+  for (Eigen::Index b = 0; b < m; ++b) {
+    for (Eigen::Index a = b; a < m; ++a) Ky(a, b) = Ky(b, a) = pair(a, b);
+  }
+  Ky.diagonal().array() += theta.noise_variance;
+  const Eigen::LLT<Eigen::MatrixXd> llt = robust_llt(Ky);
+  const Eigen::VectorXd alpha = llt.solve(y);
+  const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+  const double ll = -0.5 * y.dot(alpha) - 0.5 * logdet - 0.5 * static_cast<double>(m) * kLn2Pi;
+  if (grad == nullptr) return ll;
+
+  // ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ with W = ααᵀ − K_θ⁻¹, pair by pair (the part values again).
+  Eigen::MatrixXd W = -llt.solve(Eigen::MatrixXd::Identity(m, m));
+  W.noalias() += alpha * alpha.transpose();
+  const Eigen::Index nv = sum ? P : 1;
+  grad->setZero(q + nv + 1);
+  for (Eigen::Index b = 0; b < m; ++b) {
+    for (Eigen::Index a = b; a < m; ++a) {
+      const double w = (a == b ? 0.5 : 1.0) * W(a, b);  // ½ · (2 for the mirrored pair)
+      const double k = pair(a, b);
+      for (Eigen::Index p = 0; p < P; ++p) {
+        const HyperFitPart& hp = parts[static_cast<std::size_t>(p)];
+        const auto up = static_cast<std::size_t>(p);
+        // ∂k/∂ln l_j = c_p·g_p·(Δ_j/l_j)², c_p = v_p (sum) or v·Π_{o≠p} κ_o (product).
+        double c = sum ? theta.part_variances(p) : sv;
+        if (!sum) {
+          for (Eigen::Index o = 0; o < P; ++o) {
+            if (o != p) c *= kap[static_cast<std::size_t>(o)];
+          }
+        }
+        if (sum) (*grad)(q + p) += w * theta.part_variances(p) * kap[up];
+        if (a == b) continue;  // Δ = 0 on the diagonal
+        const Eigen::Index f = first[up];
+        if (hp.ard && hp.size > 1) {
+          for (int j = 0; j < hp.size; ++j) {
+            const double t = Xs(a, hp.begin + j) - Xs(b, hp.begin + j);
+            (*grad)(f + j) += w * c * gg[up] * t * t;
+          }
+        } else {
+          (*grad)(f) += w * c * gg[up] * rho2[up];
+        }
+      }
+      if (!sum) (*grad)(q) += w * k;
+    }
+  }
+  (*grad)(q + nv) = 0.5 * theta.noise_variance * W.trace();
+  return ll;
+}
+
 HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
                                 const Eigen::Ref<const Eigen::VectorXd>& y,
                                 const HyperFitOptions& o) {
-  check_kernel(o.kernel);
+  if (o.parts.empty()) {
+    check_kernel(o.kernel);
+  } else {
+    check_parts(o.parts, X.cols());
+  }
   const Eigen::Index n = X.rows(), d = X.cols();
   GPB_EXPECTS(n >= 2 && d >= 1,
               "hyperfit: X needs at least 2 rows and 1 column, got " << n << "x" << d);
@@ -237,18 +380,35 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
     for (Eigen::Index j = 0; j < d; ++j) {
       GPB_EXPECTS(sd(j) > 0, "hyperfit: input column " << j << " is constant on the rows used");
     }
-    if (!o.ard) sd.setConstant(std::sqrt(sd.square().mean()));
+    if (!o.ard && o.parts.empty()) sd.setConstant(std::sqrt(sd.square().mean()));
+    for (const HyperFitPart& p : effective_parts(o)) {  // one length-scale: one scale per part
+      if (p.ard || p.begin < 0 || p.size < 1 || p.begin + p.size > d) continue;
+      sd.segment(p.begin, p.size)
+          .setConstant(std::sqrt(sd.segment(p.begin, p.size).square().mean()));
+    }
     Xm = Xm * sd.inverse().matrix().asDiagonal();
   }
 
-  const Eigen::Index q = o.ard ? d : 1;
-  Eigen::VectorXd lb(q + 2), ub(q + 2);
+  // ψ = (ln l_0..ln l_{q−1}, ln v (or ln v_1..ln v_P for a sum), ln σ_n²); col[j]: a column of
+  // length-scale j (its standardisation scale).
+  std::vector<Eigen::Index> col;
+  if (o.parts.empty()) {
+    for (Eigen::Index j = 0; j < (o.ard ? d : 1); ++j) col.push_back(j);
+  } else {
+    for (const HyperFitPart& p : effective_parts(o)) {
+      for (int j = 0; j < (p.ard ? p.size : 1); ++j)
+        col.push_back(std::min<Eigen::Index>(p.begin + j, d - 1));
+    }
+  }
+  const auto q = static_cast<Eigen::Index>(col.size());
+  const Eigen::Index nv = !o.parts.empty() && o.sum ? static_cast<Eigen::Index>(o.parts.size()) : 1;
+  Eigen::VectorXd lb(q + nv + 1), ub(q + nv + 1);
   lb.head(q).setConstant(std::log(o.lengthscale_lower));
   ub.head(q).setConstant(std::log(o.lengthscale_upper));
-  lb(q) = std::log(o.signal_lower);
-  ub(q) = std::log(o.signal_upper);
-  lb(q + 1) = std::log(o.noise_lower);
-  ub(q + 1) = std::log(o.noise_upper);
+  lb.segment(q, nv).setConstant(std::log(o.signal_lower));
+  ub.segment(q, nv).setConstant(std::log(o.signal_upper));
+  lb(q + nv) = std::log(o.noise_lower);
+  ub(q + nv) = std::log(o.noise_upper);
 
   LBFGSpp::LBFGSBParam<double> param;
   param.m = 6;
@@ -259,27 +419,33 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   param.max_linesearch = 40;
   LBFGSpp::LBFGSBSolver<double> solver(param);
 
-  NegLogLik fun(Xm, ym, o);
+  NegLogLik fun(Xm, ym, o, q, nv);
   HyperFit out;
   const int given = static_cast<int>(o.starts.size());
   for (int s = -given; s <= o.random_starts; ++s) {
-    Eigen::VectorXd psi(q + 2);
+    Eigen::VectorXd psi(q + nv + 1);
     if (s < 0) {  // a given start, in the caller's units: into the fit's
       const GpHyperparameters& g = o.starts[static_cast<std::size_t>(s + given)];
       GPB_EXPECTS(g.lengthscales.size() == 1 || g.lengthscales.size() == q,
                   "hyperfit: a start has " << g.lengthscales.size() << " length-scales for " << q);
       for (Eigen::Index j = 0; j < q; ++j) {
-        psi(j) = std::log(g.lengthscales(g.lengthscales.size() == 1 ? 0 : j) / sd(j));
+        psi(j) = std::log(g.lengthscales(g.lengthscales.size() == 1 ? 0 : j) /
+                          sd(col[static_cast<std::size_t>(j)]));
       }
-      psi(q) = std::log(g.signal_variance);
-      psi(q + 1) = std::log(g.noise_variance);
+      for (Eigen::Index v = 0; v < nv; ++v) {  // a sum: the given parts' variances or v / P each
+        psi(q + v) = std::log(g.part_variances.size() == nv && nv > 1 ? g.part_variances(v)
+                                                                      : g.signal_variance / nv);
+      }
+      psi(q + nv) = std::log(g.noise_variance);
       if (!psi.allFinite()) continue;
     } else if (s == 0) {
       psi.head(q).setConstant(o.lengthscale_prior_scale > 0 ? o.lengthscale_prior_loc : 0.0);
-      psi(q) = 0.0;
-      psi(q + 1) = std::log(1e-2);
+      psi.segment(q, nv).setConstant(nv == 1 ? 0.0 : -std::log(static_cast<double>(nv)));  // Σ = 1
+      psi(q + nv) = std::log(1e-2);
     } else {
-      for (Eigen::Index k = 0; k < q + 2; ++k) psi(k) = lb(k) + (ub(k) - lb(k)) * rng.uniform();
+      for (Eigen::Index k = 0; k < q + nv + 1; ++k) {
+        psi(k) = lb(k) + (ub(k) - lb(k)) * rng.uniform();
+      }
     }
     psi = psi.cwiseMax(lb).cwiseMin(ub);
     double fx = 0;
@@ -295,7 +461,9 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
     throw NumericalError("hyperfit: the likelihood could not be evaluated at any start");
   }
   out.theta = fun.unpack(fun.best_psi);
-  for (Eigen::Index j = 0; j < q; ++j) out.theta.lengthscales(j) *= sd(j);
+  for (Eigen::Index j = 0; j < q; ++j) {
+    out.theta.lengthscales(j) *= sd(col[static_cast<std::size_t>(j)]);
+  }
   out.log_likelihood = fun.best_ll;
   out.log_posterior = -fun.best_value;
   out.rows_used = static_cast<int>(m);

@@ -17,6 +17,7 @@
 #include "gpbandit/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
+#include "optimizer/kernel_config.hpp"
 #include "optimizer/space_config.hpp"
 
 namespace gpb {
@@ -296,6 +297,7 @@ void parse_engine(const Checker& c, const json& root, OptimizerOptions& o) {
 }
 
 json kernel_json(const Kernel& k) {
+  if (k.composite()) return detail::composite_kernel_json(k);
   json j{{"type", kernel_type_name(k.type())}, {"variance", k.variance()}};
   if (k.type() == KernelType::Linear || k.type() == KernelType::Polynomial) {
     j["offset"] = k.offset();
@@ -408,7 +410,10 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
   OptimizerOptions o;
   if (!root.contains("domain")) c.fail("domain", "required");
   o.domain = parse_domain(c, root["domain"]);
-  o.kernel = parse_kernel(c, root.contains("kernel") ? root["kernel"] : json::object());
+  const json kernel = root.contains("kernel") ? root["kernel"] : json::object();
+  o.kernel = detail::is_composite_kernel_json(kernel)
+                 ? detail::parse_composite_kernel(c, kernel, o.domain)
+                 : parse_kernel(c, kernel);
   if (o.kernel.is_ard() && o.kernel.ard_dim() != o.domain.dim()) {
     c.fail("kernel.lengthscale", "has " + std::to_string(o.kernel.ard_dim()) +
                                      " values (ARD) but the domain has dimension " +

@@ -2,18 +2,87 @@
 // unit coordinates by default) with the L-BFGS-B fitter of hyperfit.hpp.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gpbandit/error.hpp"
 #include "optimizer/state.hpp"
 
 namespace gpb {
 
+namespace {
+
+/// The fit's view of a composite kernel's parts.
+std::vector<HyperFitPart> fit_parts(const Kernel& k) {
+  std::vector<HyperFitPart> out;
+  for (const KernelPart& p : k.parts()) {
+    GPB_EXPECTS(p.type == KernelType::SE || p.type == KernelType::Matern32 ||
+                    p.type == KernelType::Matern52,
+                "fit_hyperparameters: every part of a composite kernel must be se, matern32 or "
+                "matern52, got "
+                    << k.describe());
+    out.push_back({p.type, p.begin, p.size, p.ard});
+  }
+  return out;
+}
+
+/// Warm start of a composite fit in the fit's units (unit coordinates: lengthscale / width).
+void composite_start(const Kernel& k, const HyperFitOptions& ho, const Eigen::VectorXd& width,
+                     GpHyperparameters& g) {
+  std::vector<double> l;
+  for (const KernelPart& p : k.parts()) {
+    const bool ard = p.ard && ho.ard && p.size > 1;
+    double mean = 0;
+    for (int j = 0; j < p.size; ++j) {
+      const double u = k.lengthscales()[p.begin + j] / width[p.begin + j];
+      if (ard) l.push_back(u);
+      mean += u / p.size;
+    }
+    if (!ard) l.push_back(mean);
+  }
+  g.lengthscales = Eigen::Map<const Eigen::VectorXd>(l.data(), static_cast<Eigen::Index>(l.size()));
+  g.signal_variance = k.variance();
+  if (ho.sum) {
+    g.part_variances.resize(static_cast<Eigen::Index>(k.parts().size()));
+    for (std::size_t p = 0; p < k.parts().size(); ++p) {
+      g.part_variances[static_cast<Eigen::Index>(p)] = k.parts()[p].variance;
+    }
+  }
+}
+
+/// The fitted composite kernel in the domain's units: a part fitted with one lengthscale in unit
+/// coordinates keeps one per feature (l·width_j) when its features' widths differ.
+Kernel composite_fitted(const Kernel& k, const HyperFitOptions& ho, const HyperFit& res,
+                        const Eigen::VectorXd& width) {
+  std::vector<KernelPart> parts = k.parts();
+  Eigen::Index at = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    KernelPart& p = parts[i];
+    const bool ard = p.ard && ho.ard && p.size > 1;
+    const Eigen::VectorXd w = width.segment(p.begin, p.size);
+    if (ard) {
+      p.lengthscales = res.theta.lengthscales.segment(at, p.size).cwiseProduct(w);
+      at += p.size;
+    } else {
+      const double l = res.theta.lengthscales[at++];
+      const bool same = (w.array() == w[0]).all();
+      p.lengthscales = same ? Eigen::VectorXd::Constant(1, l * w[0]) : Eigen::VectorXd(l * w);
+    }
+    if (ho.sum) p.variance = res.theta.part_variances[static_cast<Eigen::Index>(i)];
+  }
+  return ho.sum ? Kernel::sum(std::move(parts))
+                : Kernel::product(std::move(parts), res.theta.signal_variance);
+}
+
+}  // namespace
+
 HyperFit Optimizer::State::fit() {
   const KernelType type = opt.kernel.type();
-  GPB_EXPECTS(
-      type == KernelType::SE || type == KernelType::Matern32 || type == KernelType::Matern52,
-      "fit_hyperparameters: the kernel must be se, matern32 or matern52, got "
-          << opt.kernel.describe());
+  const bool composite = opt.kernel.composite();
+  GPB_EXPECTS(composite || type == KernelType::SE || type == KernelType::Matern32 ||
+                  type == KernelType::Matern52,
+              "fit_hyperparameters: the kernel must be se, matern32, matern52 or a product or "
+              "sum of them, got "
+                  << opt.kernel.describe());
   const int t = num_obs();
   GPB_EXPECTS(t >= 2, "fit_hyperparameters: needs at least 2 observations, got " << t);
   const FitOptions& f = opt.fit;
@@ -27,9 +96,15 @@ HyperFit Optimizer::State::fit() {
   Eigen::VectorXd y(t);
   for (int i = 0; i < t; ++i) y[i] = w.forward(sign() * obs_y[static_cast<std::size_t>(i)]);
   HyperFitOptions ho;
-  ho.kernel = type;
-  ho.ard = f.ard && d > 1;
-  const bool warm = f.warm_start && fits > 0 && opt.kernel.stationary();
+  if (composite) {
+    ho.parts = fit_parts(opt.kernel);
+    ho.sum = type == KernelType::Sum;
+    ho.ard = f.ard;
+  } else {
+    ho.kernel = type;
+    ho.ard = f.ard && d > 1;
+  }
+  const bool warm = f.warm_start && fits > 0 && (opt.kernel.stationary() || composite);
   ho.random_starts = warm && fits % f.restarts_every != 0 ? 0 : f.restarts;
   ho.max_rows = f.max_rows;
   ho.seed = opt.seed + static_cast<std::uint64_t>(fits);
@@ -50,7 +125,13 @@ HyperFit Optimizer::State::fit() {
     ho.noise_prior_loc = -12.0;
     ho.noise_prior_scale = 1.0;
   }
-  if (warm) {
+  const Eigen::VectorXd width = f.unit_inputs ? unit_width : Eigen::VectorXd::Ones(d);
+  if (warm && composite) {
+    GpHyperparameters g;
+    composite_start(opt.kernel, ho, width, g);
+    g.noise_variance = opt.noise_variance;
+    ho.starts.push_back(g);
+  } else if (warm) {
     GpHyperparameters g;
     g.lengthscales = opt.kernel.lengthscales();
     if (g.lengthscales.size() == 1)
@@ -62,12 +143,16 @@ HyperFit Optimizer::State::fit() {
     ho.starts.push_back(g);
   }
   const HyperFit res = fit_gp_hyperparameters(X, (y.array() - offset) / scale, ho);
-  Eigen::VectorXd l = res.theta.lengthscales;
-  if (f.unit_inputs) {  // back to the domain's units: one lengthscale per axis
-    if (l.size() == 1) l = Eigen::VectorXd::Constant(d, l[0]);
-    l = l.cwiseProduct(unit_width);
+  if (composite) {
+    opt.kernel = composite_fitted(opt.kernel, ho, res, width);
+  } else {
+    Eigen::VectorXd l = res.theta.lengthscales;
+    if (f.unit_inputs) {  // back to the domain's units: one lengthscale per axis
+      if (l.size() == 1) l = Eigen::VectorXd::Constant(d, l[0]);
+      l = l.cwiseProduct(unit_width);
+    }
+    opt.kernel = Kernel::ard(type, l, res.theta.signal_variance);
   }
-  opt.kernel = Kernel::ard(type, l, res.theta.signal_variance);
   opt.noise_variance = res.theta.noise_variance;
   y_offset = offset;
   y_scale = scale;

@@ -37,6 +37,9 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
               "kernel.lengthscale has " << o.kernel.ard_dim()
                                         << " values (ARD) but the domain has dimension "
                                         << dom.dim());
+  GPB_EXPECTS(!o.kernel.composite() || o.kernel.input_dim() == dom.dim(),
+              "kernel.parts cover " << o.kernel.input_dim()
+                                    << " features but the domain has dimension " << dom.dim());
   const AcquisitionOptions& a = o.acquisition;
   if (a.kind == AcquisitionKind::Ucb) a.beta.validate();
   GPB_EXPECTS(std::isfinite(a.xi) && a.xi >= 0,

@@ -16,7 +16,9 @@ std::vector<ParamDoc> top_level() {
        "the candidates (see `gpbandit list optimizer`, optimizer_domain)"},
       {"kernel", "object", R"({"type":"matern52"})",
        "type se | matern12 | matern32 | matern52 (lengthscale: a number or one per axis, "
-       "variance) | linear | polynomial (variance, offset, degree)"},
+       "variance) | linear | polynomial (variance, offset, degree); or per-parameter parts: "
+       "combine product | sum, parts [{parameters [names] or features [begin, end), type, "
+       "lengthscale, ard, variance (sum)}], type (of the parts not named), variance (product)"},
       {"noise_variance", "number", "0.01", "Gaussian noise variance of the surrogate (> 0)"},
       {"acquisition", "object", R"({"type":"ucb"})", "the acquisition rule (acquisition entries)"},
       {"goal", "string", "\"maximize\"", "maximize | minimize"},

@@ -121,8 +121,16 @@ Surrogate::Surrogate(const Context& ctx, const Kernel& kernel, const PosteriorFa
 }
 
 bool Surrogate::differentiable() const {
-  const KernelType t = kernel_.type();
-  return t == KernelType::SE || t == KernelType::Matern32 || t == KernelType::Matern52;
+  const auto smooth = [](KernelType t) {
+    return t == KernelType::SE || t == KernelType::Matern32 || t == KernelType::Matern52;
+  };
+  if (kernel_.composite()) {  // kernel_gradient takes products and sums of smooth parts
+    for (const KernelPart& p : kernel_.parts()) {
+      if (!smooth(p.type)) return false;
+    }
+    return true;
+  }
+  return smooth(kernel_.type());
 }
 
 void Surrogate::predict(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::VectorXd& mean,

@@ -19,6 +19,18 @@ struct GpHyperparameters {
   Eigen::VectorXd lengthscales;  ///< l_j, length d (ARD) or 1 (isotropic: one l for all j)
   double signal_variance = 1.0;  ///< σ_y²
   double noise_variance = 1e-2;  ///< σ_n²
+  /// A sum kernel's per-part variances v_p (HyperFitOptions::sum); empty otherwise (then
+  /// signal_variance is the one variance; for a sum it is Σ_p v_p).
+  Eigen::VectorXd part_variances;
+};
+
+/// One part of a composite kernel as the fit sees it (gpb::KernelPart without its values): a
+/// stationary kernel on the columns [begin, begin + size) of X.
+struct HyperFitPart {
+  KernelType type = KernelType::Matern52;  ///< SE, Matern32 or Matern52
+  int begin = 0;                           ///< first column
+  int size = 1;                            ///< number of columns
+  bool ard = true;  ///< one length-scale per column (when size > 1), else one for the part
 };
 
 /// Settings of fit_gp_hyperparameters. Bounds apply in the fit's standardised input units (each
@@ -51,6 +63,12 @@ struct HyperFitOptions {
   double lengthscale_prior_scale = 0.0;  ///< its scale (≤ 0: no prior)
   double noise_prior_loc = 0.0;          ///< location of the log-normal noise-variance prior
   double noise_prior_scale = 0.0;        ///< its scale (≤ 0: no prior)
+  /// A composite kernel (Kernel::product / Kernel::sum): its parts, which must cover the columns
+  /// of X once each; empty: the single kernel `kernel`. With parts, the length-scales are the
+  /// parts' in order (size values for a part fitted with ARD — part.ard and `ard` — else one),
+  /// and a product has one signal variance, a sum one per part (GpHyperparameters::part_variances).
+  std::vector<HyperFitPart> parts;
+  bool sum = false;  ///< with parts: Σ_p v_p·u_p (else the product v·Π_p u_p)
   /// Further starts tried before the default one, in the caller's input units (e.g. the previous
   /// fit, clamped into the bounds); length-scales of length 1 or d as the fit's.
   std::vector<GpHyperparameters> starts;
@@ -74,6 +92,18 @@ struct HyperFit {
 /// or non-positive parameters; NumericalError if K_θ stays indefinite after the jitter.
 double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
+
+/// log p(y | X, θ) for a composite kernel: the product v·Π_p u_p or (sum) Σ_p v_p·u_p of the
+/// stationary `parts` (each on its columns of X). θ.lengthscales holds the parts' length-scales in
+/// order (size values for a part with ard, one otherwise); a product reads θ.signal_variance, a sum
+/// θ.part_variances. `grad` receives ∂/∂ψ for ψ = (ln l…, ln v (product) or ln v_1..ln v_P (sum),
+/// ln σ_n²). O(m³ + m²·d).
+/// @throws InvalidArgument for parts that do not cover the columns once, a part type other than
+/// SE/Matérn 3/2/5/2, mismatched counts or non-positive values; NumericalError as above.
+double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                         const Eigen::Ref<const Eigen::VectorXd>& y,
+                         const std::vector<HyperFitPart>& parts, bool sum,
                          const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
 
 /// Output scale and noise of a GP whose kernel shape is fixed (Tanimoto, MinMax, any kernel with

@@ -40,8 +40,10 @@ Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
 ///   SE e^{−ρ²/2}, Matérn 3/2 3e^{−√3ρ}, Matérn 5/2 (5/3)(1 + √5ρ)e^{−√5ρ}
 /// (finite at ρ = 0, where the gradient is 0). Host code like Kernel::operator() (the optimizer
 /// calls it on a few points at a time); O(m·d).
-/// @throws InvalidArgument for another kernel type (Matérn ½ is not differentiable at x = z_j) or
-/// when x, Z and an ARD kernel differ in dimension.
+/// A composite kernel (Kernel::product / Kernel::sum) of such parts: part p's features get
+/// c_p·∂u_p/∂x_a with c_p = v·Π_{o≠p} u_o (product) or v_p (sum).
+/// @throws InvalidArgument for another kernel type or part type (Matérn ½ is not differentiable
+/// at x = z_j) or when x, Z and an ARD or composite kernel differ in dimension.
 Eigen::MatrixXd kernel_gradient(const Kernel& k, const Eigen::Ref<const Eigen::VectorXd>& x,
                                 const Eigen::Ref<const Eigen::MatrixXd>& Z);
 }  // namespace gpb

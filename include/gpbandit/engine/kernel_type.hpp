@@ -5,7 +5,8 @@
 namespace gpb {
 
 /// Kernel families (see Kernel in kernel.hpp for the formulas). Tanimoto and MinMax take packed
-/// fingerprints (fingerprint.hpp), not coordinates.
+/// fingerprints (fingerprint.hpp), not coordinates. Product and Sum are composite kernels: stationary
+/// parts, each on a contiguous range of features (Kernel::product, Kernel::sum).
 enum class KernelType {
   SE,
   Matern12,
@@ -15,7 +16,9 @@ enum class KernelType {
   Polynomial,
   Precomputed,
   Tanimoto,
-  MinMax
+  MinMax,
+  Product,
+  Sum
 };
 
 }  // namespace gpb

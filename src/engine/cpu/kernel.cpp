@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "engine/cpu/kernel_eval.hpp"
 #include "gpbandit/error.hpp"
@@ -28,6 +29,8 @@ constexpr NamedType kKernelNames[] = {
     {"precomputed", KernelType::Precomputed},
     {"tanimoto", KernelType::Tanimoto},
     {"minmax", KernelType::MinMax},
+    {"product", KernelType::Product},
+    {"sum", KernelType::Sum},
 };
 
 void check_positive(double value, const char* field) {
@@ -42,7 +45,11 @@ void check_offset(double offset) {
 
 KernelType parse_kernel_type(const std::string& name) {
   for (const auto& nt : kKernelNames) {
-    if (name == nt.name) return nt.type;
+    if (name != nt.name) continue;
+    GPB_EXPECTS(nt.type != KernelType::Product && nt.type != KernelType::Sum,
+                "kernel '" << name << "' is composite: give its parts (kernel.combine = \"" << name
+                           << "\" and kernel.parts; Kernel::" << name << "())");
+    return nt.type;
   }
   std::ostringstream os;
   os << "unknown kernel '" << name << "'; expected one of:";
@@ -95,6 +102,8 @@ Kernel Kernel::ard(KernelType type, const Eigen::VectorXd& lengthscales, double 
 }
 
 double Kernel::lengthscale() const {
+  GPB_EXPECTS(!composite(),
+              "kernel " << describe() << " is composite: its lengthscales are in parts()");
   GPB_EXPECTS(!is_ard(),
               "kernel " << describe() << " has one lengthscale per axis (ARD); use lengthscales()");
   return (*lengthscales_)[0];
@@ -140,6 +149,11 @@ Kernel Kernel::minmax(double variance) {
 
 Kernel Kernel::with_variance(double v) const {
   check_positive(v, "variance");
+  if (type_ == KernelType::Sum) {  // every part scaled by v / Σ v_p
+    std::vector<KernelPart> scaled = parts();
+    for (KernelPart& p : scaled) p.variance *= v / variance_;
+    return sum(std::move(scaled));
+  }
   Kernel k = *this;
   k.variance_ = v;
   return k;
@@ -197,6 +211,23 @@ bool Kernel::stationary() const {
 std::string Kernel::describe() const {
   std::ostringstream os;
   os << kernel_type_name(type_) << "(";
+  if (composite()) {  // e.g. product(matern52[0:1](l=0.3), se[1:5](l=[0.2, ...]), v=1)
+    for (const KernelPart& p : parts()) {
+      os << kernel_type_name(p.type) << "[" << p.begin << ":" << p.begin + p.size << "](l=";
+      if (p.lengthscales.size() == 1) {
+        os << p.lengthscales[0];
+      } else {
+        for (Eigen::Index i = 0; i < p.lengthscales.size(); ++i) {
+          os << (i > 0 ? ", " : "[") << p.lengthscales[i];
+        }
+        os << "]";
+      }
+      if (type_ == KernelType::Sum) os << ", v=" << p.variance;
+      os << "), ";
+    }
+    os << "v=" << variance_ << ")";
+    return os.str();
+  }
   switch (type_) {
     case KernelType::Linear:
       os << "v=" << variance_ << ", c=" << offset_;
@@ -227,9 +258,11 @@ std::string Kernel::describe() const {
 }
 
 double Kernel::operator()(const double* x, const double* y, int d) const {
-  GPB_EXPECTS(!is_ard() || d == ard_dim(), "kernel " << describe() << " has " << ard_dim()
-                                                     << " lengthscales but the points have " << d
-                                                     << " coordinates");
+  GPB_EXPECTS(input_dim() == 0 || d == input_dim(),
+              "kernel " << describe() << " has "
+                        << (composite() ? "parts over " + std::to_string(input_dim()) + " features"
+                                        : std::to_string(ard_dim()) + " lengthscales")
+                        << " but the points have " << d << " coordinates");
   if (type_ == KernelType::Precomputed) {
     const double n = static_cast<double>(matrix_->rows());
     for (const double v : {x[0], y[0]}) {

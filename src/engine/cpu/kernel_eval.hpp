@@ -20,6 +20,7 @@ struct KernelEval : KernelFormula {
     variance = k.variance();
     offset = k.offset();
     degree = k.degree();
+    if (k.program() != nullptr) program = k.program()->data();
     if (k.matrix() != nullptr) {
       matrix = k.matrix()->data();
       n = static_cast<long>(k.matrix()->rows());

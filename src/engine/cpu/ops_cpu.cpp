@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "engine/cpu/fingerprint_block.hpp"
@@ -18,9 +19,13 @@ void check_kernel_points(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
                          const char* what) {
   if (k.type() != KernelType::Precomputed) {
     GPB_EXPECTS(points.rows() >= 1, what << " must have at least one row (the dimension)");
-    GPB_EXPECTS(!k.is_ard() || points.rows() == k.ard_dim(),
-                what << ": dimension " << points.rows() << " does not match the kernel "
-                     << k.describe() << " (" << k.ard_dim() << " lengthscales, one per axis)");
+    GPB_EXPECTS(
+        k.input_dim() == 0 || points.rows() == k.input_dim(),
+        what << ": dimension " << points.rows() << " does not match the kernel " << k.describe()
+             << " ("
+             << (k.composite() ? "parts over " + std::to_string(k.input_dim()) + " features"
+                               : std::to_string(k.ard_dim()) + " lengthscales, one per axis")
+             << ")");
     return;
   }
   GPB_EXPECTS(points.rows() == 1,

@@ -122,7 +122,7 @@ struct CpuState {
   /// is its variance (r = 0: exp(−0) = 1 and the Matérn factor 1 + 0, exactly), so no point is
   /// read or encoded: the very value kernel_diag_cpu computes, in O(N) stores.
   Eigen::VectorXd diagonal() const {
-    if (kernel.stationary()) return Eigen::VectorXd::Constant(n, kernel.variance());
+    if (kernel.constant_diagonal()) return Eigen::VectorXd::Constant(n, kernel.variance());
     if (!streamed()) return kernel_diag_cpu(kernel, points, threads);
     Eigen::VectorXd out(n);
     Eigen::MatrixXd buf;

@@ -20,6 +20,11 @@ DeviceKernel upload_kernel(const Context& ctx, const Kernel& k, cudaStream_t str
     const Eigen::VectorXd& inv = k.inverse_lengthscales();
     dk.inv_lengthscales = upload(inv.data(), static_cast<std::size_t>(inv.size()), stream);
   }
+  if (k.program() != nullptr) {  // a composite kernel's parts (kernel_formula.hpp evaluates them)
+    const Eigen::VectorXd& prog = *k.program();
+    dk.program = upload(prog.data(), static_cast<std::size_t>(prog.size()), stream);
+  }
+  dk.formula.program = k.program() != nullptr ? dk.program.data() : nullptr;
   dk.formula.matrix = dk.matrix ? dk.matrix->data() : nullptr;
   dk.formula.inv_lengthscales = k.is_ard() ? dk.inv_lengthscales.data() : nullptr;
   return dk;

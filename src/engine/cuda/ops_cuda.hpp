@@ -19,11 +19,13 @@
 namespace gpb::cuda {
 
 /// A kernel on the device: its precomputed matrix (the Context's cached copy, matrix_cache.hpp),
-/// a copy of its ARD inverse lengthscales (each empty when the kernel has none) and the formula
+/// a copy of its ARD inverse lengthscales or of a composite kernel's parts (each empty when the
+/// kernel has none) and the formula
 /// that points at them. Keep it alive while kernels launched with `formula` may run.
 struct DeviceKernel {
   DeviceMatrix matrix;                    ///< column-major n×n (precomputed kernels only)
   DeviceBuffer<double> inv_lengthscales;  ///< d values (ARD kernels only)
+  DeviceBuffer<double> program;           ///< a composite kernel's parts (Kernel::program())
   detail::KernelFormula formula;          ///< device pointers into the two buffers
 };
 

@@ -69,6 +69,9 @@ struct KernelFormula {
   int degree = 1;
   const double* matrix = nullptr;  ///< column-major n×n data (precomputed only)
   long n = 0;                      ///< matrix order (precomputed only)
+  /// A composite kernel's parts (Kernel::program(): the count, then per part type, begin, size,
+  /// variance, lengthscale count m and m inverse lengthscales); null otherwise.
+  const double* program = nullptr;
 
   /// k(x, y). For a precomputed kernel x[0], y[0] are indices already checked to be in range.
   GPB_HD double operator()(const double* x, const double* y, int d) const {
@@ -102,8 +105,32 @@ struct KernelFormula {
         for (int i = 0; i < d; ++i) byte_min_max(word_bits(x[i]), word_bits(y[i]), lo, hi);
         return similarity(variance, lo, hi);
       }
+      case KernelType::Product:
+      case KernelType::Sum:
+        return composite(x, y);
     }
     return 0.0;
+  }
+
+  /// The stationary shape at variance 1 of a squared scaled distance r2 (the parts of composite
+  /// kernels), with Matérn's overflow guard as in stationary().
+  GPB_HD static double unit_shape(KernelType t, double r2) {
+    switch (t) {
+      case KernelType::SE:
+        return std::exp(-0.5 * r2);
+      case KernelType::Matern12:
+        return std::exp(-std::sqrt(r2));
+      case KernelType::Matern32: {
+        const double a = std::sqrt(3.0 * r2);
+        if (a > 1e150) return 0.0;
+        return (1.0 + a) * std::exp(-a);
+      }
+      default: {  // Matern52
+        const double a = std::sqrt(5.0 * r2);
+        if (a > 1e150) return 0.0;
+        return (1.0 + a + (5.0 / 3.0) * r2) * std::exp(-a);
+      }
+    }
   }
 
  private:
@@ -111,6 +138,29 @@ struct KernelFormula {
     double s = 0.0;
     for (int i = 0; i < d; ++i) s = s + x[i] * y[i];
     return s;
+  }
+
+  /// Product: v·Π_p u_p; sum: Σ_p v_p·u_p, each part on its own features (Kernel::product).
+  GPB_HD double composite(const double* x, const double* y) const {
+    const bool product = type == KernelType::Product;
+    const int parts = static_cast<int>(program[0]);
+    const double* p = program + 1;
+    double acc = product ? 1.0 : 0.0;
+    for (int k = 0; k < parts; ++k) {
+      const auto t = static_cast<KernelType>(static_cast<int>(p[0]));
+      const int begin = static_cast<int>(p[1]), size = static_cast<int>(p[2]);
+      const int m = static_cast<int>(p[4]);
+      const double* inv = p + 5;
+      double r2 = 0.0;
+      for (int i = 0; i < size; ++i) {
+        const double diff = (x[begin + i] - y[begin + i]) * inv[m == 1 ? 0 : i];
+        r2 = r2 + diff * diff;
+      }
+      const double u = unit_shape(t, r2);
+      acc = product ? acc * u : acc + p[3] * u;
+      p += 5 + m;
+    }
+    return product ? variance * acc : acc;
   }
 
   GPB_HD double stationary(const double* x, const double* y, int d) const {
