@@ -270,6 +270,43 @@ TEST(OptimizerRefine, CoordinatePointsMoveOneToThreeAxesOfAnObservedPoint) {
   EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
 }
 
+/// Asks after the initial design with a coordinate within 1 % of a face of the unit box, over 40
+/// calls minimising a bowl centred in the box (d = 6).
+int face_asks(double face_tolerance) {
+  OptimizerOptions o;
+  o.domain = DomainSpec::box(std::vector<double>(6, 0.0), std::vector<double>(6, 1.0), 512, 4);
+  o.acquisition.kind = AcquisitionKind::ExpectedImprovement;
+  o.minimize = true;
+  o.initial_points = 7;
+  o.seed = 4;
+  o.context.backend = gpb::Backend::Cpu;
+  o.context.threads = 1;
+  o.refine.face_tolerance = face_tolerance;
+  Optimizer opt(o);
+  int faces = 0;
+  for (int call = 0; call < 40; ++call) {
+    const gpb::AskResult a = opt.ask();
+    const Eigen::ArrayXd x = a.points.row(0).transpose().array();
+    EXPECT_TRUE((x >= 0).all() && (x <= 1).all());
+    if (call >= o.initial_points && ((x < 0.01) || (x > 0.99)).any()) ++faces;
+    opt.tell(a.points, {(x - 0.5).square().sum()});
+  }
+  return faces;
+}
+
+TEST(OptimizerRefine, FaceTolerancePullsAsksFromTheFaces) {
+  const int off = face_asks(0.0), on = face_asks(1.0);
+  RecordProperty("face_asks_without", off);
+  RecordProperty("face_asks_with", on);
+  EXPECT_GE(off, 5);  // without it EI's maximum drifts to the faces
+  EXPECT_LT(on, off);
+  OptimizerOptions o = box_options(64, 1);
+  o.refine.face_tolerance = -0.1;
+  EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
+  o.refine.face_tolerance = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
+}
+
 TEST(OptimizerRefine, BatchesAreDistinctAndHallucinated) {
   Optimizer opt(box_options(256, 5));
   for (int round = 0; round < 6; ++round) {

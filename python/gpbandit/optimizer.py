@@ -255,7 +255,7 @@ class Optimizer:
     refits: then the
     kernel stays as given). Each refit costs O(restarts·iterations·t³) on t observations.
     ``refine`` (a dict: enabled, local_points, centres, starts, iterations,
-    coordinate_points; or False) controls the
+    coordinate_points, face_tolerance; or False) controls the
     continuous refinement on a box. ``backend``: "auto", "cpu" or "cuda".
 
     ``exclude_observed=True`` makes every suggestion a new experiment: ``ask`` never returns a

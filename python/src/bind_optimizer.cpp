@@ -227,10 +227,12 @@ void set_refine(RefineOptions& r, const py::dict& refine) {
       r.iterations = v.cast<int>();
     } else if (key == "coordinate_points") {
       r.coordinate_points = v.cast<int>();
+    } else if (key == "face_tolerance") {
+      r.face_tolerance = v.cast<double>();
     } else {
       throw InvalidArgument("refine." + key +
                             ": unknown key (enabled, local_points, centres, starts, iterations, "
-                            "coordinate_points)");
+                            "coordinate_points, face_tolerance)");
     }
   }
 }

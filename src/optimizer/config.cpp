@@ -245,6 +245,11 @@ RefineOptions parse_refine(const Checker& c, const json& o) {
   r.iterations = static_cast<int>(integer(c, o, "iterations", "refine.", r.iterations, 1, 1 << 20));
   r.coordinate_points = static_cast<int>(
       integer(c, o, "coordinate_points", "refine.", r.coordinate_points, 0, 1 << 24));
+  r.face_tolerance = num(c, o, "face_tolerance", "refine.", r.face_tolerance);
+  if (!(std::isfinite(r.face_tolerance) && r.face_tolerance >= 0)) {
+    c.fail("refine.face_tolerance",
+           "must be a finite number >= 0, got " + o["face_tolerance"].dump());
+  }
   return r;
 }
 
@@ -474,7 +479,8 @@ json options_to_json(const OptimizerOptions& o) {
               {"centres", o.refine.centres},
               {"starts", o.refine.starts},
               {"iterations", o.refine.iterations},
-              {"coordinate_points", o.refine.coordinate_points}}},
+              {"coordinate_points", o.refine.coordinate_points},
+              {"face_tolerance", o.refine.face_tolerance}}},
             {"distinct", o.distinct},
             {"tie_break", o.random_ties ? "random" : "lowest"},
             {"seed", o.seed},

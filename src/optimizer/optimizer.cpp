@@ -71,6 +71,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(r.iterations >= 1, "refine.iterations must be >= 1, got " << r.iterations);
   GPB_EXPECTS(r.coordinate_points >= 0,
               "refine.coordinate_points must be >= 0, got " << r.coordinate_points);
+  GPB_EXPECTS(std::isfinite(r.face_tolerance) && r.face_tolerance >= 0,
+              "refine.face_tolerance must be finite and >= 0, got " << r.face_tolerance);
 }
 
 /// Whether the Optimizer streams the parameter space of `spec`: when its materialised form
