@@ -61,8 +61,6 @@ ABLATION = {
         "initial_points_per_dim": 2},
     # The pull to the box's faces (bench/peers/st8_faces.py): coordinates of a refined ask on a
     # face moved back towards the incumbent's while log EI loses at most the tolerance.
-    "faces: refine.face_tolerance 0.1 (log EI may lose 0.1 pulling a face coordinate back)": {
-        "refine": {"face_tolerance": 0.1}},
     "faces: refine.face_tolerance 1 (log EI may lose 1 pulling a face coordinate back)": {
         "refine": {"face_tolerance": 1.0}},
 }

@@ -205,6 +205,14 @@ def test_face_tolerance_pulls_asks_from_the_faces_and_is_checked():
         g.minimize(branin, BOUNDS, n_calls=3, refine={"face_tolerance": -1.0})
 
 
+def test_mean_shift_is_kept_and_checked():
+    res = g.minimize(branin, BOUNDS, n_calls=8, random_state=0, fit={"mean_shift": 1.5})
+    state = res.optimizer.state_dict()
+    assert g.Optimizer.from_state_dict(state).state_dict() == state
+    with pytest.raises(ValueError, match="fit.mean_shift"):
+        g.minimize(branin, BOUNDS, n_calls=3, fit={"mean_shift": -0.5})
+
+
 def rosenbrock(x):
     x = np.asarray(x)
     return float((100 * (x[1:] - x[:-1] ** 2) ** 2 + (x[:-1] - 1) ** 2).sum())

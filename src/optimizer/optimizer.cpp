@@ -64,6 +64,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
               "fit.lengthscale_prior_scale must be in (0, 100], got " << f.lengthscale_prior_scale);
   GPB_EXPECTS(std::isfinite(f.noise_floor) && f.noise_floor > 0 && f.noise_floor < 0.5,
               "fit.noise_floor must be in (0, 0.5), got " << f.noise_floor);
+  GPB_EXPECTS(std::isfinite(f.mean_shift) && f.mean_shift >= 0 && f.mean_shift <= 10,
+              "fit.mean_shift must be in [0, 10], got " << f.mean_shift);
   const RefineOptions& r = o.refine;
   GPB_EXPECTS(r.local_points >= 0, "refine.local_points must be >= 0, got " << r.local_points);
   GPB_EXPECTS(r.centres >= 0, "refine.centres must be >= 0, got " << r.centres);
@@ -388,6 +390,7 @@ void Optimizer::State::maybe_refit() {
     double offset = 0, scale = 1;
     detail::OutputWarp w;
     standardization(offset, scale, w);
+    offset -= f.mean_shift * scale;  // the prior mean (FitOptions::mean_shift)
     if (offset != y_offset || scale != y_scale || w != warp) {
       y_offset = offset;
       y_scale = scale;

@@ -105,6 +105,7 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
          "lengthscale prior: coefficient of ln(d) in the location"},
         {"lengthscale_prior_scale", "number", "1.1", "lengthscale prior: sd of ln l"},
         {"noise_floor", "number", "1e-08", "lowest noise variance (standardised y)"},
+        {"mean_shift", "number", "0", "prior mean this many sd of y worse than their mean"},
         {"warm_start", "boolean", "true", "also start from the current hyperparameters"},
         {"restarts_every", "integer", "5", "random restarts only at every k-th fit"}}});
   r.push_back(

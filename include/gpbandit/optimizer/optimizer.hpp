@@ -250,6 +250,11 @@ struct FitOptions {
   double lengthscale_prior_scale = 1.1;
   /// Lower bound on the fitted noise variance, in the units of standardised y (> 0).
   double noise_floor = 1e-8;
+  /// The GP's prior mean this many standard deviations of y worse than the observations' mean
+  /// (≥ 0; 0: at the mean). Far from the observations (the box's faces and corners, where the
+  /// posterior variance grows) the model then expects bad values, not average ones, so EI goes
+  /// there less. The hyperparameters are fitted on y standardised as before.
+  double mean_shift = 0.0;
   /// Also start the fit from the current hyperparameters (a refit after one more observation then
   /// converges in a few iterations).
   bool warm_start = true;
