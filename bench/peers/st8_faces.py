@@ -3,19 +3,20 @@
 that 62 % of gpbandit's calls have a coordinate at a face): each ask after the initial design is
 classified by where it came from and what the surrogate says there.
 
-For every ask with a coordinate within 0.05 of a face (|x| > 4.95) it records
+For every ask with a coordinate within 0.5 % of the box's width of a face (|x| > 4.95 on
+Styblinski-Tang's [-5, 5]; --problem runs another function of bo_problems.py) it records
   - its source: a Sobol candidate (index ≥ 0) or a refined point off the candidate set (−1);
   - the posterior mean μ and sd σ there and at the same point with its face coordinates moved
-    inward by 0.5 (in x units), both standardised by the sd of the y seen so far, and the
-    expected improvement over the incumbent (the lowest posterior mean of the observations) at
-    both: if EI is higher at the face because σ is higher there, the pull is the variance growing
+    inward by 5 % of the box's width (0.5 on Styblinski-Tang), both standardised by the sd of
+    the y seen so far, and the expected improvement over the incumbent (the lowest posterior
+    mean of the observations) at both: if EI is higher at the face because σ is higher there, the pull is the variance growing
     towards the boundary; if because μ is lower, the mean's slope (extrapolation).
 Also printed per option set: the share of asks at a face, and of those, the share from the
 refinement. Options are JSON keywords for gpbandit.minimize (e.g. '{"refine": {"starts": 0}}':
 no gradient steps; '{"refine": false}': the Sobol candidates only).
 
 Usage: PYTHONPATH=build/python python3 bench/peers/st8_faces.py [--seeds 5]
-           [--options '{}' '{"refine": {"starts": 0}}' ...]
+           [--options '{}' '{"refine": {"starts": 0}}' ...] [--problem styblinski8]
 """
 import argparse
 import json
@@ -29,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bo_problems as bp  # noqa: E402
 import gpbandit as gb  # noqa: E402
 
-FACE = 4.95
+FACE = 0.005  # of the box's width
 
 
 def ei(mu, sd, best):
@@ -40,8 +41,9 @@ def ei(mu, sd, best):
     return sd * (z * 0.5 * math.erfc(-z / math.sqrt(2)) + math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi))
 
 
-def run(seed, options, n_init):
-    p = bp.BY_KEY["styblinski8"]
+def run(p, seed, options, n_init):
+    lo = np.array([b[0] for b in p.bounds])
+    hi = np.array([b[1] for b in p.bounds])
     rows = []
     orig_ask = gb.Optimizer.ask
 
@@ -50,12 +52,13 @@ def run(seed, options, n_init):
         if len(self.y) < n_init:
             return points, idx
         x = np.asarray(points[0], dtype=float)
-        at_face = np.abs(x) > FACE
+        u = (x - lo) / (hi - lo)
+        at_face = (u < FACE) | (u > 1 - FACE)
         if not at_face.any():
             rows.append((False, idx[0] < 0, None))
             return points, idx
         inward = x.copy()
-        inward[at_face] -= 0.5 * np.sign(x[at_face])
+        inward[at_face] -= 0.05 * (hi - lo)[at_face] * np.sign(u[at_face] - 0.5)
         y = np.asarray(self.y, dtype=float)
         scale = float(np.std(y)) or 1.0
         m_obs, _ = self.predict(np.asarray(self.X, dtype=float))
@@ -81,14 +84,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--options", nargs="*", default=["{}"])
+    ap.add_argument("--problem", default="styblinski8")
     args = ap.parse_args()
-    n_init = 9  # minimize's default for d = 8: max(5, d + 1)
+    p = bp.BY_KEY[args.problem]
+    n_init = max(5, p.dim + 1)  # minimize's default initial design
     print("| options | asks after the design | at a face | of those refined | face coords "
           "per face ask | μ face − μ inward | σ face / σ inward | EI face / EI inward |")
     print("|---|---|---|---|---|---|---|---|")
     for text in args.options:
         options = json.loads(text)
-        rows = [r for s in range(args.seeds) for r in run(s, options, n_init)]
+        rows = [r for s in range(args.seeds) for r in run(p, s, options, n_init)]
         face = [r for r in rows if r[0]]
         st = np.array([r[2] for r in face]) if face else np.zeros((0, 7))
         dm = np.median(st[:, 0] - st[:, 2]) if len(st) else float("nan")
