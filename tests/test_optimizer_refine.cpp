@@ -1,7 +1,8 @@
 // Continuous refinement on a box (RefineOptions): the acquisition's derivatives against finite
 // differences, refined asks whose acquisition beats every candidate's, integer axes, log-integer
-// axes and one-hot groups, coordinate candidates, batches, failed evaluations, save/load with
-// grown candidate sets, and finite domains that are never left.
+// axes and one-hot groups, coordinate candidates, the pull from the faces (face_tolerance) and the
+// shifted prior mean (fit.mean_shift), batches, failed evaluations, save/load with grown candidate
+// sets, and finite domains that are never left.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "gpbandit/optimizer/optimizer.hpp"
@@ -268,6 +270,82 @@ TEST(OptimizerRefine, CoordinatePointsMoveOneToThreeAxesOfAnObservedPoint) {
   EXPECT_GE(refined, 5);
   o.refine.coordinate_points = -1;
   EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
+}
+
+/// Asks after the initial design with a coordinate within 1 % of a face of the unit box, over 40
+/// calls minimising a bowl centred in the box (d = 6).
+int face_asks(double face_tolerance) {
+  OptimizerOptions o;
+  o.domain = DomainSpec::box(std::vector<double>(6, 0.0), std::vector<double>(6, 1.0), 512, 4);
+  o.acquisition.kind = AcquisitionKind::ExpectedImprovement;
+  o.minimize = true;
+  o.initial_points = 7;
+  o.seed = 4;
+  o.context.backend = gpb::Backend::Cpu;
+  o.context.threads = 1;
+  o.refine.face_tolerance = face_tolerance;
+  Optimizer opt(o);
+  int faces = 0;
+  for (int call = 0; call < 40; ++call) {
+    const gpb::AskResult a = opt.ask();
+    const Eigen::ArrayXd x = a.points.row(0).transpose().array();
+    EXPECT_TRUE((x >= 0).all() && (x <= 1).all());
+    if (call >= o.initial_points && ((x < 0.01) || (x > 0.99)).any()) ++faces;
+    opt.tell(a.points, {(x - 0.5).square().sum()});
+  }
+  return faces;
+}
+
+TEST(OptimizerRefine, FaceTolerancePullsAsksFromTheFaces) {
+  const int off = face_asks(0.0), on = face_asks(1.0);
+  RecordProperty("face_asks_without", off);
+  RecordProperty("face_asks_with", on);
+  EXPECT_GE(off, 5);  // without it EI's maximum drifts to the faces
+  EXPECT_LT(on, off);
+  OptimizerOptions o = box_options(64, 1);
+  o.refine.face_tolerance = -0.1;
+  EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
+  o.refine.face_tolerance = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(Optimizer{o}, gpb::InvalidArgument);
+}
+
+TEST(OptimizerFit, MeanShiftMakesFarPointsWorseAndKeepsTheObservations) {
+  // Twelve observations of a bowl in the middle of [0, 1]^3 (minimised): with fit.mean_shift = 2
+  // the prediction at a far corner is about 2 sd of y worse (higher) than without; at the
+  // observations the GP still interpolates.
+  const auto predictions = [](double shift, const Eigen::MatrixXd& at) {
+    OptimizerOptions o;
+    o.domain = DomainSpec::box({0, 0, 0}, {1, 1, 1}, 64, 2);
+    o.minimize = true;
+    o.fit.mean_shift = shift;
+    o.context.backend = gpb::Backend::Cpu;
+    o.context.threads = 1;
+    Optimizer opt(o);
+    Eigen::MatrixXd X(12, 3);
+    std::vector<double> y;
+    for (int i = 0; i < 12; ++i) {
+      X.row(i) << 0.35 + 0.3 * std::fmod(0.618 * i, 1.0), 0.35 + 0.3 * std::fmod(0.414 * i, 1.0),
+          0.35 + 0.3 * std::fmod(0.732 * i, 1.0);
+      y.push_back((X.row(i).array() - 0.5).square().sum());
+    }
+    opt.tell(X, y);
+    Eigen::MatrixXd points(at.rows() + X.rows(), 3);
+    points << at, X;
+    return std::make_pair(opt.predict(points).mean, y);
+  };
+  const Eigen::MatrixXd corner = Eigen::RowVector3d(1, 1, 1);
+  const auto [plain, y] = predictions(0.0, corner);
+  const auto [shifted, y2] = predictions(2.0, corner);
+  double mean = 0, ss = 0;
+  for (double v : y) mean += v / 12;
+  for (double v : y) ss += (v - mean) * (v - mean) / 12;
+  const double sd = std::sqrt(ss);
+  EXPECT_GT(shifted[0] - plain[0], 1.0 * sd);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_NEAR(shifted[1 + i], y[static_cast<std::size_t>(i)], 0.1 * sd);
+  OptimizerOptions bad = box_options(64, 1);
+  bad.fit.mean_shift = -1;
+  EXPECT_THROW(Optimizer{bad}, gpb::InvalidArgument);
 }
 
 TEST(OptimizerRefine, BatchesAreDistinctAndHallucinated) {

@@ -59,6 +59,19 @@ ABLATION = {
         "refine": {"coordinate_points": 512}, **_SOBOL},
     "initial design of 2(d + 1) points (BoTorch's; default max(5, d + 1))": {
         "initial_points_per_dim": 2},
+    # The pull to the box's faces (bench/peers/st8_faces.py): coordinates of a refined ask on a
+    # face moved back towards the incumbent's while log EI loses at most the tolerance.
+    "faces: refine.face_tolerance 0.1 (log EI may lose 0.1 pulling a face coordinate back)": {
+        "refine": {"face_tolerance": 0.1}},
+    "faces: refine.face_tolerance 1 (log EI may lose 1 pulling a face coordinate back)": {
+        "refine": {"face_tolerance": 1.0}},
+    # Two changes at once (a test of the guess in bench/RESULTS.md, not a one-setting row): the
+    # pull-back with the output warp, which compresses the huge face values.
+    "faces + output warp: refine.face_tolerance 1 and fit.warp together": {
+        "refine": {"face_tolerance": 1.0}, "fit": {"warp": True}},
+    # A pessimistic prior mean: far from the observations (the faces, where σ grows) the GP
+    # expects values 3 sd of y worse than their mean, not average ones.
+    "prior mean 3 sd of y worse than the mean (fit.mean_shift 3)": {"fit": {"mean_shift": 3.0}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}

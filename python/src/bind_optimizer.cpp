@@ -197,6 +197,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       f.lengthscale_prior_scale = v.cast<double>();
     } else if (key == "noise_floor") {
       f.noise_floor = v.cast<double>();
+    } else if (key == "mean_shift") {
+      f.mean_shift = v.cast<double>();
     } else if (key == "warm_start") {
       f.warm_start = v.cast<bool>();
     } else if (key == "restarts_every") {
@@ -206,7 +208,7 @@ void set_fit(FitOptions& f, const py::dict& fit) {
           "fit." + key +
           ": unknown key (every, min_observations, ard, restarts, max_rows, "
           "normalize, warp, unit_inputs, prior, lengthscale_prior_loc, lengthscale_prior_log_d, "
-          "lengthscale_prior_scale, noise_floor, warm_start, restarts_every)");
+          "lengthscale_prior_scale, noise_floor, mean_shift, warm_start, restarts_every)");
     }
   }
 }
@@ -227,10 +229,12 @@ void set_refine(RefineOptions& r, const py::dict& refine) {
       r.iterations = v.cast<int>();
     } else if (key == "coordinate_points") {
       r.coordinate_points = v.cast<int>();
+    } else if (key == "face_tolerance") {
+      r.face_tolerance = v.cast<double>();
     } else {
       throw InvalidArgument("refine." + key +
                             ": unknown key (enabled, local_points, centres, starts, iterations, "
-                            "coordinate_points)");
+                            "coordinate_points, face_tolerance)");
     }
   }
 }

@@ -184,6 +184,35 @@ def test_refine_false_stays_on_the_candidates():
     assert all(tuple(x) in cand for x in res.x_iters)
 
 
+def test_face_tolerance_pulls_asks_from_the_faces_and_is_checked():
+    """refine.face_tolerance on a bowl centred in the unit box (d = 6): fewer asks after the
+    initial design with a coordinate within 1 % of a face than without; the setting survives a
+    state round trip; a negative one is refused naming it."""
+    box = [(0.0, 1.0)] * 6
+
+    def faces(options):
+        res = g.minimize(lambda x: float(((np.asarray(x) - 0.5) ** 2).sum()), box, n_calls=40,
+                         n_points=512, random_state=3, refine=options)
+        x = np.asarray(res.x_iters)[7:]
+        return int(np.any((x < 0.01) | (x > 0.99), axis=1).sum()), res.optimizer
+
+    off, _ = faces({})
+    on, opt = faces({"face_tolerance": 1.0})
+    assert on < off
+    again = g.Optimizer.from_state_dict(opt.state_dict())
+    assert again.state_dict() == opt.state_dict()
+    with pytest.raises(ValueError, match="refine.face_tolerance"):
+        g.minimize(branin, BOUNDS, n_calls=3, refine={"face_tolerance": -1.0})
+
+
+def test_mean_shift_is_kept_and_checked():
+    res = g.minimize(branin, BOUNDS, n_calls=8, random_state=0, fit={"mean_shift": 1.5})
+    state = res.optimizer.state_dict()
+    assert g.Optimizer.from_state_dict(state).state_dict() == state
+    with pytest.raises(ValueError, match="fit.mean_shift"):
+        g.minimize(branin, BOUNDS, n_calls=3, fit={"mean_shift": -0.5})
+
+
 def rosenbrock(x):
     x = np.asarray(x)
     return float((100 * (x[1:] - x[:-1] ** 2) ** 2 + (x[:-1] - 1) ** 2).sum())

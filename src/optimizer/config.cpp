@@ -246,6 +246,11 @@ RefineOptions parse_refine(const Checker& c, const json& o) {
   r.iterations = static_cast<int>(integer(c, o, "iterations", "refine.", r.iterations, 1, 1 << 20));
   r.coordinate_points = static_cast<int>(
       integer(c, o, "coordinate_points", "refine.", r.coordinate_points, 0, 1 << 24));
+  r.face_tolerance = num(c, o, "face_tolerance", "refine.", r.face_tolerance);
+  if (!(std::isfinite(r.face_tolerance) && r.face_tolerance >= 0)) {
+    c.fail("refine.face_tolerance",
+           "must be a finite number >= 0, got " + o["face_tolerance"].dump());
+  }
   return r;
 }
 
@@ -279,6 +284,9 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   f.noise_floor = num(c, o, "noise_floor", "fit.", f.noise_floor);
   if (!(f.noise_floor > 0 && f.noise_floor < 0.5))
     c.fail("fit.noise_floor", "must be in (0, 0.5), got " + o["noise_floor"].dump());
+  f.mean_shift = num(c, o, "mean_shift", "fit.", f.mean_shift);
+  if (!(std::isfinite(f.mean_shift) && f.mean_shift >= 0 && f.mean_shift <= 10))
+    c.fail("fit.mean_shift", "must be in [0, 10], got " + o["mean_shift"].dump());
   f.warm_start = boolean(c, o, "warm_start", "fit.", f.warm_start);
   f.restarts_every =
       static_cast<int>(integer(c, o, "restarts_every", "fit.", f.restarts_every, 1, INT_MAX));
@@ -479,7 +487,8 @@ json options_to_json(const OptimizerOptions& o) {
               {"centres", o.refine.centres},
               {"starts", o.refine.starts},
               {"iterations", o.refine.iterations},
-              {"coordinate_points", o.refine.coordinate_points}}},
+              {"coordinate_points", o.refine.coordinate_points},
+              {"face_tolerance", o.refine.face_tolerance}}},
             {"distinct", o.distinct},
             {"tie_break", o.random_ties ? "random" : "lowest"},
             {"seed", o.seed},
@@ -500,6 +509,7 @@ json options_to_json(const OptimizerOptions& o) {
               {"lengthscale_prior_log_d", f.lengthscale_prior_log_d},
               {"lengthscale_prior_scale", f.lengthscale_prior_scale},
               {"noise_floor", f.noise_floor},
+              {"mean_shift", f.mean_shift},
               {"warm_start", f.warm_start},
               {"restarts_every", f.restarts_every}}},
             {"backend", backend_name(o.context.backend)}};

@@ -154,7 +154,7 @@ HyperFit Optimizer::State::fit() {
     opt.kernel = Kernel::ard(type, l, res.theta.signal_variance);
   }
   opt.noise_variance = res.theta.noise_variance;
-  y_offset = offset;
+  y_offset = offset - f.mean_shift * scale;  // the prior mean (FitOptions::mean_shift)
   y_scale = scale;
   warp = w;
   ++fits;

@@ -67,6 +67,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
               "fit.lengthscale_prior_scale must be in (0, 100], got " << f.lengthscale_prior_scale);
   GPB_EXPECTS(std::isfinite(f.noise_floor) && f.noise_floor > 0 && f.noise_floor < 0.5,
               "fit.noise_floor must be in (0, 0.5), got " << f.noise_floor);
+  GPB_EXPECTS(std::isfinite(f.mean_shift) && f.mean_shift >= 0 && f.mean_shift <= 10,
+              "fit.mean_shift must be in [0, 10], got " << f.mean_shift);
   const RefineOptions& r = o.refine;
   GPB_EXPECTS(r.local_points >= 0, "refine.local_points must be >= 0, got " << r.local_points);
   GPB_EXPECTS(r.centres >= 0, "refine.centres must be >= 0, got " << r.centres);
@@ -74,6 +76,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(r.iterations >= 1, "refine.iterations must be >= 1, got " << r.iterations);
   GPB_EXPECTS(r.coordinate_points >= 0,
               "refine.coordinate_points must be >= 0, got " << r.coordinate_points);
+  GPB_EXPECTS(std::isfinite(r.face_tolerance) && r.face_tolerance >= 0,
+              "refine.face_tolerance must be finite and >= 0, got " << r.face_tolerance);
 }
 
 /// Whether the Optimizer streams the parameter space of `spec`: when its materialised form
@@ -389,6 +393,7 @@ void Optimizer::State::maybe_refit() {
     double offset = 0, scale = 1;
     detail::OutputWarp w;
     standardization(offset, scale, w);
+    offset -= f.mean_shift * scale;  // the prior mean (FitOptions::mean_shift)
     if (offset != y_offset || scale != y_scale || w != warp) {
       y_offset = offset;
       y_scale = scale;

@@ -95,6 +95,31 @@ void Optimizer::State::update_trust_region(double y) {
   }
 }
 
+void Optimizer::State::pull_from_faces(const detail::Surrogate& sur,
+                                       const detail::AcquisitionRule& rule,
+                                       const Eigen::VectorXd& u_inc, Eigen::VectorXd& x,
+                                       double& value) {
+  constexpr double kMargin = 0.01;  // within 1 % of the width of a face
+  const double lowest = value - opt.refine.face_tolerance;
+  for (int k = 0; k < d; ++k) {
+    const double u = (x[k] - unit_lower[k]) / unit_width[k];
+    if (u > kMargin && u < 1.0 - kMargin) continue;
+    for (const double step : {1.0, 0.5, 0.25, 0.125}) {
+      Eigen::VectorXd y = x;
+      y[k] = unit_lower[k] + (u + step * (u_inc[k] - u)) * unit_width[k];
+      opt.domain.project(y.data());
+      Eigen::VectorXd m, v;
+      sur.predict(Eigen::Map<const Eigen::MatrixXd>(y.data(), d, 1), m, v);
+      const double a = rule.value(m[0], v[0]);
+      if (a >= lowest) {
+        x = y;
+        value = a;
+        break;
+      }
+    }
+  }
+}
+
 int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
                              const Eigen::VectorXd& score, std::vector<std::uint8_t>& excluded) {
   const RefineOptions& ro = opt.refine;
@@ -224,6 +249,7 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
       if (a > best) best = a, best_x = x;
     }
   }
+  if (ro.face_tolerance > 0) pull_from_faces(sur, rule, u_inc, best_x, best);
   if (!(best > base + 1e-12 * (1.0 + std::abs(base)))) return c;
   if (find_point(best_x.data()) >= 0) return c;  // an existing point: keep the candidate
   const int p = add_extra(best_x.data());

@@ -197,6 +197,11 @@ struct Optimizer::State {
   /// N candidates (−∞ where excluded).
   int refine(int c, const detail::AcquisitionRule& rule, const Eigen::VectorXd& score,
              std::vector<std::uint8_t>& excluded);
+  /// RefineOptions::face_tolerance: the coordinates of `x` on a face of the box moved back towards
+  /// the incumbent's (unit coordinates `u_inc`) while the acquisition stays within the tolerance
+  /// of `value`, which is updated. O(d·(t² + t·d)).
+  void pull_from_faces(const detail::Surrogate& sur, const detail::AcquisitionRule& rule,
+                       const Eigen::VectorXd& u_inc, Eigen::VectorXd& x, double& value);
   /// The largest posterior point set Thompson sampling draws exactly:
   /// AcquisitionOptions::exact_max, capped at 512 while hyperparameters are refitted automatically
   /// (each refit changes the kernel, and the exact prior factor costs O(N³) to rebuild; random

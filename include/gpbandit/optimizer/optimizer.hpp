@@ -189,6 +189,13 @@ struct RefineOptions {
   /// Coordinate candidates per ask (≥ 0): the incumbent with one to three axes moved anywhere
   /// in the box (a coordinate-wise search, which reaches other basins of separable functions).
   int coordinate_points = 0;
+  /// Pull from the faces (≥ 0; 0: off): each coordinate of the chosen point within 1 % of the
+  /// box's width of a face is moved back towards the incumbent's (the whole way, or 1/2, 1/4, 1/8
+  /// of it, the first that qualifies) while the acquisition stays within `face_tolerance` of the
+  /// chosen point's (in its units: log EI, log PI, or UCB's μ + √β·σ in standardised y). The
+  /// posterior's variance grows towards the boundary, so the acquisition's maximum on a box
+  /// drifts to its faces where the gain is tiny (bench/peers/st8_faces.py measures it).
+  double face_tolerance = 0.0;
 };
 
 /// Fitting of the kernel hyperparameters (fit_hyperparameters()): by default after every tell
@@ -243,6 +250,11 @@ struct FitOptions {
   double lengthscale_prior_scale = 1.1;
   /// Lower bound on the fitted noise variance, in the units of standardised y (> 0).
   double noise_floor = 1e-8;
+  /// The GP's prior mean this many standard deviations of y worse than the observations' mean
+  /// (≥ 0; 0: at the mean). Far from the observations (the box's faces and corners, where the
+  /// posterior variance grows) the model then expects bad values, not average ones, so EI goes
+  /// there less. The hyperparameters are fitted on y standardised as before.
+  double mean_shift = 0.0;
   /// Also start the fit from the current hyperparameters (a refit after one more observation then
   /// converges in a few iterations).
   bool warm_start = true;
