@@ -5,8 +5,8 @@
 namespace gpb {
 
 /// Kernel families (see Kernel in kernel.hpp for the formulas). Tanimoto and MinMax take packed
-/// fingerprints (fingerprint.hpp), not coordinates. Product and Sum are composite kernels: stationary
-/// parts, each on a contiguous range of features (Kernel::product, Kernel::sum).
+/// fingerprints (fingerprint.hpp), not coordinates. Product and Sum are composite kernels:
+/// stationary parts, each on a contiguous range of features (Kernel::product, Kernel::sum).
 enum class KernelType {
   SE,
   Matern12,
