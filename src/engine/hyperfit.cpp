@@ -9,6 +9,7 @@
 #include <exception>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "gpbandit/error.hpp"
@@ -65,6 +66,23 @@ Eigen::LLT<Eigen::MatrixXd> robust_llt(Eigen::MatrixXd& A) {
     if (llt.info() == Eigen::Success) return llt;
   }
   throw NumericalError("hyperfit: K + noise is not positive definite after 3 jitter steps");
+}
+
+/// log N(y; 0, K + noise·I) from the signal covariance K, and (when W is not null)
+/// W = ααᵀ − (K + noise·I)⁻¹ with α = (K + noise·I)⁻¹y, the matrix every gradient entry
+/// ½ Σ_ab W_ab ∂K_ab/∂ψ needs.
+double gaussian_log_likelihood(Eigen::MatrixXd Ky, double noise_variance,
+                               const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::MatrixXd* W) {
+  const Eigen::Index m = Ky.rows();
+  Ky.diagonal().array() += noise_variance;
+  const Eigen::LLT<Eigen::MatrixXd> llt = robust_llt(Ky);
+  const Eigen::VectorXd alpha = llt.solve(y);
+  const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+  if (W != nullptr) {
+    *W = -llt.solve(Eigen::MatrixXd::Identity(m, m));
+    W->noalias() += alpha * alpha.transpose();
+  }
+  return -0.5 * y.dot(alpha) - 0.5 * logdet - 0.5 * static_cast<double>(m) * kLn2Pi;
 }
 
 /// Each part of a known type and in the columns, every column in exactly one part.
@@ -199,17 +217,11 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
       if (grad != nullptr) G(a, b) = G(b, a) = sv * g;
     }
   }
-  Eigen::MatrixXd Ky = Kf;
-  Ky.diagonal().array() += theta.noise_variance;
-  const Eigen::LLT<Eigen::MatrixXd> llt = robust_llt(Ky);
-  const Eigen::VectorXd alpha = llt.solve(y);
-  const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  const double ll = -0.5 * y.dot(alpha) - 0.5 * logdet - 0.5 * static_cast<double>(m) * kLn2Pi;
+  // ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ with W = ααᵀ − K_θ⁻¹.
+  Eigen::MatrixXd W;
+  const double ll =
+      gaussian_log_likelihood(Kf, theta.noise_variance, y, grad != nullptr ? &W : nullptr);
   if (grad == nullptr) return ll;
-
-  // W = ααᵀ − K_θ⁻¹; ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ.
-  Eigen::MatrixXd W = -llt.solve(Eigen::MatrixXd::Identity(m, m));
-  W.noalias() += alpha * alpha.transpose();
   grad->setZero(q + 2);
   const Eigen::MatrixXd H = W.cwiseProduct(G);
   for (Eigen::Index b = 0; b < m; ++b) {
@@ -286,16 +298,11 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
   for (Eigen::Index b = 0; b < m; ++b) {
     for (Eigen::Index a = b; a < m; ++a) Ky(a, b) = Ky(b, a) = pair(a, b);
   }
-  Ky.diagonal().array() += theta.noise_variance;
-  const Eigen::LLT<Eigen::MatrixXd> llt = robust_llt(Ky);
-  const Eigen::VectorXd alpha = llt.solve(y);
-  const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  const double ll = -0.5 * y.dot(alpha) - 0.5 * logdet - 0.5 * static_cast<double>(m) * kLn2Pi;
-  if (grad == nullptr) return ll;
-
   // ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ with W = ααᵀ − K_θ⁻¹, pair by pair (the part values again).
-  Eigen::MatrixXd W = -llt.solve(Eigen::MatrixXd::Identity(m, m));
-  W.noalias() += alpha * alpha.transpose();
+  Eigen::MatrixXd W;
+  const double ll = gaussian_log_likelihood(std::move(Ky), theta.noise_variance, y,
+                                            grad != nullptr ? &W : nullptr);
+  if (grad == nullptr) return ll;
   const Eigen::Index nv = sum ? P : 1;
   grad->setZero(q + nv + 1);
   for (Eigen::Index b = 0; b < m; ++b) {
