@@ -134,6 +134,19 @@ def wlt(a, b, higher_better):
     return w, l_, len(a) - w - l_
 
 
+def paired_outcomes(runs, m, ref, seeds):
+    """Method m against ref on their shared seeds: experiments to a top-1 % yield (paired Cmp,
+    w/l/t) and best after 25 (paired Cmp on the negated yields, so lower = better; mean Δ of the
+    yields; w/l/t)."""
+    a1 = [to_top1(runs[m][s]) for s in seeds]
+    b1 = [to_top1(runs[ref][s]) for s in seeds]
+    a25 = [best25(runs[m][s]) for s in seeds]
+    b25 = [best25(runs[ref][s]) for s in seeds]
+    return {"top1": paired(a1, b1), "top1_wlt": wlt(a1, b1, False),
+            "b25": paired([-v for v in a25], [-v for v in b25]),
+            "b25_d": float(np.mean(np.subtract(a25, b25))), "b25_wlt": wlt(a25, b25, True)}
+
+
 def comparisons(data):
     """Per data set and gpbandit method: the paired statistics against BayBE's best encoding."""
     out = []
@@ -148,17 +161,10 @@ def comparisons(data):
             seeds = sorted(set(runs[m]) & set(runs[ref]))
             if len(seeds) < 2:
                 continue
-            a1 = [to_top1(runs[m][s]) for s in seeds]
-            b1 = [to_top1(runs[ref][s]) for s in seeds]
-            a25 = [best25(runs[m][s]) for s in seeds]
-            b25 = [best25(runs[ref][s]) for s in seeds]
             ta = np.mean([per_batch(runs[m][s]) for s in seeds])
             tb = np.mean([per_batch(runs[ref][s]) for s in seeds])
             out.append({"dataset": d, "title": title, "method": m, "ref": ref, "n": len(seeds),
-                        "top1": paired(a1, b1), "top1_wlt": wlt(a1, b1, False),
-                        "b25": paired([-v for v in a25], [-v for v in b25]),
-                        "b25_d": float(np.mean(np.subtract(a25, b25))),
-                        "b25_wlt": wlt(a25, b25, True), "time_ratio": ta / tb})
+                        **paired_outcomes(runs, m, ref, seeds), "time_ratio": ta / tb})
     return out
 
 
@@ -280,13 +286,9 @@ def parts_table(data):
             seeds = sorted(set(runs.get(m, {})) & set(runs.get(ref, {})))
             if len(seeds) < 2:
                 continue
-            a1 = [to_top1(runs[m][s]) for s in seeds]
-            b1 = [to_top1(runs[ref][s]) for s in seeds]
-            a25 = [best25(runs[m][s]) for s in seeds]
-            b25 = [best25(runs[ref][s]) for s in seeds]
-            c1 = paired(a1, b1)
-            c25 = paired([-v for v in a25], [-v for v in b25])  # lower = better: negate
-            w, l_, t = wlt(a25, b25, True)
+            o = paired_outcomes(runs, m, ref, seeds)
+            c1, c25 = o["top1"], o["b25"]
+            w, l_, t = o["b25_wlt"]
             lines.append(f"| {m} vs {ref} | {title} | {len(seeds)} | "
                          f"{fmt(c1.d, 3, sign=True)} ± {fmt(c1.se, 2)} ({word(c1, 'fewer')}) | "
                          f"{fmt(-c25.d, 3, sign=True)} ± {fmt(c25.se, 2)} "
