@@ -137,6 +137,11 @@ def resolution(tid, name, ss, label, star, best_r, d):
                 f"every other r (r = {star} − r = … : {text}); the paper-scale tie is within "
                 f"one standard error of a difference smaller than the paper's five draws resolve")
     paper = rt.PAPER_TABLES[tid][0]
+    tied = [r for r, c in sorted(cmps.items()) if r not in best_r and not c.lower]
+    by, rep = paper_size(pooled, label, star, tied, paper)
+    if by:
+        return by, (f"explained by the paper's size: {rep}; pooled over {where} the tie "
+                    f"remains (r = {star} − r = … : {text})")
     bounds = []
     for r, c in sorted(cmps.items()):
         if r in best_r or c.lower:
@@ -148,7 +153,30 @@ def resolution(tid, name, ss, label, star, best_r, d):
                          if b < gap else f"not below the paper's gap {gap:+.3f}, which these "
                          "runs cannot resolve"))
     return None, (f"not explained: at {where} the tie remains (r = {star} − r = … : {text}); "
-                  + "; ".join(bounds))
+                  + "; ".join(bounds) + f"; not the paper's size: {rep}")
+
+
+REPLICATE_MIN = 0.05  # the paper's outcome must not be rarer than this among replicates
+
+
+def paper_size(draws, label, star, tied, paper):
+    """(explained_by, text): each committed draw of f with its 50 runs is one replicate of the
+    paper's experiment at the paper's size (one f, 50 runs; spec D14). The cause "the paper's
+    ordering is one draw's resolution of a tie" is supported when, among the replicates, r = star
+    comes out lowest, and each tied neighbour's paper gap (S at r minus S at star) is reached or
+    exceeded, each in at least REPLICATE_MIN of them (the paper's table is then not an unusual
+    outcome of its own size under the pooled tie); refuted otherwise."""
+    n = len(draws)
+    means = [{r: rt.stat([s], label[r])[0] for r in label} for s in draws]
+    lowest = sum(min(m, key=m.get) == star for m in means)
+    gaps = {r: sum(m[r] - m[star] >= paper[r] - paper[star] for m in means) for r in tied}
+    ok = lowest >= REPLICATE_MIN * n and all(g >= REPLICATE_MIN * n for g in gaps.values())
+    text = (f"at the paper's size (one draw of f × {draws[0]['runs']} runs; {n} such replicates "
+            f"committed) r = {star} comes out lowest in {lowest}/{n}"
+            + "".join(f", and r = {r} ends at least the paper's {paper[r] - paper[star]:+.3f} "
+                      f"above it in {g}/{n}" for r, g in gaps.items())
+            + f" (threshold {REPLICATE_MIN:.0%} of replicates)")
+    return ("paper size" if ok else None), text
 
 
 def table_unit(tid, d):
