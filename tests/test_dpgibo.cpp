@@ -228,6 +228,40 @@ TEST(Algorithms, PrivateRunUsesTheNoiseStdAndAdaptiveBRespectsTheCap) {
                InvalidArgument);
 }
 
+TEST(Algorithms, SharedPerPointNoiseDoesNotAverageOutOverUsers) {
+  // Non-private GIBO, no clipping, one plain gradient step θ₁ = θ₀ − η·g from θ₀ = 1.5, 400
+  // users. The design does not read y, so a noisy run and a noise-free run with the same streams
+  // evaluate the same points and ‖θ₁ − θ₁(noise-free)‖ = η·‖the noise's part of g‖. Per-user noise
+  // averages out over the users (1/√n); one draw per point shared by every user does not. Over 20
+  // runs the mean of that norm, shared over per-user, is ≈ √400 = 20 in expectation; the test asks
+  // for > 5 (fixed seeds, deterministic; a ratio below 5 would need the two means of 20 norms to
+  // sit 2× on opposite sides of their expectations).
+  const Context ctx;
+  const auto task = make_normal_location(2, 400, 0.0, 1.0, -3, 3, 5);
+  GiboOptions o;
+  o.mu = std::numeric_limits<double>::infinity();
+  o.clip = false;
+  o.T = 1;
+  o.b_fixed = 4;
+  o.n_cand = 32;
+  o.step = StepRule::Gd;
+  o.eta = 1.0;
+  o.sigma2 = 0.01;
+  const Eigen::VectorXd theta0 = Eigen::VectorXd::Constant(2, 1.5);
+  auto step = [&](std::uint32_t run, EvalNoise noise) {
+    Rng ev(4, run, 1), acq(4, run, 2);
+    return run_dp_gibo(ctx, *task, o, theta0, noise, {&ev, &acq, nullptr}).theta;
+  };
+  double per_user = 0, shared = 0;
+  for (std::uint32_t run = 0; run < 20; ++run) {
+    const Eigen::VectorXd clean = step(run, EvalNoise(0.0));
+    per_user += (step(run, EvalNoise(0.1, false)) - clean).norm();
+    shared += (step(run, EvalNoise(0.1, true)) - clean).norm();
+  }
+  EXPECT_GT(per_user, 0);
+  EXPECT_GT(shared, 5 * per_user) << shared << " vs " << per_user;
+}
+
 TEST(Algorithms, ValidateNamesTheBadField) {
   GiboOptions o;
   auto msg = [&](GiboOptions bad) {

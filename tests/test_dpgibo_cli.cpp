@@ -78,6 +78,26 @@ TEST(DpGiboCli, BadInputExitsTwoNamingTheField) {
   expect_rejected(config(kGood, "", R"("privacy_budget_mu": 0.5,)"), "exceeds privacy_budget_mu");
   expect_rejected(config(R"({"type": "dp_gibo", "label": "DP", "mu": 1, "oops": 1})"),
                   "unknown key 'oops' in methods[0]");
+  expect_rejected(config(kGood, "", R"("eval_noise": "shared",)"), "eval_noise: must be");
+}
+
+TEST(DpGiboCli, SharedPerPointNoiseIsRecorded) {
+  // spec §7 decision 6's literal option: the summary says which noise ran (only when not the
+  // default, so summaries of per-user runs are unchanged).
+  test::TempDir dir;
+  test::write_file(dir.file("c.json"),
+                   config(kGood, "", R"("eval_noise_sd": 0.1, "eval_noise": "shared_per_point",)"));
+  const auto r = test::run_cli("run " + dir.file("c.json") + " --out " + dir.file("out") +
+                               " --quiet --no-plot");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto sj = nlohmann::json::parse(test::read_file(dir.file("out/summary.json")));
+  EXPECT_EQ(sj["eval_noise"], "shared_per_point");
+  test::write_file(dir.file("d.json"), config(kGood, "", R"("eval_noise_sd": 0.1,)"));
+  const auto r2 = test::run_cli("run " + dir.file("d.json") + " --out " + dir.file("out2") +
+                                " --quiet --no-plot");
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  EXPECT_FALSE(
+      nlohmann::json::parse(test::read_file(dir.file("out2/summary.json"))).contains("eval_noise"));
 }
 
 TEST(DpGiboCli, TheSvrTaskLoadsLibsvmOnlyWhenItRuns) {

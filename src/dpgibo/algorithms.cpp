@@ -159,11 +159,14 @@ Eigen::VectorXd privatize(const Eigen::VectorXd& g, double nu, privacy::NoiseSou
 }
 
 /// Per-user noisy losses at the columns of Z: b×n.
-Eigen::MatrixXd evaluate(const Task& task, const Eigen::MatrixXd& Z, double sd, Rng* rng) {
+Eigen::MatrixXd evaluate(const Task& task, const Eigen::MatrixXd& Z, EvalNoise noise, Rng* rng) {
   Eigen::MatrixXd Y(Z.cols(), task.users());
+  const double sd = noise.sd;
   for (Eigen::Index j = 0; j < Z.cols(); ++j) {
     Y.row(j) = task.losses(Z.col(j)).transpose();
-    if (sd > 0) {
+    if (sd > 0 && noise.shared_per_point) {
+      Y.row(j).array() += sd * rng->normal();
+    } else if (sd > 0) {
       for (Eigen::Index i = 0; i < Y.cols(); ++i) Y(j, i) += sd * rng->normal();
     }
   }
@@ -173,7 +176,7 @@ Eigen::MatrixXd evaluate(const Task& task, const Eigen::MatrixXd& Z, double sd, 
 }  // namespace
 
 RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
-                     const Eigen::VectorXd& theta0, double eval_noise_sd, RunRandomness rnd) {
+                     const Eigen::VectorXd& theta0, EvalNoise eval_noise, RunRandomness rnd) {
   const int d = task.dim(), n = task.users();
   validate(o, d, "");
   GPB_EXPECTS(theta0.size() == d, "theta0 has dimension " << theta0.size() << ", expected " << d);
@@ -205,7 +208,7 @@ RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
     it.t = t;
     it.b = static_cast<int>(Z.cols());
     it.trace = gp->trace(theta);
-    const Eigen::MatrixXd Ynew = evaluate(task, Z, eval_noise_sd, rnd.evaluation);
+    const Eigen::MatrixXd Ynew = evaluate(task, Z, eval_noise, rnd.evaluation);
     evaluations += Z.cols();
     X.conservativeResize(Eigen::NoChange, X.cols() + Z.cols());
     X.rightCols(Z.cols()) = Z;

@@ -16,6 +16,8 @@
 //   "report_eps": [1, 2],              ledger: δ(ε) of the μ-GDP release for these ε
 //   "report_delta": [0.001],           ledger: ε(δ) for these δ (default [1/n])
 //   "eval_noise_sd": 0.05,             σ: N(0, σ²) added to every (point, user) loss
+//   "eval_noise": "per_user"|"shared_per_point"   per_user (default): one draw per (point, user);
+//                                      shared_per_point: one draw per point, added to every user
 //   "theta0": "zero"|"uniform"|[...],  start θ⁽⁰⁾ (data independent)
 //   "task": {"type": "normal_location", "d": 5, "n": 50, "centre": 1, "spread": 1,
 //            "lower": -3, "upper": 3}
@@ -262,6 +264,11 @@ Config parse_config(const gpb::detail::Checker& chk, const json& j, ExperimentSe
   if (!(c.eval_noise_sd >= 0) || !std::isfinite(c.eval_noise_sd)) {
     top.fail("eval_noise_sd", "must be >= 0");
   }
+  const std::string noise_mode = top.str("eval_noise", "per_user");
+  if (noise_mode != "per_user" && noise_mode != "shared_per_point") {
+    top.fail("eval_noise", "must be \"per_user\" or \"shared_per_point\"");
+  }
+  c.eval_noise_shared = noise_mode == "shared_per_point";
   parse_task(c, top);
   if (top.has("theta0")) {
     const json& t0 = j["theta0"];

@@ -40,6 +40,7 @@ struct Config {
   std::vector<double> report_eps{1.0, 2.0};
   std::vector<double> report_delta;  ///< empty = {1/n}
   double eval_noise_sd = 0;
+  bool eval_noise_shared = false;    ///< "eval_noise": "shared_per_point" (spec §7 decision 6)
   std::string theta0_mode = "zero";  ///< zero | uniform | given
   Eigen::VectorXd theta0;            ///< when given
   nlohmann::json task;

@@ -68,7 +68,7 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
   Rng eval(seed, r, kEvalStream + sm), acq(seed, r, kAcqStream + sm);
   RunRandomness rnd{&eval, &acq, priv};
   const Eigen::VectorXd theta0 = start_point(c, task, seed, run);
-  const double sd = m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd;
+  const EvalNoise sd(m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd, c.eval_noise_shared);
   if (m.type == "dp_gibo" || m.type == "gibo") {
     return run_dp_gibo(ctx, task, m.gibo, theta0, sd, rnd);
   }

@@ -19,6 +19,8 @@ void add_dpgibo_entries(std::vector<RegistryEntry>& r) {
              {"report_eps", "number[]", "[1, 2]", "ledger: delta(eps) for these eps"},
              {"report_delta", "number[]", "[1/n]", "ledger: eps(delta) for these delta"},
              {"eval_noise_sd", "number", "0", "sigma: N(0, sigma^2) per (point, user) loss"},
+             {"eval_noise", "string", "\"per_user\"",
+              "per_user | shared_per_point (one draw per point, added to every user's loss)"},
              {"theta0", "string|number[]", "\"zero\"", "zero | uniform | d numbers"},
              {"task", "object", kReq, "the task (see dp-gibo tasks)"},
              {"methods", "array", kReq, "non-empty list of methods; labels unique"}})});

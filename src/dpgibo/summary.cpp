@@ -188,6 +188,7 @@ gpb::detail::FamilySummary summarize_dpgibo(
   f["task"] = task.describe();
   f["users"] = task.users();
   f["eval_noise_sd"] = c.eval_noise_sd;
+  if (c.eval_noise_shared) f["eval_noise"] = "shared_per_point";
   if (opt) {
     f["optimum_loss"] = optimum;
     f["optimum"] = std::vector<double>(opt->data(), opt->data() + opt->size());

@@ -11,14 +11,17 @@
 namespace gpb::dpgibo {
 
 RunTrace run_ucb_bo(const Context& ctx, const Task& task, const UcbBoOptions& o,
-                    double eval_noise_sd, RunRandomness rnd) {
+                    EvalNoise eval_noise, RunRandomness rnd) {
   GPB_EXPECTS(o.evaluations >= 1, "evaluations: must be >= 1, got " << o.evaluations);
   GPB_EXPECTS(o.n_cand >= 1, "n_cand: must be >= 1, got " << o.n_cand);
   GPB_EXPECTS(std::isfinite(o.width) && o.width >= 0, "beta_width: must be >= 0, got " << o.width);
   const int d = task.dim(), n = task.users();
   const Kernel k = Kernel::se(o.lengthscale, o.variance);
-  // Noise of the mean of n per-user noisy losses, with a floor so noise-free runs stay PD.
-  const double noise = std::max(eval_noise_sd * eval_noise_sd / n, 1e-6 * o.variance);
+  // Noise of the mean of n per-user noisy losses (one shared draw: not averaged), with a floor so
+  // noise-free runs stay PD.
+  const double eval_noise_sd = eval_noise.sd;
+  const double mean_var = eval_noise_sd * eval_noise_sd / (eval_noise.shared_per_point ? 1 : n);
+  const double noise = std::max(mean_var, 1e-6 * o.variance);
   JitterPolicy jp;
   jp.relative = false;
   jp.first = 1e-8 * o.variance;
@@ -49,7 +52,9 @@ RunTrace run_ucb_bo(const Context& ctx, const Task& task, const UcbBoOptions& o,
     const Eigen::VectorXd z = C.col(ch.index);
     const Eigen::VectorXd L = task.losses(z);
     double ybar = L.mean();
-    if (eval_noise_sd > 0) {
+    if (eval_noise_sd > 0 && eval_noise.shared_per_point) {
+      ybar += eval_noise_sd * rnd.evaluation->normal();
+    } else if (eval_noise_sd > 0) {
       double s = 0;
       for (int i = 0; i < n; ++i) s += rnd.evaluation->normal();
       ybar += eval_noise_sd * s / n;

@@ -144,6 +144,16 @@ struct RunTrace {
   double jitter_used = 0;     ///< largest Cholesky jitter (GIBO, UCB-BO)
 };
 
+/// Evaluation noise of a run (spec §7 decision 6): N(0, sd²) drawn per (point, user), the
+/// default, or — `shared_per_point`, the decision's literal option — one draw per point added to
+/// every user's loss (the paper's E.5 "observe f + λZ" read literally: the noise does not average
+/// out over the users). Converts from a bare sd (per-user noise).
+struct EvalNoise {
+  EvalNoise(double sd_ = 0, bool shared = false) : sd(sd_), shared_per_point(shared) {}  // NOLINT
+  double sd;
+  bool shared_per_point;
+};
+
 /// The randomness of one run: simulation streams (evaluation noise, acquisition) and the privacy
 /// noise source (secure unless the experiment asks for seeded simulation).
 struct RunRandomness {
@@ -167,9 +177,9 @@ Eigen::MatrixXd select_points(const Task& task, const GiboOptions& o, GradientSu
                               std::vector<Eigen::MatrixXd>* pools = nullptr);
 
 /// DP-GIBO (Algorithm 1) from θ⁽⁰⁾; μ = ∞ gives GIBO. Evaluations return the task's per-user
-/// losses plus N(0, eval_noise_sd²) per (point, user). @throws InvalidArgument (validate()).
+/// losses plus the evaluation noise (EvalNoise). @throws InvalidArgument (validate()).
 RunTrace run_dp_gibo(const Context& ctx, const Task& task, const GiboOptions& o,
-                     const Eigen::VectorXd& theta0, double eval_noise_sd, RunRandomness rnd);
+                     const Eigen::VectorXd& theta0, EvalNoise noise, RunRandomness rnd);
 
 /// DP-GD (μ finite) or GD (μ = ∞, clip off): true per-user gradients, clipped mean, noise ν, step.
 /// Uses o.mu, B, clip, T, step, eta. @throws InvalidArgument if the task has no gradients.
@@ -188,9 +198,9 @@ struct UcbBoOptions {
   double variance = 1;     ///< SE s²
 };
 
-/// GP-UCB minimising the mean observed loss ȳ (noise σ²/n) on the engine ops (kernel_matrix,
-/// Cholesky, ucb_argmax on −μ), prior mean = mean of the observations so far.
-RunTrace run_ucb_bo(const Context& ctx, const Task& task, const UcbBoOptions& o,
-                    double eval_noise_sd, RunRandomness rnd);
+/// GP-UCB minimising the mean observed loss ȳ (noise σ²/n; σ² when shared per point) on the engine
+/// ops (kernel_matrix, Cholesky, ucb_argmax on −μ), prior mean = mean of the observations so far.
+RunTrace run_ucb_bo(const Context& ctx, const Task& task, const UcbBoOptions& o, EvalNoise noise,
+                    RunRandomness rnd);
 
 }  // namespace gpb::dpgibo
