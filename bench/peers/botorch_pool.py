@@ -17,22 +17,25 @@ What is timed, per (N, t), each in its own child process (CPU seconds of that pr
 seconds in the JSON):
   gpbandit  FinitePosterior.observe_batch of the t observations from scratch (one block update),
             then pool_scale.py's ask: greedy = the q largest means, UCB = the q largest μ + 2σ;
-  topq      BoTorch's scoring of every candidate as optimize_acqf_discrete does it (the
-            acquisition on choices.unsqueeze(-2) in batches of 2048), then the q best:
-            PosteriorMean for greedy, UpperConfidenceBound(beta=4) (μ + 2σ) for UCB, each on a
-            freshly built model so that each pays the t × t Cholesky once;
+  posterior BoTorch by hand: model.posterior of 2048 candidates at a time, μ and σ², then the
+            same two batches (the cheapest exact route);
+  greedy, ucb  BoTorch's scoring of every candidate as optimize_acqf_discrete does it (the
+            acquisition on choices.unsqueeze(-2) in batches), then the q best: PosteriorMean for
+            greedy, UpperConfidenceBound(beta=4) (μ + 2σ) for UCB, each on a fresh model;
   qucb      what BoTorch offers for q > 1: optimize_acqf_discrete(qUpperConfidenceBound(beta=4,
             512 seeded Sobol samples), q, choices): q sequential passes over every candidate, each
             conditioning on the picks so far (a batch-aware choice like GP-BUCB, not the top q of
-            a fixed score, so not comparable pick by pick). Stopped after `--cap-s` wall seconds
+            a fixed score, so not comparable pick by pick). Stopped after `--cap-s` CPU seconds
             and reported with the picks it had made.
-q = N/100. A cell that cannot fit (the choices tensor, 8·N·bits bytes, or gpbandit's V, 8·N·t
-bytes, above half the memory available) is reported as not run; a qucb cell is not started at a
-larger N or t once a smaller one did not finish. Both greedy and UCB batches are compared between
-gpbandit and BoTorch as sets (both are deterministic), with the largest |Δμ| and |Δσ²| over all N.
+q = N/100. A cell that cannot fit (the choices tensor, 9·N·bits bytes with a batch, or
+gpbandit's V, 8·N·t bytes, above half the memory available) is reported as not run; a BoTorch
+cell is not started once a smaller one of its kind did not finish, or when scaling a smaller one
+that finished predicts more than 3 caps. The greedy and UCB batches are compared between gpbandit
+and every BoTorch cell that ran, as sets (both rules are deterministic), with the largest |Δμ|
+and |Δσ²| over all N against BoTorch's posterior.
 
 Usage: botorch_pool.py --build build-cpu [--n 1000 10000 100000 1000000] [--t 100 1000]
-           [--cap-s 300] [--out bench/botorch_pool.json] [--results bench/RESULTS.md]
+           [--cap-s 60] [--out bench/botorch_pool.json] [--results bench/RESULTS.md]
        botorch_pool.py --from-json bench/botorch_pool.json --results bench/RESULTS.md
        botorch_pool.py --build build-cpu --smoke        (CTest: tiny N; exit 77 without torch)
 Run it with a Python that has torch, gpytorch and botorch and can import the build's module.
@@ -334,6 +337,18 @@ def blocked(failed, n, t):
     return next(((fn, ft) for fn, ft in failed if fn <= n and ft <= t), None)
 
 
+def predicted(done, kind, n, t):
+    """The CPU seconds of a BoTorch cell scaled from the largest smaller one of its kind that
+    finished: N·t for the scoring cells (K(N, X_t) and its solves), N²·t for qUCB (q = N/100
+    passes over N candidates); None when there is none."""
+    prior = [(fn, ft, s) for fn, ft, s in done[kind] if fn <= n and ft <= t]
+    if not prior:
+        return None
+    fn, ft, s = max(prior, key=lambda p: p[0] * p[1])
+    grow = (n / fn) * (t / ft) * (n / fn if kind == "qucb" else 1.0)
+    return {"from": (fn, ft), "seconds": s * grow}
+
+
 BOTORCH_KINDS = ("posterior", "greedy", "ucb", "qucb")
 
 
@@ -350,7 +365,7 @@ def ladder(args):
     import gpytorch
     load_before = os.getloadavg()[0]
     avail = mem_available()
-    cells, failed = [], {k: [] for k in BOTORCH_KINDS}
+    cells, failed, done = [], {k: [] for k in BOTORCH_KINDS}, {k: [] for k in BOTORCH_KINDS}
     tmp = tempfile.mkdtemp(prefix="botorch_pool-")
     started = time.perf_counter()
     for n in args.n:
@@ -368,15 +383,21 @@ def ladder(args):
             c["gpbandit"] = (child(args, "gpbandit", pool, t, files["gpbandit"])
                              if v_bytes < 0.5 * avail else {"status": "memory", "bytes": v_bytes})
             for kind in BOTORCH_KINDS:
-                if needs(kind, n, t, args.bits) >= 0.5 * avail:
+                if kind not in args.kinds:
+                    c[kind] = {"status": "skipped"}
+                elif needs(kind, n, t, args.bits) >= 0.5 * avail:
                     c[kind] = {"status": "memory", "bytes": needs(kind, n, t, args.bits)}
                 elif blocked(failed[kind], n, t):
                     c[kind] = {"status": "after", "at": blocked(failed[kind], n, t)}
                 elif kind == "ucb" and c["greedy"]["status"] != "ok":
                     c[kind] = {"status": "after", "at": (n, t), "because": "greedy"}
+                elif (predicted(done, kind, n, t) or {"seconds": 0})["seconds"] > 3 * args.cap_s:
+                    c[kind] = {"status": "predicted", **predicted(done, kind, n, t)}
                 else:
                     c[kind] = child(args, kind, pool, t, files.get(kind) if kind != "qucb" else None)
-                if c[kind]["status"] != "ok":
+                if c[kind]["status"] == "ok":
+                    done[kind].append((n, t, c[kind]["ask"]["cpu_s"]))
+                elif c[kind]["status"] == "cap":
                     failed[kind].append((n, t))
             ran = [k for k in BOTORCH_KINDS[:3] if c[k]["status"] == "ok"]
             if c["gpbandit"]["status"] == "ok" and ran:
@@ -405,13 +426,18 @@ def gib(b):
 def shown(r, cap_s, q=None):
     """One cell of the table: CPU seconds, or why there are none."""
     st = r["status"]
+    if st == "skipped":
+        return "—"
     if st == "ok":
-        return f"{r['ask']['cpu_s']:.2f}"
+        return seconds(r["ask"]["cpu_s"])
     if st == "memory":
         return f"not run: needs {gib(r['bytes'])}"
+    if st == "predicted":
+        return (f"not started: ≈ {r['seconds']:,.0f} s scaled from N = {r['from'][0]:,}, "
+                f"t = {r['from'][1]:,}")
     if st == "after":
         if r.get("because") == "greedy":
-            return "not started (greedy did not finish)"
+            return "not started (greedy did not run)"
         return f"not started (N = {r['at'][0]:,}, t = {r['at'][1]:,} did not finish)"
     text = f"did not finish in {cap_s:g} s"
     if q is not None and "picks_done" in r:
@@ -419,8 +445,16 @@ def shown(r, cap_s, q=None):
     return text
 
 
-def ratio(r, seconds):
-    return f"{r['ask']['cpu_s'] / seconds:.0f}×" if r["status"] == "ok" and seconds else ""
+def seconds(x, digits=2):
+    """CPU seconds; below the last digit shown as "< 0.01" (the process clock counts in ticks)."""
+    return f"{x:.{digits}f}" if x >= 10**-digits else f"< {10**-digits:.{digits}f}"
+
+
+def ratio(r, mine):
+    """BoTorch's CPU seconds over gpbandit's; "~" where gpbandit's are a few clock ticks."""
+    if r["status"] != "ok" or not mine:
+        return ""
+    return ("~" if mine < 0.05 else "") + f"{r['ask']['cpu_s'] / mine:.0f}×"
 
 
 def row(c, cap_s):
@@ -430,7 +464,8 @@ def row(c, cap_s):
     mine = {}
     if g["status"] == "ok":
         obs = g["observe"]["cpu_s"]
-        cells += [f"{obs:.2f}", f"{g['ask_greedy']['cpu_s']:.3f} / {g['ask_ucb']['cpu_s']:.3f}"]
+        cells += [seconds(obs), f"{seconds(g['ask_greedy']['cpu_s'], 3)} / "
+                                f"{seconds(g['ask_ucb']['cpu_s'], 3)}"]
         mine = {"greedy": obs + g["ask_greedy"]["cpu_s"], "ucb": obs + g["ask_ucb"]["cpu_s"],
                 "posterior": obs + g["ask_greedy"]["cpu_s"] + g["ask_ucb"]["cpu_s"]}
     else:
@@ -448,7 +483,9 @@ def row(c, cap_s):
     return "| " + " | ".join(cells) + " |"
 
 
-def section(r):
+def section(r, also=None):
+    """The RESULTS.md section of run `r`, with the rows of a supplementary run `also` (another
+    invocation, e.g. a larger cap for some kinds) after its own command line."""
     v = r["versions"]
     lines = [
         BEGIN, "",
@@ -459,7 +496,9 @@ def section(r):
         f"machine, so the times are CPU seconds of the cell's process; wall times are in "
         f"bench/peers/botorch_pool.json). torch {v['torch']}, GPyTorch {v['gpytorch']}, BoTorch "
         f"{v['botorch']}. The ladder took {r['total_s'] / 60:.0f} min of wall time; a cell is "
-        f"stopped after {r['cap_s']:g} s of its CPU time.", "",
+        f"stopped after {r['cap_s']:g} s of its CPU time, and a BoTorch cell is not started when "
+        f"scaling the largest smaller cell of its kind that finished (by N·t; by N²·t for qUCB, "
+        f"whose q grows with N) predicts more than {3 * r['cap_s']:g} s.", "",
         f"Pools: bench/pool_scale.py's (its generator and seed {r['seed']}: N fingerprints of "
         f"{r['bits']} bits at density {r['density']}); t distinct seeded observations with "
         "standard-normal rewards; the same exact GP on both sides (Tanimoto kernel, output scale "
@@ -472,8 +511,18 @@ def section(r):
         "| BoTorch optimize_acqf_discrete, qUCB |",
         "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
     lines += [row(c, r["cap_s"]) for c in r["cells"]]
+    if also:
+        lines += [
+            "",
+            f"Rerun of some cells by `nice {also['command']}` ({also['date']}, load average "
+            f"{also['load_before']:.1f} before and {also['load_after']:.1f} after; cap "
+            f"{also['cap_s']:g} CPU s; \"—\": not part of that run):", "",
+            lines[-len(r["cells"]) - 2], lines[-len(r["cells"]) - 1]]
+        lines += [row(c, also["cap_s"]) for c in also["cells"]]
     lines += [
         "",
+        "- The cap counts all CPU time of a cell's process: importing torch, unpacking the "
+        "choices and building the model (a few seconds) as well as the ask.",
         "- gpbandit: FinitePosterior.observe_batch of all t observations from scratch (one block "
         "update), then bench/pool_scale.py's ask (greedy: the q largest μ; UCB: the q largest "
         "μ + 2σ, over every candidate). The ask alone, once the posterior holds the t "
@@ -489,7 +538,11 @@ def section(r):
         "batch under 1 GiB, as its docstring advises for large training sets.",
         "- Same batch: gpbandit's greedy and UCB sets against those of every BoTorch column that "
         "finished (both rules are deterministic); Δμ and Δσ² are the largest differences over "
-        "all N against BoTorch's posterior.",
+        "all N against BoTorch's posterior. GPyTorch's noise and output scale are set before "
+        "SingleTaskGP moves the model to float64, as a user sets them, so they hold float32 "
+        "roundings (noise 0.05 − 2.0e-9, output scale 1 − 4.5e-10); Δμ and Δσ² of about 1e-9 "
+        "come from that (gpbandit's μ and σ² agree with a direct numpy formula to 1e-15 on the "
+        "smoke pool).",
         "- Last column: the batch ask BoTorch offers, optimize_acqf_discrete(qUpperConfidenceBound"
         "(beta = 4, 512 seeded Sobol samples), q): q sequential passes over every candidate, each "
         "conditioned on the picks before it. It is batch-aware like gpbandit's gp_bucb, not the "
@@ -513,10 +566,16 @@ def main():
     ap.add_argument("--bits", type=int, default=2048)
     ap.add_argument("--density", type=float, default=0.04)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--cap-s", type=float, default=300.0, help="wall seconds per cell")
+    ap.add_argument("--cap-s", type=float, default=60.0,
+                    help="CPU seconds per cell; a BoTorch cell predicted above 3 times this from "
+                    "a smaller one is not started")
     ap.add_argument("--out", help="JSON output (default bench/peers/botorch_pool.json)")
     ap.add_argument("--results", help="RESULTS.md whose pool-botorch section to rewrite")
     ap.add_argument("--from-json", metavar="FILE", help="only rewrite --results from FILE")
+    ap.add_argument("--also", metavar="FILE",
+                    help="with --from-json: a supplementary run's JSON, shown after the table")
+    ap.add_argument("--kinds", nargs="+", choices=BOTORCH_KINDS, default=list(BOTORCH_KINDS),
+                    help="the BoTorch cells to run (gpbandit's always runs)")
     ap.add_argument("--smoke", action="store_true",
                     help="N = 600, t = 40, 256 bits; no files written (CTest)")
     ap.add_argument("--cell", choices=["gpbandit", "posterior", "greedy", "ucb", "qucb"], help=argparse.SUPPRESS)
@@ -530,7 +589,11 @@ def main():
             raise SystemExit("botorch_pool.py: --from-json needs --results")
         with open(args.from_json) as f:
             r = json.load(f)
-        results_section.write_section(args.results, section(r), BEGIN, END, TITLE)
+        also = None
+        if args.also:
+            with open(args.also) as f:
+                also = json.load(f)
+        results_section.write_section(args.results, section(r, also), BEGIN, END, TITLE)
         return 0
     try:
         import botorch  # noqa: F401
