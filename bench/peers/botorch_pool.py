@@ -35,8 +35,12 @@ and every BoTorch cell that ran, as sets (both rules are deterministic), with th
 and |Δσ²| over all N against BoTorch's posterior.
 
 Usage: botorch_pool.py --build build-cpu [--n 1000 10000 100000 1000000] [--t 100 1000]
-           [--cap-s 60] [--out bench/botorch_pool.json] [--results bench/RESULTS.md]
-       botorch_pool.py --from-json bench/botorch_pool.json --results bench/RESULTS.md
+           [--cap-s 60] [--kinds posterior greedy ucb qucb] [--out bench/peers/botorch_pool.json]
+           [--results bench/RESULTS.md]
+       botorch_pool.py --build build-cpu --n 100000 --t 100 1000 --kinds posterior --cap-s 300 \
+           --out bench/peers/botorch_pool-posterior.json      (a rerun of some cells)
+       botorch_pool.py --from-json bench/peers/botorch_pool.json \
+           [--also bench/peers/botorch_pool-posterior.json] --results bench/RESULTS.md
        botorch_pool.py --build build-cpu --smoke        (CTest: tiny N; exit 77 without torch)
 Run it with a Python that has torch, gpytorch and botorch and can import the build's module.
 Exits 1 when a greedy or UCB batch differs between the two.
@@ -526,7 +530,10 @@ def section(r, also=None):
         "- gpbandit: FinitePosterior.observe_batch of all t observations from scratch (one block "
         "update), then bench/pool_scale.py's ask (greedy: the q largest μ; UCB: the q largest "
         "μ + 2σ, over every candidate). The ask alone, once the posterior holds the t "
-        "observations, is the \"ask\" column; the ratios charge gpbandit the observe too.",
+        "observations, is the \"ask\" column; the ratios charge gpbandit the observe too. "
+        "From scratch the observe is N·t kernel values and N·t² flops of triangular solve (10¹² "
+        "at N = 10⁶, t = 1000); a running pool pays it once and then q rows per batch (the "
+        "pool-scale section above measures N = 10⁶ in block updates of 200).",
         f"- BoTorch: a SingleTaskGP on the N × {r['bits']} float64 choices (ScaleKernel around a "
         "Tanimoto GPyTorch kernel, Cholesky at every t). \"Posterior by hand\": "
         "model.posterior of 2048 candidates at a time, μ and σ², then the q largest μ and the q "
