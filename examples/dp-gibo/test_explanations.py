@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks of the two DP-GIBO explanations that read extra configs (examples/dp-gibo/verdicts.py;
-CTest DpGiboExplanations): E-DP1's ε floor (explains the missing 0.3 ≈ 0.5 only when ε = 0.1 ends
-lower than ε = 0.5 under the rule) and E-DP4's shared noise (explains a failed σ = 0.0001 part only
+CTest DpGiboExplanations): E-DP1's ε floor (explains the missing 0.3 ≈ 0.5 when ε = 0.1 ends lower
+than ε = 0.5, or, by resolution, when the loss stays flat below 0.5 and the pooled pair is tied) and E-DP4's shared noise (explains a failed σ = 0.0001 part only
 when that part holds with the noise shared per point). Hand-made per-run values replace the
 committed results; deterministic; exits 1 on the first failure."""
 import os
@@ -31,18 +31,29 @@ def wobble(base, step, n=10):
 
 
 def main():
-    # ε floor: the loss falls from 0.5 to 0.1 by 0.02 with a spread of 0.002 — explained.
+    # ε floor: the loss falls from 0.5 to 0.1 by 0.02 with a spread of 0.002 — explained (bias).
     runs = {f"eps={e}": wobble(0.10 - 0.02 * k / 3, 0.002) for k, e in
             enumerate(("0.5", "0.3", "0.2", "0.1"))}
     fake({verdicts.FLOOR: runs})
-    explains, text, m = verdicts.eps_floor()
-    check(explains and m == 10 and "still falls" in text, f"falling floor explains ({text})")
-    # Flat below 0.5: not explained.
+    tie = verdicts.vr.paired(wobble(0.10, 0.004, 40), wobble(0.10, 0.002, 40))
+    explains, text = verdicts.eps_floor(tie, 0.10)
+    check(explains and "still falls" in text, f"falling floor explains ({text})")
+    # Flat below 0.5 and a tied pooled pair: explained by resolution, with the runs it would need.
     fake({verdicts.FLOOR: {k: wobble(0.10, 0.002) for k in runs}})
-    explains, text, _ = verdicts.eps_floor()
-    check(not explains and "does not fall" in text, f"flat floor does not explain ({text})")
+    explains, text = verdicts.eps_floor(tie, 0.10)
+    sd_d = tie.se * tie.n ** 0.5
+    need = int(-(-(2 * sd_d / (0.05 * 0.10)) ** 2 // 1))
+    check(explains and "resolution" in text and f"about {need} paired runs" in text,
+          f"flat floor: resolution ({text})")
+    # Flat, but the pooled pair is not tied (0.3 clearly lower): not explained.
+    lower = verdicts.vr.paired(wobble(0.09, 0.001, 40), wobble(0.10, 0.001, 40))
+    check(verdicts.eps_floor(lower, 0.10)[0] is False, "pair not tied: no resolution argument")
+    # The loss rises from 0.5 to 0.1: not explained.
+    fake({verdicts.FLOOR: {f"eps={e}": wobble(0.10 + 0.02 * k / 3, 0.002) for k, e in
+                           enumerate(("0.5", "0.3", "0.2", "0.1"))}})
+    check(verdicts.eps_floor(tie, 0.10)[0] is False, "rising floor does not explain")
     fake({})
-    check(verdicts.eps_floor() is None, "no floor config: nothing")
+    check(verdicts.eps_floor(tie, 0.10) is None, "no floor config: nothing")
     # Shared noise: σ = 0.0001 above random and above σ = 0.01 there — parts 1 and 3 explained.
     shared = {"GP sigma=0.01": wobble(0.18, 0.002), "GP sigma=0.0001": wobble(0.45, 0.002),
               "random search": wobble(0.24, 0.002)}
