@@ -72,6 +72,12 @@ ABLATION = {
     # A pessimistic prior mean: far from the observations (the faces, where σ grows) the GP
     # expects values 3 sd of y worse than their mean, not average ones.
     "prior mean 3 sd of y worse than the mean (fit.mean_shift 3)": {"fit": {"mean_shift": 3.0}},
+    # The output side alone (2026-11-27, fifth round): the warp with today's defaults (random
+    # design, no face tolerance), and the warp kept at a fit only where the warped model's
+    # marginal likelihood, Jacobian included, beats the plain model's (fit.warp_select).
+    "output warp alone (fit.warp, random design)": {"fit": {"warp": True}},
+    "output warp kept by marginal likelihood (fit.warp and fit.warp_select)": {
+        "fit": {"warp": True, "warp_select": True}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}

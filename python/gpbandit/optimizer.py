@@ -47,8 +47,9 @@ class Best(collections.namedtuple("Best", ["x", "y", "index", "observation"])):
 _KERNELS = {"se": "se", "rbf": "se", "matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
 _ACQUISITIONS = ("ei", "logei", "ucb", "lcb", "pi", "ts", "random")
 _FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize", "warp",
-             "unit_inputs", "prior", "lengthscale_prior_loc", "lengthscale_prior_log_d",
-             "lengthscale_prior_scale", "noise_floor", "mean_shift", "warm_start", "restarts_every")
+             "warp_select", "unit_inputs", "prior", "lengthscale_prior_loc",
+             "lengthscale_prior_log_d", "lengthscale_prior_scale", "noise_floor", "mean_shift",
+             "warm_start", "restarts_every")
 
 
 def _domain_spec(domain, n_candidates, domain_seed):
@@ -303,8 +304,8 @@ class Optimizer:
     variance, noise) is refitted after every ``fit_every`` (default 1) tells from
     ``fit["min_observations"]`` = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that grows with
     the dimension; ``fit`` sets the rest (every, min_observations, ard, restarts, max_rows,
-    normalize, unit_inputs, prior, lengthscale_prior_loc, lengthscale_prior_log_d,
-    lengthscale_prior_scale, noise_floor, mean_shift, warm_start, restarts_every; ``fit_every=0`` never
+    normalize, warp, warp_select, unit_inputs, prior, lengthscale_prior_loc,
+    lengthscale_prior_log_d, lengthscale_prior_scale, noise_floor, mean_shift, warm_start, restarts_every; ``fit_every=0`` never
     refits: then the
     kernel stays as given). Each refit costs O(restarts·iterations·t³) on t observations.
     ``refine`` (a dict: enabled, local_points, centres, starts, iterations,

@@ -189,6 +189,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       f.prior = v.cast<bool>();
     } else if (key == "warp") {
       f.warp = v.cast<bool>();
+    } else if (key == "warp_select") {
+      f.warp_select = v.cast<bool>();
     } else if (key == "lengthscale_prior_loc") {
       f.lengthscale_prior_loc = v.cast<double>();
     } else if (key == "lengthscale_prior_log_d") {
@@ -207,7 +209,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       throw InvalidArgument(
           "fit." + key +
           ": unknown key (every, min_observations, ard, restarts, max_rows, "
-          "normalize, warp, unit_inputs, prior, lengthscale_prior_loc, lengthscale_prior_log_d, "
+          "normalize, warp, warp_select, unit_inputs, prior, lengthscale_prior_loc, "
+          "lengthscale_prior_log_d, "
           "lengthscale_prior_scale, noise_floor, mean_shift, warm_start, restarts_every)");
     }
   }

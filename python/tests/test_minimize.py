@@ -255,6 +255,27 @@ def test_output_warp_lowers_the_regret_on_rosenbrock():
     assert wins >= 3
 
 
+def test_warp_select_keeps_the_warp_only_where_it_explains_y_better():
+    """fit.warp_select: at each fit the warped and the plain model are both fitted and the warp
+    is kept only where its marginal likelihood with the Jacobian is higher. y = x⁸ (a heavy bad
+    tail) keeps it; a linear function observed mostly near its minimum (x = u⁶) has a skewed y
+    too, which Box-Cox alone warps, but the plain GP explains it better."""
+    u = (np.arange(24) + 0.5) / 24
+
+    def warp_lambda(x, y, select):
+        opt = g.Optimizer([(0.0, 1.0)], minimize=True,
+                          fit={"every": 0, "warp": True, "warp_select": select})
+        opt.tell(x.reshape(-1, 1), list(y))
+        opt.fit_hyperparameters()
+        state = opt.state_dict()
+        assert state["config"]["fit"]["warp_select"] is select
+        return state["model"]["warp"]["lambda"]
+
+    assert warp_lambda(u ** 6, u ** 6, False) < 1
+    assert warp_lambda(u ** 6, u ** 6, True) == 1
+    assert warp_lambda(u, u ** 8, True) < 1
+
+
 def test_plot_convergence():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

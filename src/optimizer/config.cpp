@@ -265,6 +265,7 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   f.max_rows = static_cast<int>(integer(c, o, "max_rows", "fit.", f.max_rows, 2, 100000));
   f.normalize = boolean(c, o, "normalize", "fit.", f.normalize);
   f.warp = boolean(c, o, "warp", "fit.", f.warp);
+  f.warp_select = boolean(c, o, "warp_select", "fit.", f.warp_select);
   f.unit_inputs = boolean(c, o, "unit_inputs", "fit.", f.unit_inputs);
   f.prior = boolean(c, o, "prior", "fit.", f.prior);
   f.lengthscale_prior_loc = num(c, o, "lengthscale_prior_loc", "fit.", f.lengthscale_prior_loc);
@@ -503,6 +504,7 @@ json options_to_json(const OptimizerOptions& o) {
               {"max_rows", f.max_rows},
               {"normalize", f.normalize},
               {"warp", f.warp},
+              {"warp_select", f.warp_select},
               {"unit_inputs", f.unit_inputs},
               {"prior", f.prior},
               {"lengthscale_prior_loc", f.lengthscale_prior_loc},

@@ -73,6 +73,16 @@ Kernel composite_fitted(const Kernel& k, const HyperFitOptions& ho, const HyperF
                 : Kernel::product(std::move(parts), res.theta.signal_variance);
 }
 
+/// ln of the density of the observed y under a fit to the standardised warped values
+/// h = (w(g) − offset) / scale, g = ±y: the fit's log likelihood plus the Jacobian
+/// Σ ln(w'(g_i) / scale) (in proportion to the rows the fit used when it subsampled).
+double log_density_of_y(const HyperFit& r, const std::vector<double>& g,
+                        const detail::OutputWarp& w, double scale) {
+  double jacobian = 0.0;
+  for (double v : g) jacobian += std::log(w.slope(v) / scale);
+  return r.log_likelihood + jacobian * r.rows_used / static_cast<double>(g.size());
+}
+
 }  // namespace
 
 HyperFit Optimizer::State::fit() {
@@ -93,8 +103,10 @@ HyperFit Optimizer::State::fit() {
   double offset = 0.0, scale = 1.0;
   detail::OutputWarp w;
   standardization(offset, scale, w);
-  Eigen::VectorXd y(t);
-  for (int i = 0; i < t; ++i) y[i] = w.forward(sign() * obs_y[static_cast<std::size_t>(i)]);
+  std::vector<double> signed_y(static_cast<std::size_t>(t));  // g = sign·y, larger is better
+  for (std::size_t i = 0; i < signed_y.size(); ++i) signed_y[i] = sign() * obs_y[i];
+  const Eigen::Map<const Eigen::VectorXd> plain_y(signed_y.data(), t);
+  Eigen::VectorXd y = plain_y.unaryExpr([&w](double v) { return w.forward(v); });
   HyperFitOptions ho;
   if (composite) {
     ho.parts = fit_parts(opt.kernel);
@@ -142,7 +154,20 @@ HyperFit Optimizer::State::fit() {
     g.noise_variance = opt.noise_variance;
     ho.starts.push_back(g);
   }
-  const HyperFit res = fit_gp_hyperparameters(X, (y.array() - offset) / scale, ho);
+  HyperFit res = fit_gp_hyperparameters(X, (y.array() - offset) / scale, ho);
+  if (f.warp_select && !w.identity()) {  // FitOptions::warp_select: the plain model as well
+    double plain_offset = 0.0, plain_scale = 1.0;
+    detail::OutputWarp identity;
+    standardization(plain_offset, plain_scale, identity, true);
+    HyperFit plain = fit_gp_hyperparameters(X, (plain_y.array() - plain_offset) / plain_scale, ho);
+    if (log_density_of_y(plain, signed_y, identity, plain_scale) >=
+        log_density_of_y(res, signed_y, w, scale)) {
+      res = plain;
+      offset = plain_offset;
+      scale = plain_scale;
+      w = identity;
+    }
+  }
   if (composite) {
     opt.kernel = composite_fitted(opt.kernel, ho, res, width);
   } else {

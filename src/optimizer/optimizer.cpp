@@ -341,7 +341,8 @@ void Optimizer::State::record(const double* x, double y, int p) {
   if (it != outstanding.end()) outstanding.erase(it);
 }
 
-void Optimizer::State::standardization(double& offset, double& scale, detail::OutputWarp& w) const {
+void Optimizer::State::standardization(double& offset, double& scale, detail::OutputWarp& w,
+                                       bool plain) const {
   offset = 0.0;
   scale = 1.0;
   w = detail::OutputWarp();
@@ -349,7 +350,7 @@ void Optimizer::State::standardization(double& offset, double& scale, detail::Ou
   if (t == 0) return;
   std::vector<double> g(static_cast<std::size_t>(t));
   for (std::size_t i = 0; i < g.size(); ++i) g[i] = sign() * obs_y[i];
-  if (opt.fit.warp) {
+  if (opt.fit.warp && !plain) {
     w = detail::OutputWarp::choose(g);
     for (double& v : g) v = w.forward(v);
   }

@@ -98,6 +98,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
         {"normalize", "boolean", "true", "standardise y after every tell"},
         {"warp", "boolean", "false",
          "Box-Cox compression of y's bad tail beyond its median (exponent fitted)"},
+        {"warp_select", "boolean", "false",
+         "with warp: keep it only where its marginal likelihood (with the Jacobian) is higher"},
         {"unit_inputs", "boolean", "true", "fit in the domain's unit box"},
         {"prior", "boolean", "true",
          "log-normal priors: lengthscales (lengthscale_prior_*), noise (near interpolation)"},

@@ -172,8 +172,10 @@ struct Optimizer::State {
   /// first fit, re-standardises y after every tell (FitOptions::normalize).
   void maybe_refit();
   /// The output warp (FitOptions::warp; else the identity), then the offset and scale that
-  /// standardise the warped sign·y over the observations (0, 1 without normalize).
-  void standardization(double& offset, double& scale, detail::OutputWarp& w) const;
+  /// standardise the warped sign·y over the observations (0, 1 without normalize). With
+  /// `plain` the warp is the identity whatever FitOptions::warp says.
+  void standardization(double& offset, double& scale, detail::OutputWarp& w,
+                       bool plain = false) const;
   /// Maps the model's mean and variance at some points back to the units of y.
   void to_y_units(Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
   /// Appends x (d values) as an extra point and, unless a rebuild is due, grows the posterior by

@@ -224,6 +224,12 @@ struct FitOptions {
   /// of heavy-tailed objectives (Rosenbrock: 1 .. 1e6); predictions are mapped back through its
   /// inverse (the variance to first order).
   bool warp = false;
+  /// With `warp`: at every fit both models are fitted, on the warped and on the plain
+  /// standardised y, and the warp is kept only where its marginal likelihood with the warp's
+  /// Jacobian (so both are densities of the same observed y) is the higher; otherwise the fit is
+  /// the plain one. Smooth objectives whose plain GP fits well (Branin) keep their digits; heavy
+  /// bad tails (Rosenbrock) keep the warp. Costs a second fit when the warp is not the identity.
+  bool warp_select = false;
   /// Fit in unit coordinates: each axis scaled by the extent of the domain (the box of a Grid,
   /// Sobol or Box domain; the candidates' bounding box for point sets), so that the lengthscale
   /// prior means the same on every problem. False: the fitter standardises each input column by

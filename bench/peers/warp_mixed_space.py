@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""The mixed-space check of python/tests/test_minimize.py (a log-uniform real, an integer, a
+categorical and a real; 30 calls) over seeds 0..9, with and without the output warp (fit.warp):
+prints the final values per seed and how many end at or above 0.3 (the test's bound: a wrong
+category costs 1).
+
+Usage: PYTHONPATH=build-cpu/python python3 bench/peers/warp_mixed_space.py [SEEDS]
+"""
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python",
+                                "tests"))
+import gpbandit as g  # noqa: E402
+from test_minimize import Categorical, Integer, Real, SkoptLikeReal  # noqa: E402
+
+
+def f(x):
+    lr, layers, act, width = x
+    return ((math.log10(lr) + 2) ** 2 + (layers - 3) ** 2 + (0 if act == "relu" else 1)
+            + (width - 0.5) ** 2)
+
+
+def main():
+    warnings.simplefilter("ignore")
+    seeds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    dims = [Real(1e-5, 1e-1, prior="log-uniform"), Integer(1, 6),
+            Categorical(["tanh", "relu", "elu"]), SkoptLikeReal(0.0, 1.0)]
+    for warp in (False, True):
+        fun = [g.minimize(f, dims, n_calls=30, random_state=s, fit={"warp": warp}).fun
+               for s in range(seeds)]
+        print(f"fit.warp {warp}: final values {np.round(fun, 3).tolist()}; "
+              f"{sum(v >= 0.3 for v in fun)} of {seeds} at or above 0.3")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
