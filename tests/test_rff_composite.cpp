@@ -15,6 +15,7 @@
 #include "gpbandit/error.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "gpbandit/rng.hpp"
+#include "kernel_part.hpp"
 #include "objective/gp_prior.hpp"
 #include "test_support.hpp"
 
@@ -26,21 +27,10 @@ using gpb::KernelType;
 using gpb::test::contains;
 const auto& error_of = gpb::test::invalid_argument_of;
 
-KernelPart part(KernelType t, int begin, int size, std::vector<double> l, double v = 1.0) {
-  KernelPart p;
-  p.type = t;
-  p.begin = begin;
-  p.size = size;
-  p.lengthscales = Eigen::Map<Eigen::VectorXd>(l.data(), static_cast<Eigen::Index>(l.size()));
-  p.variance = v;
-  return p;
-}
+using gpb::test::kernel_part;
 
 gpb::Context cpu_context() {
-  gpb::ContextOptions o;
-  o.backend = gpb::Backend::Cpu;
-  o.threads = 2;
-  return gpb::Context(o);
+  return gpb::test::make_cpu_context(2);
 }
 
 /// The features a_i cos(w_iᵀx + b_i) of the draw at the columns of `points` (M × n).
@@ -94,9 +84,9 @@ Eigen::MatrixXd points4() {
 // features, tolerance 0.04 (Hoeffding: ≤ 1e-9 for the 78 pairs). A draw that ignored the second
 // part would estimate v·k_1, which differs from v·k_1·k_2 by more than 3× the tolerance here.
 TEST(RffComposite, ProductFeaturesConvergeToTheKernel) {
-  const KernelPart k1 = part(KernelType::Matern52, 0, 2, {0.2, 0.5});
-  const Kernel k = Kernel::product({k1, part(KernelType::SE, 2, 2, {0.3})}, 1.5);
-  const Kernel first_only = Kernel::product({k1, part(KernelType::SE, 2, 2, {1e9})}, 1.5);
+  const KernelPart k1 = kernel_part(KernelType::Matern52, 0, 2, {0.2, 0.5});
+  const Kernel k = Kernel::product({k1, kernel_part(KernelType::SE, 2, 2, {0.3})}, 1.5);
+  const Kernel first_only = Kernel::product({k1, kernel_part(KernelType::SE, 2, 2, {1e9})}, 1.5);
   const Eigen::MatrixXd p = points4();
   const gpb::Context ctx = cpu_context();
   EXPECT_GT((gpb::kernel_matrix(ctx, k, p, p) - gpb::kernel_matrix(ctx, first_only, p, p))
@@ -110,9 +100,9 @@ TEST(RffComposite, ProductFeaturesConvergeToTheKernel) {
 // (v 0.3); M = 300 001 features, 100 001 / 100 000 / 100 000 per part; tolerance 0.04
 // (Hoeffding: ≤ 1e-8 for the 78 pairs).
 TEST(RffComposite, SumFeaturesConvergeToTheKernel) {
-  const Kernel k = Kernel::sum({part(KernelType::Matern32, 0, 1, {0.25}, 0.7),
-                                part(KernelType::SE, 1, 2, {0.2, 0.6}, 0.5),
-                                part(KernelType::Matern12, 3, 1, {0.4}, 0.3)});
+  const Kernel k = Kernel::sum({kernel_part(KernelType::Matern32, 0, 1, {0.25}, 0.7),
+                                kernel_part(KernelType::SE, 1, 2, {0.2, 0.6}, 0.5),
+                                kernel_part(KernelType::Matern12, 3, 1, {0.4}, 0.3)});
   expect_converges(k, points4(), 300001, 0.04);
 }
 
@@ -120,9 +110,9 @@ TEST(RffComposite, SumFeaturesConvergeToTheKernel) {
 // parts), each with frequencies on its part's range only and amplitude √(2v_p/M_p); a product's
 // features have frequencies on every feature and amplitude √(2v/M).
 TEST(RffComposite, FeatureBlocksAndAmplitudes) {
-  const Kernel s = Kernel::sum({part(KernelType::SE, 0, 2, {0.5}, 0.8),
-                                part(KernelType::Matern52, 2, 1, {0.5}, 0.2),
-                                part(KernelType::Matern32, 3, 1, {0.5}, 1.0)});
+  const Kernel s = Kernel::sum({kernel_part(KernelType::SE, 0, 2, {0.5}, 0.8),
+                                kernel_part(KernelType::Matern52, 2, 1, {0.5}, 0.2),
+                                kernel_part(KernelType::Matern32, 3, 1, {0.5}, 1.0)});
   gpb::Rng rng(1, 0, 0);
   const gpb::detail::RffDraw r = gpb::detail::draw_rff(s, 4, 11, rng);  // 4 + 4 + 3 features
   const int owner[11] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2};
@@ -137,7 +127,8 @@ TEST(RffComposite, FeatureBlocksAndAmplitudes) {
     EXPECT_DOUBLE_EQ(r.amplitude[i], std::sqrt(2.0 * v[p] / count[p])) << "feature " << i;
   }
   const Kernel prod = Kernel::product(
-      {part(KernelType::SE, 0, 2, {0.5}), part(KernelType::Matern52, 2, 2, {0.5})}, 2.0);
+      {kernel_part(KernelType::SE, 0, 2, {0.5}), kernel_part(KernelType::Matern52, 2, 2, {0.5})},
+      2.0);
   gpb::Rng rng2(1, 0, 0);
   const gpb::detail::RffDraw rp = gpb::detail::draw_rff(prod, 4, 7, rng2);
   EXPECT_TRUE((rp.w.array() != 0.0).all());
@@ -158,9 +149,9 @@ TEST(RffComposite, RefusesNonStationaryKernelsAndTooFewFeatures) {
                        "random Fourier features need a stationary kernel"));
   EXPECT_TRUE(contains(error_of([&] { gpb::detail::draw_rff(Kernel::linear(1.0), 2, 8, rng); }),
                        "or a product or sum of them, got linear"));
-  const Kernel s =
-      Kernel::sum({part(KernelType::SE, 0, 1, {0.5}, 0.5), part(KernelType::SE, 1, 1, {0.5}, 0.5),
-                   part(KernelType::SE, 2, 1, {0.5}, 0.5)});
+  const Kernel s = Kernel::sum({kernel_part(KernelType::SE, 0, 1, {0.5}, 0.5),
+                                kernel_part(KernelType::SE, 1, 1, {0.5}, 0.5),
+                                kernel_part(KernelType::SE, 2, 1, {0.5}, 0.5)});
   EXPECT_TRUE(contains(error_of([&] { gpb::detail::draw_rff(s, 3, 2, rng); }),
                        "a sum of 3 parts needs features >= 3"));
   EXPECT_TRUE(contains(error_of([&] { gpb::detail::draw_rff(s, 4, 8, rng); }),
@@ -175,8 +166,8 @@ TEST(RffComposite, ThompsonBeyondExactMaxTakesACompositeKernel) {
     gpb::OptimizerOptions o;
     o.domain = gpb::DomainSpec::grid({0, 0}, {1, 1}, {30, 30});
     const double v = sum ? 0.5 : 1.0;  // a sum's part variances; a product's parts carry none
-    std::vector<KernelPart> parts = {part(KernelType::Matern52, 0, 1, {0.3}, v),
-                                     part(KernelType::Matern52, 1, 1, {0.3}, v)};
+    std::vector<KernelPart> parts = {kernel_part(KernelType::Matern52, 0, 1, {0.3}, v),
+                                     kernel_part(KernelType::Matern52, 1, 1, {0.3}, v)};
     o.kernel = sum ? Kernel::sum(parts) : Kernel::product(parts, 1.0);
     o.noise_variance = 1e-4;
     o.seed = 3;
