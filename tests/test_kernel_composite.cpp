@@ -20,6 +20,7 @@
 #include "gpbandit/engine/space_kernel.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
+#include "kernel_part.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -31,15 +32,7 @@ using gpb::Parameter;
 using gpb::test::contains;
 const auto& error_of = gpb::test::invalid_argument_of;
 
-KernelPart part(KernelType t, int begin, int size, std::vector<double> l, double v = 1.0) {
-  KernelPart p;
-  p.type = t;
-  p.begin = begin;
-  p.size = size;
-  p.lengthscales = Eigen::Map<Eigen::VectorXd>(l.data(), static_cast<Eigen::Index>(l.size()));
-  p.variance = v;
-  return p;
-}
+using gpb::test::kernel_part;
 
 /// The stationary shape at variance 1, written out from the textbook formulas.
 double shape(KernelType t, double s) {
@@ -69,9 +62,9 @@ double scaled_distance(const KernelPart& p, const Eigen::VectorXd& x, const Eige
 /// Parts on 6 features: Matérn 5/2 on [0, 1), SE with ARD on [1, 4), Matérn 3/2 isotropic on
 /// [4, 6) — given out of order (the ranges, not the order, define the kernel).
 std::vector<KernelPart> three_parts(bool sum) {
-  return {part(KernelType::SE, 1, 3, {0.4, 1.5, 0.7}, sum ? 0.5 : 1.0),
-          part(KernelType::Matern52, 0, 1, {0.3}, sum ? 1.2 : 1.0),
-          part(KernelType::Matern32, 4, 2, {0.9}, sum ? 0.3 : 1.0)};
+  return {kernel_part(KernelType::SE, 1, 3, {0.4, 1.5, 0.7}, sum ? 0.5 : 1.0),
+          kernel_part(KernelType::Matern52, 0, 1, {0.3}, sum ? 1.2 : 1.0),
+          kernel_part(KernelType::Matern32, 4, 2, {0.9}, sum ? 0.3 : 1.0)};
 }
 
 gpb::Context cpu_context() {
@@ -123,12 +116,38 @@ TEST(KernelComposite, ValuesMatchTheDirectFormula) {
 TEST(KernelComposite, OnePartIsThePlainKernel) {
   const Eigen::Vector3d l(0.5, 1.0, 2.0);
   const Kernel plain = Kernel::ard(KernelType::Matern52, l, 1.3);
-  const Kernel one = Kernel::product({part(KernelType::Matern52, 0, 3, {0.5, 1.0, 2.0})}, 1.3);
+  const Kernel one =
+      Kernel::product({kernel_part(KernelType::Matern52, 0, 3, {0.5, 1.0, 2.0})}, 1.3);
   const Eigen::MatrixXd A = Eigen::MatrixXd::Random(3, 9);
   const gpb::Context ctx = cpu_context();
   const Eigen::MatrixXd K1 = gpb::kernel_matrix(ctx, plain, A, A);
   const Eigen::MatrixXd K2 = gpb::kernel_matrix(ctx, one, A, A);
   EXPECT_LT((K1 - K2).cwiseAbs().maxCoeff(), 1e-15);
+}
+
+// One shape formula (detail::stationary_shape) serves plain kernels and composite parts: a
+// one-part product at variance 1 is the plain kernel bit for bit, for every stationary type,
+// isotropic and ARD, at distances from 0 to past the Matérn overflow guard.
+TEST(KernelComposite, OnePartAtVarianceOneIsThePlainKernelBitForBit) {
+  const Eigen::MatrixXd A = Eigen::MatrixXd::Random(3, 8);
+  for (KernelType t :
+       {KernelType::SE, KernelType::Matern12, KernelType::Matern32, KernelType::Matern52}) {
+    for (bool ard : {false, true}) {
+      const std::vector<double> l =
+          ard ? std::vector<double>{0.5, 1e-160, 2.0} : std::vector<double>{0.7};
+      const Kernel plain = ard ? Kernel::ard(t, Eigen::Vector3d(l[0], l[1], l[2]), 1.0)
+                               : Kernel::ard(t, Eigen::VectorXd::Constant(1, l[0]), 1.0);
+      const Kernel one = Kernel::product({kernel_part(t, 0, 3, l)}, 1.0);
+      for (int i = 0; i < A.cols(); ++i) {
+        for (int j = 0; j < A.cols(); ++j) {
+          const double a = plain(A.col(i).data(), A.col(j).data(), 3);
+          const double b = one(A.col(i).data(), A.col(j).data(), 3);
+          EXPECT_EQ(a, b) << kernel_type_name(t) << (ard ? " ard" : "") << " " << i << ", " << j;
+          EXPECT_FALSE(std::isnan(b));
+        }
+      }
+    }
+  }
 }
 
 TEST(KernelComposite, WithVarianceScalesASumsParts) {
@@ -144,27 +163,28 @@ TEST(KernelComposite, RefusesBadPartsNamingThem) {
   using V = std::vector<KernelPart>;
   EXPECT_TRUE(contains(error_of([] { (void)Kernel::product(V{}); }), "kernel.parts must not be"));
   EXPECT_TRUE(contains(error_of([] {
-                         (void)Kernel::product(V{part(KernelType::SE, 0, 2, {1.0}),
-                                                 part(KernelType::SE, 1, 2, {1.0})});
+                         (void)Kernel::product(V{kernel_part(KernelType::SE, 0, 2, {1.0}),
+                                                 kernel_part(KernelType::SE, 1, 2, {1.0})});
                        }),
                        "kernel.parts[1] overlaps kernel.parts[0] at feature 1"));
   EXPECT_TRUE(contains(error_of([] {
-                         (void)Kernel::product(V{part(KernelType::SE, 0, 1, {1.0}),
-                                                 part(KernelType::SE, 2, 1, {1.0})});
+                         (void)Kernel::product(V{kernel_part(KernelType::SE, 0, 1, {1.0}),
+                                                 kernel_part(KernelType::SE, 2, 1, {1.0})});
                        }),
                        "feature 1 of 3"));
   EXPECT_TRUE(
-      contains(error_of([] { (void)Kernel::sum(V{part(KernelType::Linear, 0, 1, {1.0})}); }),
+      contains(error_of([] { (void)Kernel::sum(V{kernel_part(KernelType::Linear, 0, 1, {1.0})}); }),
                "kernel.parts[0].type must be se, matern12"));
   EXPECT_TRUE(contains(error_of([] {
-                         (void)Kernel::product(V{part(KernelType::SE, 0, 3, {1.0, 2.0})});
+                         (void)Kernel::product(V{kernel_part(KernelType::SE, 0, 3, {1.0, 2.0})});
                        }),
                        "kernel.parts[0].lengthscale must have 1 or 3 values"));
+  EXPECT_TRUE(contains(
+      error_of([] { (void)Kernel::product(V{kernel_part(KernelType::SE, 0, 1, {1.0}, 2.0)}); }),
+      "kernel.parts[0].variance must be 1 in a product"));
   EXPECT_TRUE(
-      contains(error_of([] { (void)Kernel::product(V{part(KernelType::SE, 0, 1, {1.0}, 2.0)}); }),
-               "kernel.parts[0].variance must be 1 in a product"));
-  EXPECT_TRUE(contains(error_of([] { (void)Kernel::sum(V{part(KernelType::SE, 0, 1, {-1.0})}); }),
-                       "kernel.parts[0].lengthscale must be > 0"));
+      contains(error_of([] { (void)Kernel::sum(V{kernel_part(KernelType::SE, 0, 1, {-1.0})}); }),
+               "kernel.parts[0].lengthscale must be > 0"));
   EXPECT_TRUE(contains(error_of([] { (void)gpb::parse_kernel_type("product"); }),
                        "kernel 'product' is composite"));
   // Points of the wrong dimension.

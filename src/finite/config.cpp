@@ -45,6 +45,11 @@
 //       | {"type": "precomputed", "path": "K.csv"}  N x N symmetric matrix; the domain must be
 //                                                   {"type": "indices", "n": N}
 //       | {"type": "tanimoto" | "minmax", "variance": 1 (> 0)}   fingerprint domains only
+//       | {"combine": "product" | "sum", "type": "matern52" (of the parts), "variance": 1
+//          (product), "parts": [{"features": [begin, end), "type", "lengthscale" (a number or
+//          one per feature), "ard": true, "variance" (sum: 1/parts)}, ...]}
+//             stationary parts on contiguous feature ranges covering the domain: v·Π k_p or
+//             Σ v_p·k_p (docs/spaces.md)
 //     "objective": REQUIRED
 //         {"type": "rkhs", "support": 100 (>= 1), "fixed": false}
 //       | {"type": "gp_sample", "features": 0 (>= 0; 0 = exact), "fixed": false,
@@ -112,6 +117,7 @@
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
 #include "experiment/fingerprint_domain.hpp"
+#include "experiment/kernel_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "finite/finite_family.hpp"
 #include "finite/po_config.hpp"
@@ -550,8 +556,10 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
     }
     cfg.domain =
         build_domain(c, root.at("domain"), &domain_type, detail::validation_budget(cfg), shard);
-    cfg.kernel = build_kernel(c, root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}},
-                              &kernel_path);
+    const json kernel = root.contains("kernel") ? root.at("kernel") : json{{"type", "se"}};
+    cfg.kernel = detail::is_composite_kernel_json(kernel)
+                     ? detail::parse_composite_kernel(c, kernel, nullptr, cfg.domain.dim())
+                     : build_kernel(c, kernel, &kernel_path);
     if (cfg.kernel.is_ard() && cfg.kernel.ard_dim() != cfg.domain.dim()) {
       c.fail("kernel.lengthscale", "has " + std::to_string(cfg.kernel.ard_dim()) +
                                        " values (ARD) but the domain has dimension " +

@@ -105,7 +105,9 @@ void add_finite_entries(std::vector<RegistryEntry>& r) {
       {"domain", "object", "required unless dataset",
        "the finite domain (absent for dataset objectives)"},
       {"kernel", "object", R"({"type":"se"})",
-       "surrogate and objective kernel (absent for dataset objectives)"},
+       "surrogate and objective kernel (absent for dataset objectives): a kernel entry, or "
+       "parts on feature ranges: combine product | sum, parts [{features [begin, end), type, "
+       "lengthscale, ard, variance (sum)}], type (default of the parts), variance (product)"},
       {"objective", "object", kReq, "the unknown function"},
       {"noise", "object", R"({"type":"none"})", "observation noise added to f(x)"},
       {"policies", "array", kReq, "non-empty list of policies; labels must be unique"},

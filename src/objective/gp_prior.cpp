@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
@@ -29,6 +30,62 @@ double spectral_dof(KernelType t) {
   }
 }
 
+/// Part `kp`'s frequencies of feature i: its normals, then (Matérn) its chi-square stretch, each
+/// axis scaled by its inverse lengthscale.
+void draw_part_frequencies(const KernelPart& kp, const Eigen::VectorXd& inv, Eigen::Index i,
+                           Eigen::MatrixXd& w, Rng& rng) {
+  for (int q = kp.begin; q < kp.begin + kp.size; ++q) w(q, i) = rng.normal();
+  const double dof = spectral_dof(kp.type);
+  const double stretch = dof > 0.0 ? std::sqrt(dof / sample_chi_square(rng, dof)) : 1.0;
+  for (int q = kp.begin; q < kp.begin + kp.size; ++q) w(q, i) *= inv[q] * stretch;
+}
+
+/// draw_rff of a product or sum kernel (gp_prior.hpp documents the draws).
+RffDraw draw_composite_rff(const Kernel& k, int d, int features, Rng& rng) {
+  const std::vector<KernelPart>& parts = k.parts();
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    GPB_EXPECTS(spectral_dof(parts[p].type) > 0.0 || parts[p].type == KernelType::SE,
+                "random Fourier features need stationary parts (se, matern12, matern32, "
+                "matern52), but part "
+                    << p << " of " << k.describe() << " is " << kernel_type_name(parts[p].type));
+  }
+  GPB_EXPECTS(d == k.input_dim(), "random Fourier features: points have dimension "
+                                      << d << " but " << k.describe() << " has " << k.input_dim()
+                                      << " features");
+  const bool sum = k.type() == KernelType::Sum;
+  const auto P = static_cast<int>(parts.size());
+  GPB_EXPECTS(!sum || features >= P, "random Fourier features: a sum of "
+                                         << P << " parts needs features >= " << P
+                                         << " (a block per part), got " << features);
+  const int m = features;
+  const Eigen::VectorXd& inv = k.inverse_lengthscales();
+  RffDraw r;
+  r.w = Eigen::MatrixXd::Zero(d, m);
+  r.b.resize(m);
+  r.z.resize(m);
+  r.amplitude.resize(m);
+  int part = 0, block_end = sum ? m / P + (0 < m % P ? 1 : 0) : m;
+  for (int i = 0; i < m; ++i) {
+    if (sum && i == block_end) {
+      ++part;
+      block_end += m / P + (part < m % P ? 1 : 0);
+    }
+    if (sum) {
+      const KernelPart& kp = parts[static_cast<std::size_t>(part)];
+      draw_part_frequencies(kp, inv, i, r.w, rng);
+      const int mp = m / P + (part < m % P ? 1 : 0);
+      r.amplitude(i) = std::sqrt(2.0 * kp.variance / mp);
+    } else {
+      for (const KernelPart& kp : parts) draw_part_frequencies(kp, inv, i, r.w, rng);
+      r.amplitude(i) = std::sqrt(2.0 * k.variance() / m);
+    }
+    r.b(i) = kTwoPi * rng.uniform();
+    r.z(i) = rng.normal();
+  }
+  r.z.array() *= r.amplitude.array();
+  return r;
+}
+
 }  // namespace
 
 Eigen::MatrixXd prior_factor(const Context& ctx, const Kernel& k,
@@ -48,11 +105,12 @@ Eigen::VectorXd exact_prior_sample(const Eigen::MatrixXd& factor, Rng& rng) {
 }
 
 RffDraw draw_rff(const Kernel& k, int d, int features, Rng& rng) {
-  GPB_EXPECTS(k.stationary(),
+  GPB_EXPECTS(k.stationary() || k.composite(),
               "random Fourier features need a stationary kernel (se, matern12, "
-              "matern32, matern52), got "
+              "matern32, matern52) or a product or sum of them, got "
                   << k.describe());
   GPB_EXPECTS(features >= 1, "random Fourier features: features must be >= 1, got " << features);
+  if (k.composite()) return draw_composite_rff(k, d, features, rng);
   GPB_EXPECTS(!k.is_ard() || d == k.ard_dim(), "random Fourier features: points have dimension "
                                                    << d << " but " << k.describe() << " has "
                                                    << k.ard_dim() << " lengthscales");
@@ -75,6 +133,7 @@ RffDraw draw_rff(const Kernel& k, int d, int features, Rng& rng) {
     r.z(i) = rng.normal();
   }
   r.z *= std::sqrt(2.0 * k.variance() / m);
+  r.amplitude = Eigen::VectorXd::Constant(m, std::sqrt(2.0 * k.variance() / m));
   return r;
 }
 

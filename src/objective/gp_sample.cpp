@@ -110,9 +110,9 @@ std::unique_ptr<Objective> make_gp_sample_objective(const Kernel& kernel, int fe
   GPB_EXPECTS(!kronecker || kernel.type() == KernelType::SE,
               "objective.kronecker: needs the se kernel (a product over the axes), got "
                   << kernel.describe());
-  GPB_EXPECTS(features == 0 || kernel.stationary(),
+  GPB_EXPECTS(features == 0 || kernel.stationary() || kernel.composite(),
               "objective.features > 0 (random Fourier features) needs a stationary kernel "
-              "(se, matern12, matern32, matern52), got "
+              "(se, matern12, matern32, matern52) or a product or sum of them, got "
                   << kernel.describe() << "; set objective.features = 0 for exact sampling");
   return std::make_unique<GpSampleObjective>(kernel, features, fixed, kronecker);
 }

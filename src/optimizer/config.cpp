@@ -13,11 +13,11 @@
 #include "experiment/checkpoint.hpp"
 #include "experiment/config_checker.hpp"
 #include "experiment/config_common.hpp"
+#include "experiment/kernel_config.hpp"
 #include "experiment/registry_internal.hpp"
 #include "gpbandit/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
-#include "optimizer/kernel_config.hpp"
 #include "optimizer/space_config.hpp"
 
 namespace gpb {
@@ -420,9 +420,13 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
   if (!root.contains("domain")) c.fail("domain", "required");
   o.domain = parse_domain(c, root["domain"]);
   const json kernel = root.contains("kernel") ? root["kernel"] : json::object();
-  o.kernel = detail::is_composite_kernel_json(kernel)
-                 ? detail::parse_composite_kernel(c, kernel, o.domain)
-                 : parse_kernel(c, kernel);
+  o.kernel =
+      detail::is_composite_kernel_json(kernel)
+          ? detail::parse_composite_kernel(
+                c, kernel,
+                o.domain.kind == DomainSpec::Kind::Parameters ? o.domain.space.get() : nullptr,
+                o.domain.dim())
+          : parse_kernel(c, kernel);
   if (o.kernel.is_ard() && o.kernel.ard_dim() != o.domain.dim()) {
     c.fail("kernel.lengthscale", "has " + std::to_string(o.kernel.ard_dim()) +
                                      " values (ARD) but the domain has dimension " +

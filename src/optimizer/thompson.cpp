@@ -29,10 +29,11 @@ Eigen::VectorXd ThompsonSampler::draw(const Context& ctx, const Kernel& kernel,
     }
     f0 = exact_prior_sample(factor_, rng);
   } else {
-    GPB_EXPECTS(kernel.stationary(),
+    GPB_EXPECTS(kernel.stationary() || kernel.composite(),
                 "ask: Thompson sampling over more than acquisition.exact_max = "
                     << exact_max << " points uses random Fourier features, which need a "
-                    << "stationary kernel (se, matern); got " << kernel.describe());
+                    << "stationary kernel (se, matern) or a product or sum of them; got "
+                    << kernel.describe());
     f0 = rff_prior_sample(ctx, kernel, points, features, rng);
   }
   Eigen::VectorXd f = Eigen::Map<const Eigen::VectorXd>(post.mean(0), count) + f0.head(count);

@@ -138,11 +138,12 @@ const char* acquisition_kind_name(AcquisitionKind kind);
 /// with f₀ a prior draw and ε ~ N(0, λI). When the posterior's point set has at most
 /// `exact_max` points, f₀ is exact (a Cholesky factor of K(D, D), N² doubles, factored once per
 /// hyperparameter setting in O(N³): 4096 points take 128 MiB); beyond that f₀ uses `features`
-/// random Fourier features (stationary kernels only), the conditioning step staying exact. While
-/// hyperparameters are refitted automatically (FitOptions::every > 0, the default) every refit
-/// would rebuild that factor, so exact draws are then limited to 512 points and larger sets use the
-/// random features (a 4096-point exact factor after every tell cost 150 s over 60 calls against
-/// about 1 s for EI); set `fit.every = 0` to keep exact draws up to exact_max.
+/// random Fourier features (stationary kernels, and products and sums of them), the conditioning
+/// step staying exact. While hyperparameters are refitted automatically (FitOptions::every > 0,
+/// the default) every refit would rebuild that factor, so exact draws are then limited to 512
+/// points and larger sets use the random features (a 4096-point exact factor after every tell
+/// cost 150 s over 60 calls against about 1 s for EI); set `fit.every = 0` to keep exact draws up
+/// to exact_max.
 struct AcquisitionOptions {
   /// The rule.
   AcquisitionKind kind = AcquisitionKind::Ucb;

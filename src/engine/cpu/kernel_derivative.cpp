@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/detail/kernel_formula.hpp"
 #include "engine/detail/se_derivative_formula.hpp"
 
 #include "gpbandit/build_config.hpp"
@@ -77,25 +78,6 @@ Eigen::MatrixXd se_kernel_grad_grad(const Context& ctx, const Kernel& k,
 
 namespace {
 
-/// g = −κ′(ρ)/ρ of a stationary shape at squared scaled distance ρ² (see kernel_gradient).
-double shape_slope(KernelType type, double rho2) {
-  if (type == KernelType::SE) return std::exp(-0.5 * rho2);
-  if (type == KernelType::Matern32) return 3.0 * std::exp(-std::sqrt(3.0 * rho2));
-  const double s = std::sqrt(5.0 * rho2);
-  return (5.0 / 3.0) * (1.0 + s) * std::exp(-s);
-}
-
-/// The shape κ(ρ) itself (variance 1), as the formula evaluates it.
-double shape_value(KernelType type, double rho2) {
-  if (type == KernelType::SE) return std::exp(-0.5 * rho2);
-  if (type == KernelType::Matern32) {
-    const double a = std::sqrt(3.0 * rho2);
-    return (1.0 + a) * std::exp(-a);
-  }
-  const double a = std::sqrt(5.0 * rho2);
-  return (1.0 + a + (5.0 / 3.0) * rho2) * std::exp(-a);
-}
-
 /// Composite kernels: ∂k/∂x_a for a in part p is c_p·∂u_p/∂x_a, with c_p = v·Π_{o≠p} u_o
 /// (product) or v_p (sum), ∂u_p/∂x_a = −g_p(ρ_p)·(x_a − z_a)/l_a².
 Eigen::MatrixXd composite_gradient(const Kernel& k, const Eigen::Ref<const Eigen::VectorXd>& x,
@@ -122,8 +104,7 @@ Eigen::MatrixXd composite_gradient(const Kernel& k, const Eigen::Ref<const Eigen
       const KernelPart& kp = parts[p];
       const double rho2 =
           (diff.segment(kp.begin, kp.size).square() * inv2.segment(kp.begin, kp.size)).sum();
-      u[p] = shape_value(kp.type, rho2);
-      g[p] = shape_slope(kp.type, rho2);
+      u[p] = detail::stationary_shape(kp.type, rho2, 1.0, &g[p]);
     }
     for (std::size_t p = 0; p < P; ++p) {
       const KernelPart& kp = parts[p];
@@ -166,14 +147,7 @@ Eigen::MatrixXd kernel_gradient(const Kernel& k, const Eigen::Ref<const Eigen::V
     const Eigen::ArrayXd diff = x.array() - Z.col(j).array();
     const double rho2 = (diff.square() * inv2).sum();
     double g = 0;
-    if (type == KernelType::SE) {
-      g = std::exp(-0.5 * rho2);
-    } else if (type == KernelType::Matern32) {
-      g = 3.0 * std::exp(-std::sqrt(3.0 * rho2));
-    } else {
-      const double s = std::sqrt(5.0 * rho2);
-      g = (5.0 / 3.0) * (1.0 + s) * std::exp(-s);
-    }
+    detail::stationary_shape(type, rho2, 1.0, &g);
     G.col(j) = (-k.variance() * g) * (diff * inv2).matrix();
   }
   return G;

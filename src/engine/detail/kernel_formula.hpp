@@ -56,6 +56,51 @@ GPB_HD inline double similarity(double variance, long long num, long long den) {
   return variance * (static_cast<double>(num) / static_cast<double>(den));
 }
 
+/// v·κ(r2) of a stationary kernel (SE, Matérn ½, 3/2, 5/2) at the squared scaled distance
+/// r2 = Σ ((x_i − y_i)/l_i)²: the one shape formula of the engine. The kernel matrix
+/// (KernelFormula::stationary, with the kernel's variance), the parts of composite kernels (v = 1;
+/// multiplying by 1 is exact), the input gradient and the marginal-likelihood fit all evaluate
+/// it, so they agree bit for bit. With `slope` not null it also stores g = −κ′(ρ)/ρ (variance 1,
+/// ρ = √r2), the factor of every lengthscale derivative (∂κ/∂ln l_j = g·(Δ_j/l_j)²) and input
+/// derivative (∂κ/∂x_j = −g·Δ_j/l_j²); for Matérn ½, g = e^{−ρ}/ρ is unbounded at ρ = 0.
+/// Matérn 3/2 and 5/2 at an overflowing scaled distance (tiny lengthscales): the polynomial factor
+/// is +inf and exp(−a) is 0; the limit of the product is 0, not inf·0 = NaN (any a > 1e150 gives
+/// exactly 0 anyway: exp(−a) underflows from a ≈ 745 on), and so is g.
+GPB_HD inline double stationary_shape(KernelType t, double r2, double v, double* slope = nullptr) {
+  switch (t) {
+    case KernelType::SE: {
+      const double e = std::exp(-0.5 * r2);
+      if (slope != nullptr) *slope = e;
+      return v * e;
+    }
+    case KernelType::Matern12: {
+      const double rho = std::sqrt(r2), e = std::exp(-rho);
+      if (slope != nullptr) *slope = e / rho;
+      return v * e;
+    }
+    case KernelType::Matern32: {
+      const double a = std::sqrt(3.0 * r2);
+      if (a > 1e150) {
+        if (slope != nullptr) *slope = 0.0;
+        return 0.0;
+      }
+      const double e = std::exp(-a);
+      if (slope != nullptr) *slope = 3.0 * e;
+      return v * (1.0 + a) * e;
+    }
+    default: {  // Matern52
+      const double a = std::sqrt(5.0 * r2);
+      if (a > 1e150) {
+        if (slope != nullptr) *slope = 0.0;
+        return 0.0;
+      }
+      const double e = std::exp(-a);
+      if (slope != nullptr) *slope = (5.0 / 3.0) * (1.0 + a) * e;
+      return v * (1.0 + a + (5.0 / 3.0) * r2) * e;
+    }
+  }
+}
+
 /// Kernel parameters flattened for the hot loop (trivially copyable: passed to CUDA kernels by
 /// value). `matrix` points at the column-major n×n precomputed matrix and `inv_lengthscales` at
 /// the d inverse lengthscales of an ARD kernel, in the memory space of the code that evaluates
@@ -112,27 +157,6 @@ struct KernelFormula {
     return 0.0;
   }
 
-  /// The stationary shape at variance 1 of a squared scaled distance r2 (the parts of composite
-  /// kernels), with Matérn's overflow guard as in stationary().
-  GPB_HD static double unit_shape(KernelType t, double r2) {
-    switch (t) {
-      case KernelType::SE:
-        return std::exp(-0.5 * r2);
-      case KernelType::Matern12:
-        return std::exp(-std::sqrt(r2));
-      case KernelType::Matern32: {
-        const double a = std::sqrt(3.0 * r2);
-        if (a > 1e150) return 0.0;
-        return (1.0 + a) * std::exp(-a);
-      }
-      default: {  // Matern52
-        const double a = std::sqrt(5.0 * r2);
-        if (a > 1e150) return 0.0;
-        return (1.0 + a + (5.0 / 3.0) * r2) * std::exp(-a);
-      }
-    }
-  }
-
  private:
   GPB_HD static double dot(const double* x, const double* y, int d) {
     double s = 0.0;
@@ -156,7 +180,7 @@ struct KernelFormula {
         const double diff = (x[begin + i] - y[begin + i]) * inv[m == 1 ? 0 : i];
         r2 = r2 + diff * diff;
       }
-      const double u = unit_shape(t, r2);
+      const double u = stationary_shape(t, r2, 1.0);
       acc = product ? acc * u : acc + p[3] * u;
       p += 5 + m;
     }
@@ -176,25 +200,7 @@ struct KernelFormula {
         r2 = r2 + diff * diff;
       }
     }
-    switch (type) {
-      case KernelType::SE:
-        return variance * std::exp(-0.5 * r2);
-      case KernelType::Matern12:
-        return variance * std::exp(-std::sqrt(r2));
-      // Matérn 3/2 and 5/2: at an overflowing scaled distance (tiny lengthscales) the polynomial
-      // factor is +inf and exp(−a) is 0; the limit of the product is 0, not inf·0 = NaN. (Any
-      // a > 1e150 gives exactly 0 anyway: exp(−a) underflows from a ≈ 745 on.)
-      case KernelType::Matern32: {
-        const double a = std::sqrt(3.0 * r2);
-        if (a > 1e150) return 0.0;
-        return variance * (1.0 + a) * std::exp(-a);
-      }
-      default: {  // Matern52
-        const double a = std::sqrt(5.0 * r2);
-        if (a > 1e150) return 0.0;
-        return variance * (1.0 + a + (5.0 / 3.0) * r2) * std::exp(-a);
-      }
-    }
+    return stationary_shape(type, r2, variance);
   }
 };
 

@@ -1,5 +1,5 @@
-// Composite kernels in the optimizer config (src/optimizer/kernel_config.hpp).
-#include "optimizer/kernel_config.hpp"
+// Composite kernels in a config (src/experiment/kernel_config.hpp).
+#include "experiment/kernel_config.hpp"
 
 #include <set>
 #include <string>
@@ -66,7 +66,8 @@ bool is_composite_kernel_json(const json& o) {
   return o.is_object() && (o.contains("combine") || o.contains("parts"));
 }
 
-Kernel parse_composite_kernel(const Checker& c, const json& o, const DomainSpec& domain) {
+Kernel parse_composite_kernel(const Checker& c, const json& o, const ParameterSpace* space,
+                              long long dim) {
   allow_keys(c, o, "kernel", {"combine", "parts", "type", "variance"});
   std::string combine = "product";
   if (o.contains("combine")) {
@@ -105,9 +106,9 @@ Kernel parse_composite_kernel(const Checker& c, const json& o, const DomainSpec&
       c.fail(path, "every part must name parameters, or every part give features, not a mix");
     }
     if (by_name) {
-      if (domain.kind != DomainSpec::Kind::Parameters) {
+      if (space == nullptr) {
         c.fail(pre + "parameters",
-               "the domain has no named parameters (domain type parameters); "
+               "the domain has no named parameters (only a domain of type parameters has); "
                "give features [begin, end) instead");
       }
       c.check_type(p["parameters"], "array", pre + "parameters");
@@ -125,10 +126,9 @@ Kernel parse_composite_kernel(const Checker& c, const json& o, const DomainSpec&
     }
     c.check_type(p["features"], "integer[]", pre + "features");
     const std::vector<long long> f = p["features"].get<std::vector<long long>>();
-    const long long d = domain.dim();
-    if (f.size() != 2 || !(0 <= f[0] && f[0] < f[1] && f[1] <= d)) {
+    if (f.size() != 2 || !(0 <= f[0] && f[0] < f[1] && f[1] <= dim)) {
       c.fail(pre + "features",
-             "must be [begin, end) with 0 <= begin < end <= " + std::to_string(d) +
+             "must be [begin, end) with 0 <= begin < end <= " + std::to_string(dim) +
                  " (the domain's dimension), got " + p["features"].dump());
     }
     KernelPart kp;
@@ -144,15 +144,14 @@ Kernel parse_composite_kernel(const Checker& c, const json& o, const DomainSpec&
   }
   const KernelType comb = sum ? KernelType::Sum : KernelType::Product;
   if (by_name) {
-    return engine_checked(c,
-                          [&] { return space_kernel(*domain.space, comb, named, dflt, variance); });
+    return engine_checked(c, [&] { return space_kernel(*space, comb, named, dflt, variance); });
   }
   const Kernel k = engine_checked(c, [&] {
     return sum ? Kernel::sum(std::move(ranged)) : Kernel::product(std::move(ranged), variance);
   });
-  if (k.input_dim() != domain.dim()) {
+  if (k.input_dim() != dim) {
     c.fail("kernel.parts", "cover features [0, " + std::to_string(k.input_dim()) +
-                               ") but the domain has dimension " + std::to_string(domain.dim()));
+                               ") but the domain has dimension " + std::to_string(dim));
   }
   return k;
 }
