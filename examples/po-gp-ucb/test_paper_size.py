@@ -41,6 +41,16 @@ def main():
     # One replicate of 25 (4 %) is below the 5 % threshold.
     draws = [draw({8: 0.030, 10: 0.015})] + [draw({8: 0.015, 10: 0.016})] * 24
     check(verdicts.paper_size(draws, label, 10, [8], paper)[0] is None, "1/25 < 5 %: refuted")
+    # The rate bound: 0 of 60 bounds the rate below 5 % (1 − 0.05^(1/60) = 4.87 %), 0 of 25 does
+    # not (11.3 %); 1 of 25 gives the Clopper–Pearson 17.6 %.
+    check(abs(verdicts.rate_upper(0, 60) - (1 - 0.05 ** (1 / 60))) < 1e-9, "k = 0 closed form")
+    check(verdicts.rate_upper(0, 25) > 0.05 > verdicts.rate_upper(0, 60), "0/25 vs 0/60")
+    check(abs(verdicts.rate_upper(1, 25) - 0.1759) < 5e-4, "1/25 upper bound")
+    draws = [draw({8: 0.018, 10: 0.015})] * 60
+    check("rarer than the threshold" in verdicts.paper_size(draws, label, 10, [8], paper)[1],
+          "0/60: refuted")
+    draws = [draw({8: 0.018, 10: 0.015})] * 25
+    check("inconclusive" in verdicts.paper_size(draws, label, 10, [8], paper)[1], "0/25: open")
     print("ok")
 
 

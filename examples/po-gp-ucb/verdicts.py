@@ -10,6 +10,7 @@ Table 6) gives the smallest S_T: it holds when S_T there is lower than at every 
 A figure's claim: the IF configuration (largest ε) is within a few hundredths of σ_y of
 non-private GP-UCB (the spec's acceptance, §9: an equivalence margin of 0.05σ_y at two standard
 errors) and the smallest ε (ELSE) ends higher than the IF configuration."""
+import math
 import os
 import sys
 
@@ -176,7 +177,29 @@ def paper_size(draws, label, star, tied, paper):
             + "".join(f", and r = {r} ends at least the paper's {paper[r] - paper[star]:+.3f} "
                       f"above it in {g}/{n}" for r, g in gaps.items())
             + f" (threshold {REPLICATE_MIN:.0%} of replicates)")
+    if not ok:
+        rare = min([lowest] + list(gaps.values()))
+        up = rate_upper(rare, n)
+        text += (f"; the rarest of these, {rare}/{n}, has a 95 % upper bound of {up:.1%} on its "
+                 "rate, " + ("so the paper's outcome is rarer than the threshold: its size does "
+                             "not explain it" if up < REPLICATE_MIN else
+                             "so these replicates cannot yet tell (inconclusive)"))
     return ("paper size" if ok else None), text
+
+
+def rate_upper(k, n, level=0.95):
+    """One-sided Clopper–Pearson upper bound on a binomial rate after k successes in n trials:
+    the p at which P(X ≤ k) = 1 − level (bisection; 1 − (1 − level)^(1/n) when k = 0)."""
+    if k >= n:
+        return 1.0
+
+    def cdf(p):
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))
+    lo, hi = k / n, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) > 1 - level else (lo, mid)
+    return hi
 
 
 def table_unit(tid, d):
