@@ -149,9 +149,10 @@ struct RunTrace {
 /// every user's loss (the paper's E.5 "observe f + λZ" read literally: the noise does not average
 /// out over the users). Converts from a bare sd (per-user noise).
 struct EvalNoise {
+  /// Noise sd `sd_` (≥ 0), one draw per point when `shared` (implicit from a bare sd).
   EvalNoise(double sd_ = 0, bool shared = false) : sd(sd_), shared_per_point(shared) {}  // NOLINT
-  double sd;
-  bool shared_per_point;
+  double sd;              ///< σ of N(0, σ²); 0 = noise-free evaluations
+  bool shared_per_point;  ///< one draw per point, added to every user's loss (else per user)
 };
 
 /// The randomness of one run: simulation streams (evaluation noise, acquisition) and the privacy
