@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -143,6 +144,21 @@ void bind_hyperfit(py::module_& m) {
       });
 }
 
+/// v as a T, or a TypeError naming the field and the type it got (pybind's own cast error is a
+/// RuntimeError that names neither).
+template <class T>
+T typed(const py::handle& v, const std::string& field) {
+  try {
+    return v.cast<T>();
+  } catch (const py::cast_error&) {
+    const char* want = std::is_same<T, bool>::value ? "a bool"
+                       : std::is_integral<T>::value ? "an int"
+                                                    : "a number";
+    throw py::type_error(field + ": expected " + want + ", got " +
+                         py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>());
+  }
+}
+
 BetaSchedule beta_from_dict(const py::dict& d) {
   BetaSchedule b;
   for (auto item : d) {
@@ -150,15 +166,15 @@ BetaSchedule beta_from_dict(const py::dict& d) {
     if (key == "type") {
       b.kind = BetaSchedule::parse_kind(item.second.cast<std::string>());
     } else if (key == "delta") {
-      b.delta = item.second.cast<double>();
+      b.delta = typed<double>(item.second, "beta." + key);
     } else if (key == "value") {
-      b.value = item.second.cast<double>();
+      b.value = typed<double>(item.second, "beta." + key);
     } else if (key == "B") {
-      b.rkhs_bound = item.second.cast<double>();
+      b.rkhs_bound = typed<double>(item.second, "beta." + key);
     } else if (key == "R") {
-      b.subgaussian = item.second.cast<double>();
+      b.subgaussian = typed<double>(item.second, "beta." + key);
     } else if (key == "scale") {
-      b.scale = item.second.cast<double>();
+      b.scale = typed<double>(item.second, "beta." + key);
     } else {
       throw InvalidArgument("beta." + key + ": unknown key (type, delta, value, B, R, scale)");
     }
@@ -172,39 +188,39 @@ void set_fit(FitOptions& f, const py::dict& fit) {
     const auto key = item.first.cast<std::string>();
     const py::handle v = item.second;
     if (key == "every") {
-      f.every = v.cast<int>();
+      f.every = typed<int>(v, "fit." + key);
     } else if (key == "min_observations") {
-      f.min_observations = v.cast<int>();
+      f.min_observations = typed<int>(v, "fit." + key);
     } else if (key == "ard") {
-      f.ard = v.cast<bool>();
+      f.ard = typed<bool>(v, "fit." + key);
     } else if (key == "restarts") {
-      f.restarts = v.cast<int>();
+      f.restarts = typed<int>(v, "fit." + key);
     } else if (key == "max_rows") {
-      f.max_rows = v.cast<int>();
+      f.max_rows = typed<int>(v, "fit." + key);
     } else if (key == "normalize") {
-      f.normalize = v.cast<bool>();
+      f.normalize = typed<bool>(v, "fit." + key);
     } else if (key == "unit_inputs") {
-      f.unit_inputs = v.cast<bool>();
+      f.unit_inputs = typed<bool>(v, "fit." + key);
     } else if (key == "prior") {
-      f.prior = v.cast<bool>();
+      f.prior = typed<bool>(v, "fit." + key);
     } else if (key == "warp") {
-      f.warp = v.cast<bool>();
+      f.warp = typed<bool>(v, "fit." + key);
     } else if (key == "warp_select") {
-      f.warp_select = v.cast<bool>();
+      f.warp_select = typed<bool>(v, "fit." + key);
     } else if (key == "lengthscale_prior_loc") {
-      f.lengthscale_prior_loc = v.cast<double>();
+      f.lengthscale_prior_loc = typed<double>(v, "fit." + key);
     } else if (key == "lengthscale_prior_log_d") {
-      f.lengthscale_prior_log_d = v.cast<double>();
+      f.lengthscale_prior_log_d = typed<double>(v, "fit." + key);
     } else if (key == "lengthscale_prior_scale") {
-      f.lengthscale_prior_scale = v.cast<double>();
+      f.lengthscale_prior_scale = typed<double>(v, "fit." + key);
     } else if (key == "noise_floor") {
-      f.noise_floor = v.cast<double>();
+      f.noise_floor = typed<double>(v, "fit." + key);
     } else if (key == "mean_shift") {
-      f.mean_shift = v.cast<double>();
+      f.mean_shift = typed<double>(v, "fit." + key);
     } else if (key == "warm_start") {
-      f.warm_start = v.cast<bool>();
+      f.warm_start = typed<bool>(v, "fit." + key);
     } else if (key == "restarts_every") {
-      f.restarts_every = v.cast<int>();
+      f.restarts_every = typed<int>(v, "fit." + key);
     } else {
       throw InvalidArgument(
           "fit." + key +
@@ -221,19 +237,19 @@ void set_refine(RefineOptions& r, const py::dict& refine) {
     const auto key = item.first.cast<std::string>();
     const py::handle v = item.second;
     if (key == "enabled") {
-      r.enabled = v.cast<bool>();
+      r.enabled = typed<bool>(v, "refine." + key);
     } else if (key == "local_points") {
-      r.local_points = v.cast<int>();
+      r.local_points = typed<int>(v, "refine." + key);
     } else if (key == "centres") {
-      r.centres = v.cast<int>();
+      r.centres = typed<int>(v, "refine." + key);
     } else if (key == "starts") {
-      r.starts = v.cast<int>();
+      r.starts = typed<int>(v, "refine." + key);
     } else if (key == "iterations") {
-      r.iterations = v.cast<int>();
+      r.iterations = typed<int>(v, "refine." + key);
     } else if (key == "coordinate_points") {
-      r.coordinate_points = v.cast<int>();
+      r.coordinate_points = typed<int>(v, "refine." + key);
     } else if (key == "face_tolerance") {
-      r.face_tolerance = v.cast<double>();
+      r.face_tolerance = typed<double>(v, "refine." + key);
     } else {
       throw InvalidArgument("refine." + key +
                             ": unknown key (enabled, local_points, centres, starts, iterations, "

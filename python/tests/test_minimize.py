@@ -213,6 +213,19 @@ def test_mean_shift_is_kept_and_checked():
         g.minimize(branin, BOUNDS, n_calls=3, fit={"mean_shift": -0.5})
 
 
+def test_wrongly_typed_fit_and_refine_values_are_type_errors_naming_the_field():
+    """A value of the wrong type in fit/refine is a TypeError naming the field and both types
+    (pybind's own cast error was a RuntimeError naming neither)."""
+    for kw, field, want, got in (({"fit": {"warp": "yes"}}, "fit.warp", "a bool", "str"),
+                                 ({"fit": {"restarts": 1.5}}, "fit.restarts", "an int", "float"),
+                                 ({"fit": {"noise_floor": "x"}}, "fit.noise_floor", "a number",
+                                  "str"),
+                                 ({"refine": {"starts": "two"}}, "refine.starts", "an int", "str")):
+        with pytest.raises(TypeError) as err:
+            g.minimize(branin, BOUNDS, n_calls=3, **kw)
+        assert str(err.value) == f"{field}: expected {want}, got {got}"
+
+
 def rosenbrock(x):
     x = np.asarray(x)
     return float((100 * (x[1:] - x[:-1] ** 2) ** 2 + (x[:-1] - 1) ** 2).sum())
