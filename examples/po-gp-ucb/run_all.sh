@@ -14,8 +14,8 @@ names=${*:-"table1-synthetic table2-synthetic table3-synthetic table1-synthetic-
 draws=${DRAWS:-"0 1 2 3 4"}
 # table<k>-synthetic-wide: the same config at 20 more draws of f (seeds 5..24), pooled with the
 # five by verdicts.py when r_max ties a neighbour at the paper's scale (a resolution test).
-# table2-synthetic-wide also ran seeds 25..119 (WIDE_DRAWS="$(seq -s ' ' 25 119)"), since its
-# paper-size test was open at 25 and at 60 replicates (verdicts.paper_size).
+# table2-synthetic-wide also ran seeds 25..249 (WIDE_DRAWS="$(seq -s ' ' 25 249)"), since its
+# paper-size test was open at 25, 60 and 120 replicates (verdicts.paper_size).
 wide=${WIDE_DRAWS:-"$(seq -s ' ' 5 24)"}
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3  # the Debian one has matplotlib
