@@ -68,9 +68,10 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
   Rng eval(seed, r, kEvalStream + sm), acq(seed, r, kAcqStream + sm);
   RunRandomness rnd{&eval, &acq, priv};
   const Eigen::VectorXd theta0 = start_point(c, task, seed, run);
-  const EvalNoise sd(m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd, c.eval_noise_shared);
+  const EvalNoise noise(m.eval_noise_sd >= 0 ? m.eval_noise_sd : c.eval_noise_sd,
+                        c.eval_noise_shared);
   if (m.type == "dp_gibo" || m.type == "gibo") {
-    return run_dp_gibo(ctx, task, m.gibo, theta0, sd, rnd);
+    return run_dp_gibo(ctx, task, m.gibo, theta0, noise, rnd);
   }
   if (m.type == "dp_gd" || m.type == "gd") return run_dp_gd(task, m.gibo, theta0, rnd);
   const int budget =
@@ -81,7 +82,7 @@ RunTrace run_one(const Config& c, const Context& ctx, const Task& task, const Me
   if (m.type == "random_search") return run_random_search(task, budget, acq);
   UcbBoOptions u = m.ucb;
   u.evaluations = budget;
-  return run_ucb_bo(ctx, task, u, sd, rnd);
+  return run_ucb_bo(ctx, task, u, noise, rnd);
 }
 
 /// The record of one run: what summarize_dpgibo() needs (final numbers, the loss per row).

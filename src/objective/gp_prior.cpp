@@ -64,17 +64,15 @@ RffDraw draw_composite_rff(const Kernel& k, int d, int features, Rng& rng) {
   r.b.resize(m);
   r.z.resize(m);
   r.amplitude.resize(m);
-  int part = 0, block_end = sum ? m / P + (0 < m % P ? 1 : 0) : m;
+  // A sum's block of features per part: M_p = ⌊M/P⌋, the first M mod P parts one more.
+  const auto block = [m, P](int p) { return m / P + (p < m % P ? 1 : 0); };
+  int part = 0, block_end = sum ? block(0) : m;
   for (int i = 0; i < m; ++i) {
-    if (sum && i == block_end) {
-      ++part;
-      block_end += m / P + (part < m % P ? 1 : 0);
-    }
+    if (sum && i == block_end) block_end += block(++part);
     if (sum) {
       const KernelPart& kp = parts[static_cast<std::size_t>(part)];
       draw_part_frequencies(kp, inv, i, r.w, rng);
-      const int mp = m / P + (part < m % P ? 1 : 0);
-      r.amplitude(i) = std::sqrt(2.0 * kp.variance / mp);
+      r.amplitude(i) = std::sqrt(2.0 * kp.variance / block(part));
     } else {
       for (const KernelPart& kp : parts) draw_part_frequencies(kp, inv, i, r.w, rng);
       r.amplitude(i) = std::sqrt(2.0 * k.variance() / m);
@@ -132,8 +130,9 @@ RffDraw draw_rff(const Kernel& k, int d, int features, Rng& rng) {
     r.b(i) = kTwoPi * rng.uniform();
     r.z(i) = rng.normal();
   }
-  r.z *= std::sqrt(2.0 * k.variance() / m);
-  r.amplitude = Eigen::VectorXd::Constant(m, std::sqrt(2.0 * k.variance() / m));
+  const double amplitude = std::sqrt(2.0 * k.variance() / m);
+  r.z *= amplitude;
+  r.amplitude = Eigen::VectorXd::Constant(m, amplitude);
   return r;
 }
 
