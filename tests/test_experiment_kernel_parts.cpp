@@ -74,6 +74,19 @@ TEST(ExperimentKernelParts, RefusalsNameTheField) {
                        "kernel.variance: a sum has one variance per part"));
 }
 
+// PO-GP-UCB's curator keeps distances, not coordinates: a composite kernel is refused naming the
+// policy's entry, not deep inside the run.
+TEST(ExperimentKernelParts, PoGpUcbRefusesACompositeKernelNamingItsEntry) {
+  std::string cfg = config(R"({"combine": "product", "parts": [{"features": [0, 1]},
+                                                                {"features": [1, 2]}]})");
+  const std::string gp = R"({"type": "gp_ucb", "label": "GP-UCB"})";
+  cfg.replace(cfg.find(gp), gp.size(), R"({"type": "po_gp_ucb", "label": "PO", "epsilon": 1})");
+  const std::string err = error_of([&] { gpb::parse_experiment_config(cfg, "cfg.json", "."); });
+  EXPECT_TRUE(contains(err, "cfg.json: policies[0].type: po_gp_ucb needs a stationary kernel"))
+      << err;
+  EXPECT_TRUE(contains(err, "product(")) << err;
+}
+
 /// Runs `cfg` with the CLI into dir/out; the summary.
 nlohmann::json run(const gpb::test::TempDir& dir, const std::string& name, const std::string& cfg) {
   gpb::test::write_file(dir.file(name + ".json"), cfg);

@@ -310,7 +310,7 @@ class Optimizer:
     kernel stays as given). Each refit costs O(restarts·iterations·t³) on t observations.
     ``refine`` (a dict: enabled, local_points, centres, starts, iterations,
     coordinate_points, face_tolerance; or False) controls the
-    continuous refinement on a box. ``backend``: "auto", "cpu" or "cuda".
+    continuous refinement on a box, and of a parameter space's continuous parameters. ``backend``: "auto", "cpu" or "cuda".
 
     ``exclude_observed=True`` makes every suggestion a new experiment: ``ask`` never returns a
     candidate already told (observed or failed; BayBE's

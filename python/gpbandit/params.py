@@ -114,7 +114,9 @@ class Categorical:
 
 class Continuous:
     """The box [lower, upper], represented among the candidates by ``count`` evenly spaced
-    values (endpoints included): a discrete stand-in for the continuous parameter."""
+    values (endpoints included): the global step's stand-in for the continuous parameter, which
+    the Optimizer's refinement then moves between and beyond them within the box (with
+    ``count`` >= 2; the other parameters keep their levels and constraints hold)."""
 
     def __init__(self, name, lower, upper, count=5):
         self.name = _name(name)

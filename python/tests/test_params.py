@@ -228,3 +228,32 @@ def test_a_point_off_the_space_is_told_as_an_extra_observation(budget):
         opt.tell([dict(off, ligand="L9")], [1.0])
     with pytest.raises(ValueError, match="conc"):
         opt.tell([dict(off, conc="warm")], [1.0])
+
+
+@pytest.mark.parametrize("budget", [None, 1024])
+def test_continuous_parameters_are_refined_between_their_grid_values(budget):
+    # T and p are continuous with 4 and 3 grid values; the optimum (cat b, T = 47.3, p = 0.61)
+    # lies between them: the best grid combination has 0.594. The refinement moves T and p only
+    # (cat stays a label), held and streamed alike, and goes well below the grid's best.
+    space = gp.ParameterSpace([gp.Categorical("cat", ["a", "b", "c"]),
+                               gp.Continuous("T", 20, 80, count=4),
+                               gp.Continuous("p", 0, 1, count=3)])
+
+    def f(x):
+        return ((x["T"] - 47.3) ** 2 / 100 + 5 * (x["p"] - 0.61) ** 2
+                + (0 if x["cat"] == "b" else 1))
+
+    kw = {} if budget is None else {"memory_budget_bytes": budget}
+    opt = g.Optimizer(space, minimize=True, seed=4, **kw)
+    assert opt.streams == (budget is not None)
+    off_grid = 0
+    for _ in range(30):
+        s = opt.ask()
+        x = s.points[0]
+        assert x["cat"] in ("a", "b", "c")
+        assert 20 <= x["T"] <= 80 and 0 <= x["p"] <= 1
+        off_grid += int(s.indices[0] < 0 and (x["T"] not in (20, 40, 60, 80)
+                                              or x["p"] not in (0, 0.5, 1)))
+        opt.tell([x], [f(x)])
+    assert off_grid >= 10
+    assert opt.best.y < 0.05 and opt.best.x["cat"] == "b"

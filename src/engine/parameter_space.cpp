@@ -107,7 +107,7 @@ int ParameterSpace::parameter_index(const std::string& name) const {
   return -1;
 }
 
-bool ParameterSpace::holds(int ci, const int* lv) const {
+bool ParameterSpace::holds(int ci, const int* lv, const double* values) const {
   const Constraint& c = constraints_[static_cast<std::size_t>(ci)];
   const std::size_t n = c.params.size();
   switch (c.type) {
@@ -116,8 +116,10 @@ bool ParameterSpace::holds(int ci, const int* lv) const {
       double s = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const int p = c.params[i];
-        s += c.coefs[i] *
-             params_[static_cast<std::size_t>(p)].values[static_cast<std::size_t>(lv[p])];
+        s +=
+            c.coefs[i] *
+            (values ? values[p]
+                    : params_[static_cast<std::size_t>(p)].values[static_cast<std::size_t>(lv[p])]);
       }
       if (c.type == Constraint::Type::Linear) return s <= c.rhs + c.tol;
       return std::abs(s - c.rhs) <= c.tol;
@@ -143,6 +145,12 @@ bool ParameterSpace::holds(int ci, const int* lv) const {
 bool ParameterSpace::feasible(const int* levels) const {
   for (std::size_t c = 0; c < constraints_.size(); ++c)
     if (!holds(static_cast<int>(c), levels)) return false;
+  return true;
+}
+
+bool ParameterSpace::feasible_values(const int* levels, const double* values) const {
+  for (std::size_t c = 0; c < constraints_.size(); ++c)
+    if (!holds(static_cast<int>(c), levels, values)) return false;
   return true;
 }
 

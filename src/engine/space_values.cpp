@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "gpbandit/error.hpp"
 
@@ -83,6 +84,18 @@ int feature_offset(const ParameterSpace& space, int p) {
   int off = 0;
   for (int q = 0; q < p; ++q) off += ps[static_cast<std::size_t>(q)].encoded_dim();
   return off;
+}
+
+bool feasible_at(const ParameterSpace& space, const double* x) {
+  const std::vector<int> levels = space.decode(x);
+  const auto& ps = space.parameters();
+  std::vector<double> values(ps.size(), 0.0);
+  int off = 0;
+  for (std::size_t p = 0; p < ps.size(); ++p) {
+    if (ps[p].numeric()) values[p] = value_of_feature(space, static_cast<int>(p), x[off]);
+    off += ps[p].encoded_dim();
+  }
+  return space.feasible_values(levels.data(), values.data());
 }
 
 }  // namespace gpb

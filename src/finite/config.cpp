@@ -610,9 +610,17 @@ ExperimentConfig parse_experiment_config(const std::string& json_text, const std
   info.noise_bound = rc ? rc->noise_bound : noise_instance_constants(cfg.noise).noise_bound;
   cfg.policies = build_policies(c, root.at("policies"), cfg.domain.size(), info);
   for (std::size_t i = 0; i < cfg.policies.size(); ++i) {
-    if (cfg.domain.is_fingerprint() && cfg.policies[i].type == "po_gp_ucb") {
-      c.fail("policies[" + std::to_string(i) + "].type",
-             "po_gp_ucb projects coordinates; fingerprint candidates have none");
+    if (cfg.policies[i].type != "po_gp_ucb") continue;
+    const std::string path = "policies[" + std::to_string(i) + "].type";
+    if (cfg.domain.is_fingerprint()) {
+      c.fail(path, "po_gp_ucb projects coordinates; fingerprint candidates have none");
+    } else if (!cfg.kernel.stationary()) {
+      // The curator's transform preserves distances only, so the modeller's kernel must be a
+      // function of ‖x − x'‖: a composite (per-parameter) or precomputed kernel is not.
+      c.fail(path,
+             "po_gp_ucb needs a stationary kernel (its transform keeps distances, not "
+             "coordinates), got " +
+                 cfg.kernel.describe());
     }
   }
   return cfg;

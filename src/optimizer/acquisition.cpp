@@ -77,7 +77,7 @@ int Optimizer::State::choose(std::vector<std::uint8_t>& excluded) {
                                             thompson_exact_max(), a.features, policy);
     return argmax(f, n, excluded, nullptr);
   }
-  const bool refining = opt.refine.enabled && opt.domain.continuous();
+  const bool refining = opt.refine.enabled && !free_axes.empty();
   detail::AcquisitionRule rule;
   rule.kind = a.kind;
   if (a.kind == AcquisitionKind::Ucb) {

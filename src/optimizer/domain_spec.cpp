@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
+#include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/io/csv.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
@@ -136,7 +138,26 @@ void DomainSpec::validate() const {
   }
 }
 
+std::vector<int> DomainSpec::refinable_axes() const {
+  std::vector<int> axes;
+  if (kind == Kind::Box) {
+    axes.resize(lower.size());
+    for (std::size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int>(a);
+  } else if (kind == Kind::Parameters && space) {
+    int off = 0;
+    for (const Parameter& p : space->parameters()) {
+      if (p.type == Parameter::Type::Continuous && p.size() >= 2) axes.push_back(off);
+      off += p.encoded_dim();
+    }
+  }
+  return axes;
+}
+
 void DomainSpec::project(double* x) const {
+  if (kind == Kind::Parameters) {
+    for (const int a : refinable_axes()) x[a] = std::clamp(x[a], 0.0, 1.0);
+    return;
+  }
   if (kind != Kind::Box) return;
   for (std::size_t a = 0; a < lower.size(); ++a) x[a] = std::clamp(x[a], lower[a], upper[a]);
   for (const int a : integer_axes) {

@@ -131,6 +131,9 @@ void unit_box(const DomainSpec& spec, const Domain& dom, Eigen::VectorXd& lower,
   for (Eigen::Index k = 0; k < width.size(); ++k) {
     if (!(width[k] > 0)) width[k] = 1.0;
   }
+  if (spec.kind == DomainSpec::Kind::Parameters) {  // a continuous parameter's box: [0, 1] encoded
+    for (const int a : spec.refinable_axes()) lower[a] = 0.0, width[a] = 1.0;
+  }
 }
 
 /// 64-bit hash of d coordinates (−0 and +0 hash alike, as they compare equal).
@@ -186,6 +189,11 @@ Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
       opt.domain.kind != DomainSpec::Kind::Parameters) {  // a box's refinement reaches its bounds
     box_lo = box_lo.cwiseMin(Eigen::Map<const Eigen::VectorXd>(opt.domain.lower.data(), d));
     box_hi = box_hi.cwiseMax(Eigen::Map<const Eigen::VectorXd>(opt.domain.upper.data(), d));
+  }
+  free_axes = opt.domain.refinable_axes();
+  for (const int a : free_axes) {  // so does a continuous parameter's: [0, 1] encoded
+    box_lo[a] = std::min(box_lo[a], 0.0);
+    box_hi[a] = std::max(box_hi[a], 1.0);
   }
   tiebreak.emplace_back(opt.seed, 0, stream_of(StreamId::TieBreak, 0));
   policy = Rng(opt.seed, 0, kPolicyStream);

@@ -1,7 +1,10 @@
-// Continuous refinement of an ask on a box (RefineOptions in include/gpbandit/optimizer/
-// optimizer.hpp): local candidates around the incumbent (a TuRBO-like trust region) and around the
-// global step's best candidates, L-BFGS-B polishing of the best few on the acquisition with the
-// gradients of surrogate.hpp, and the growth of the candidate set by the point chosen.
+// Continuous refinement of an ask on a box, or of the continuous parameters of a parameter space
+// (RefineOptions in include/gpbandit/optimizer/optimizer.hpp): local candidates around the
+// incumbent (a TuRBO-like trust region) and around the global step's best candidates, L-BFGS-B
+// polishing of the best few on the acquisition with the gradients of surrogate.hpp, and the growth
+// of the candidate set by the point chosen. On a space only the continuous features move (the
+// other parameters keep the levels of the point moved) and points that break a constraint are
+// dropped.
 #include <LBFGSB.h>
 
 #include <algorithm>
@@ -11,6 +14,8 @@
 #include <numeric>
 #include <vector>
 
+#include "gpbandit/engine/parameter_space.hpp"
+#include "gpbandit/engine/space_values.hpp"
 #include "optimizer/state.hpp"
 
 namespace gpb {
@@ -20,26 +25,29 @@ namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kTrMin = 1.0 / 128.0, kTrMax = 1.6, kTrInitial = 0.8;
 
-/// −acquisition over unit coordinates u ∈ [0, 1]^d for LBFGSpp, remembering the best point seen.
+/// −acquisition for LBFGSpp over the free axes of unit coordinates u ∈ [0, 1]^d (every axis of a
+/// box; a parameter space's continuous features, the others fixed at `base`), remembering the
+/// best point seen (all d coordinates).
 class NegAcquisition {
  public:
   NegAcquisition(const detail::Surrogate& s, const detail::AcquisitionRule& r,
-                 const Eigen::VectorXd& lower, const Eigen::VectorXd& width)
-      : s_(s), r_(r), lower_(lower), width_(width) {}
+                 const Eigen::VectorXd& lower, const Eigen::VectorXd& width,
+                 const std::vector<int>& free, const Eigen::VectorXd& base)
+      : s_(s), r_(r), lower_(lower), width_(width), free_(free), u_(base) {}
 
-  double operator()(const Eigen::VectorXd& u, Eigen::VectorXd& grad) {
-    const Eigen::VectorXd x = lower_ + u.cwiseProduct(width_);
-    double m = 0, v = 0, dm = 0, dv = 0;
-    s_.at(x, m, v, gm_, gv_);
-    const double a = r_.value(m, v, &dm, &dv);
-    if (!std::isfinite(a)) {
-      grad.setZero();
-      return std::numeric_limits<double>::infinity();
-    }
-    grad = -(dm * gm_ + dv * gv_).cwiseProduct(width_);
+  double operator()(const Eigen::VectorXd& v, Eigen::VectorXd& grad) {
+    for (std::size_t i = 0; i < free_.size(); ++i) u_[free_[i]] = v[static_cast<Eigen::Index>(i)];
+    const Eigen::VectorXd x = lower_ + u_.cwiseProduct(width_);
+    double m = 0, var = 0, dm = 0, dv = 0;
+    s_.at(x, m, var, gm_, gv_);
+    const double a = r_.value(m, var, &dm, &dv);
+    grad.setZero(v.size());
+    if (!std::isfinite(a)) return std::numeric_limits<double>::infinity();
+    const Eigen::VectorXd g = -(dm * gm_ + dv * gv_).cwiseProduct(width_);
+    for (std::size_t i = 0; i < free_.size(); ++i) grad[static_cast<Eigen::Index>(i)] = g[free_[i]];
     if (a > best_value) {
       best_value = a;
-      best_u = u;
+      best_u = u_;
     }
     return -a;
   }
@@ -52,7 +60,8 @@ class NegAcquisition {
   const detail::AcquisitionRule& r_;
   const Eigen::VectorXd& lower_;
   const Eigen::VectorXd& width_;
-  Eigen::VectorXd gm_, gv_;
+  const std::vector<int>& free_;
+  Eigen::VectorXd u_, gm_, gv_;
 };
 
 /// Indices of the k largest finite entries of `v` (descending).
@@ -131,11 +140,28 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
     return Eigen::VectorXd((Eigen::Map<const Eigen::VectorXd>(x, d) - lo).cwiseQuotient(wd));
   };
 
-  // Axis weights: the lengthscales in unit coordinates over their geometric mean (TuRBO).
+  // The axes moved (every axis of a box; a parameter space's continuous features: the others
+  // keep the levels of the point a local candidate is drawn around).
+  const std::vector<int>& F = free_axes;
+  const int df = static_cast<int>(F.size());
+  const ParameterSpace* space =
+      opt.domain.kind == DomainSpec::Kind::Parameters ? opt.domain.space.get() : nullptr;
+  const auto feasible = [&](const double* x) {
+    return space == nullptr || space->constraints().empty() || feasible_at(*space, x);
+  };
+
+  // Axis weights: the lengthscales in unit coordinates over their geometric mean on the moved
+  // axes (TuRBO).
   Eigen::VectorXd w = opt.kernel.lengthscales();
   if (w.size() != d || !opt.kernel.stationary()) w = Eigen::VectorXd::Ones(d);
   w = w.cwiseQuotient(wd);
-  w /= std::exp(w.array().log().mean());
+  if (df == d) {
+    w /= std::exp(w.array().log().mean());
+  } else {
+    double log_sum = 0;
+    for (const int k : F) log_sum += std::log(w[k]);
+    w /= std::exp(log_sum / df);
+  }
 
   // The incumbent: the observation with the best posterior mean (EI's threshold).
   const Eigen::Map<const Eigen::VectorXd> mu(post->mean(0), post->size());
@@ -152,45 +178,57 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
   const int n_centres = std::min<int>(ro.centres, static_cast<int>(centres.size()));
   const int m_coord = std::max(0, ro.coordinate_points);
   Eigen::MatrixXd U(d, m_tr + m_small + m_small * n_centres + m_coord);
-  const double prob = std::min(1.0, 20.0 / d);
+  const double prob = std::min(1.0, 20.0 / df);
   const Eigen::ArrayXd half = 0.5 * tr_length * w.array();
   const Eigen::ArrayXd tr_lo = (u_inc.array() - half).max(0.0);
   const Eigen::ArrayXd tr_hi = (u_inc.array() + half).min(1.0);
+  const auto any_free = [&] { return F[policy.below(static_cast<std::uint64_t>(df))]; };
   int col = 0;
   for (int i = 0; i < m_tr; ++i, ++col) {  // the trust region, a random subset of axes moved
     Eigen::VectorXd u = u_inc;
     bool moved = false;
-    for (int k = 0; k < d; ++k) {
+    for (const int k : F) {
       if (policy.uniform() < prob) {
         u[k] = tr_lo[k] + (tr_hi[k] - tr_lo[k]) * policy.uniform();
         moved = true;
       }
     }
     if (!moved) {
-      const int k = static_cast<int>(policy.below(static_cast<std::uint64_t>(d)));
+      const int k = any_free();
       u[k] = tr_lo[k] + (tr_hi[k] - tr_lo[k]) * policy.uniform();
     }
     U.col(col) = u;
   }
   const auto gaussian = [&](const Eigen::VectorXd& centre, double sd, int count) {
     for (int i = 0; i < count; ++i, ++col) {
-      for (int k = 0; k < d; ++k) {
+      U.col(col) = centre;
+      for (const int k : F) {
         U(k, col) = std::clamp(centre[k] + sd * w[k] * policy.normal(), 0.0, 1.0);
       }
     }
   };
   gaussian(u_inc, 1e-2, m_small / 2);  // close to the incumbent, as BoTorch samples around best
   gaussian(u_inc, 1e-3, m_small - m_small / 2);
-  const double spacing = std::pow(static_cast<double>(n), -1.0 / d);
+  // The candidates' spacing along a moved axis: N^(−1/d) on a box, a continuous parameter's grid
+  // step (geometric mean over the parameters) on a space.
+  double spacing = std::pow(static_cast<double>(n), -1.0 / d);
+  if (space != nullptr) {
+    double log_step = 0;
+    for (const Parameter& par : space->parameters()) {
+      if (par.type == Parameter::Type::Continuous && par.size() >= 2)
+        log_step -= std::log(static_cast<double>(par.size() - 1)) / df;
+    }
+    spacing = std::exp(log_step);
+  }
   for (int i = 0; i < n_centres; ++i) {
     gaussian(unit_of(point(centres[static_cast<std::size_t>(i)])), 0.25 * spacing, m_small);
   }
   for (int i = 0; i < m_coord; ++i, ++col) {  // 1..3 axes of the incumbent moved anywhere
     U.col(col) = u_inc;
     const int moves =
-        1 + static_cast<int>(policy.below(static_cast<std::uint64_t>(std::min(3, d))));
+        1 + static_cast<int>(policy.below(static_cast<std::uint64_t>(std::min(3, df))));
     for (int j = 0; j < moves; ++j) {
-      const int k = static_cast<int>(policy.below(static_cast<std::uint64_t>(d)));
+      const int k = any_free();  // drawn before the value, as the draws have always been ordered
       U(k, col) = policy.uniform();
     }
   }
@@ -199,7 +237,9 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
   Eigen::VectorXd lm, lv;
   sur.predict(X, lm, lv);
   Eigen::VectorXd local(X.cols());
-  for (Eigen::Index j = 0; j < X.cols(); ++j) local[j] = rule.value(lm[j], lv[j]);
+  for (Eigen::Index j = 0; j < X.cols(); ++j) {
+    local[j] = feasible(X.col(j).data()) ? rule.value(lm[j], lv[j]) : kNegInf;
+  }
 
   // The candidate's own value on the same footing, and the best local candidate.
   Eigen::VectorXd cm, cv;
@@ -229,12 +269,13 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
     param.max_iterations = ro.iterations;
     param.max_linesearch = 20;
     LBFGSpp::LBFGSBSolver<double> solver(param);
-    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d), one = Eigen::VectorXd::Ones(d);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(df), one = Eigen::VectorXd::Ones(df);
     for (auto& [value, u] : starts) {
       if (!(value > kNegInf)) continue;
-      NegAcquisition fun(sur, rule, lo, wd);
+      NegAcquisition fun(sur, rule, lo, wd, F, u);
       double fx = 0;
-      Eigen::VectorXd x0 = u.cwiseMax(zero).cwiseMin(one);
+      Eigen::VectorXd x0(df);
+      for (int i = 0; i < df; ++i) x0[i] = std::clamp(u[F[static_cast<std::size_t>(i)]], 0.0, 1.0);
       try {
         solver.minimize(fun, x0, fx, zero, one);
       } catch (const std::exception&) {
@@ -242,14 +283,15 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
       }
       if (fun.best_u.size() != d) continue;
       Eigen::VectorXd x = lo + fun.best_u.cwiseProduct(wd);
-      opt.domain.project(x.data());  // integer axes and one-hot groups: re-scored below
+      opt.domain.project(x.data());       // integer axes and one-hot groups: re-scored below
+      if (!feasible(x.data())) continue;  // a space's linear or mixture constraint broken
       Eigen::VectorXd pm, pv;
       sur.predict(Eigen::Map<const Eigen::MatrixXd>(x.data(), d, 1), pm, pv);
       const double a = rule.value(pm[0], pv[0]);
       if (a > best) best = a, best_x = x;
     }
   }
-  if (ro.face_tolerance > 0) pull_from_faces(sur, rule, u_inc, best_x, best);
+  if (ro.face_tolerance > 0 && space == nullptr) pull_from_faces(sur, rule, u_inc, best_x, best);
   if (!(best > base + 1e-12 * (1.0 + std::abs(base)))) return c;
   if (find_point(best_x.data()) >= 0) return c;  // an existing point: keep the candidate
   const int p = add_extra(best_x.data());

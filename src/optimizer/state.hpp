@@ -90,6 +90,8 @@ struct Optimizer::State {
 
   // Unit coordinates of the domain (fits, refinement): x = unit_lower + u ⊙ unit_width.
   Eigen::VectorXd unit_lower, unit_width;
+  // The axes the refinement moves (DomainSpec::refinable_axes; empty: no refinement).
+  std::vector<int> free_axes;
   // Trust region of the refinement on a box (RefineOptions; saved).
   double tr_length = 0.8;
   int tr_success = 0, tr_failure = 0;

@@ -153,6 +153,11 @@ class ParameterSpace {
   std::vector<int> combination(long long k) const { return levels_of_raw(raw_of(k)); }
   /// Whether the levels satisfy every constraint.
   bool feasible(const int* levels) const;
+  /// Whether every constraint holds with the linear and mixture sums taken over `values` (one
+  /// per parameter; a numeric parameter's value, which need not be on its list — a continuous
+  /// parameter refined off its grid — and ignored for categoricals) and the exclusion and
+  /// distinct rules over `levels`.
+  bool feasible_values(const int* levels, const double* values) const;
   /// Encoded features (encoded_dim()) of feasible combination k.
   Eigen::VectorXd encode(long long k) const;
   /// Encoded features of the levels into out[0 .. encoded_dim()).
@@ -165,7 +170,7 @@ class ParameterSpace {
   std::vector<int> decode(const double* x) const;
 
  private:
-  bool holds(int c, const int* levels) const;
+  bool holds(int c, const int* levels, const double* values = nullptr) const;
   bool block_may_hold(const int* levels) const;  // outer levels set, inner ones free
   long long count_block(long long block, std::vector<int>& lv) const;
   std::string describe(int c) const;

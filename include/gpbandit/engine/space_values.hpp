@@ -24,6 +24,12 @@ double encode_value(const ParameterSpace& space, int p, double value);
 /// @throws InvalidArgument for p out of range or a categorical parameter.
 double value_of_feature(const ParameterSpace& space, int p, double feature);
 
+/// Whether the point whose encoding is x (encoded_dim() features) satisfies every constraint of
+/// `space`: categoricals at their nearest labels (ParameterSpace::decode), numeric parameters at
+/// the values their features encode (value_of_feature; also off their lists, e.g. a continuous
+/// parameter refined between its grid values). O(Σ levels + constraints).
+bool feasible_at(const ParameterSpace& space, const double* x);
+
 /// Offset of parameter p's features within an encoding (the features of the parameters before
 /// it). @throws InvalidArgument for p out of range.
 int feature_offset(const ParameterSpace& space, int p);

@@ -102,10 +102,17 @@ struct DomainSpec {
   Domain build() const;
   /// Dimension d of the candidates.
   int dim() const;
-  /// Whether suggestions may leave the candidate set (Kind::Box).
-  bool continuous() const { return kind == Kind::Box; }
+  /// Whether suggestions may leave the candidate set: a box, or a parameter space with a
+  /// continuous parameter of two or more grid values (refinable_axes() not empty).
+  bool continuous() const { return !refinable_axes().empty(); }
+  /// The axes a refinement moves: every axis of a box; on a parameter space the features of its
+  /// continuous parameters with two or more grid values (the others stay at the levels of the
+  /// point refined); none otherwise.
+  std::vector<int> refinable_axes() const;
   /// Box: moves the d coordinates of x onto the box (clamped), its integer axes (rounded) and its
   /// one-hot groups (the largest coordinate of a group becomes 1, the others 0; ties: the first).
+  /// Parameters: clamps the features of the continuous parameters onto their boxes ([0, 1] in
+  /// the encoding). Other kinds: nothing.
   void project(double* x) const;
   /// Checks the box, axes and groups. @throws InvalidArgument naming the field.
   void validate() const;
