@@ -31,8 +31,9 @@ _GENERATORS = ("sobol", "random")
 
 
 class OptimizeResult(dict):
-    """The result of ``minimize``, with scikit-optimize's fields: ``x`` (the best point, a list),
-    ``fun`` (its value), ``x_iters`` (every evaluated point, a list of lists, in order),
+    """The result of ``minimize``, with scikit-optimize's fields: ``x`` (the best point, a list;
+    on a parameter space a dict of values by name), ``fun`` (its value), ``x_iters`` (every
+    evaluated point, a list of lists, or of dicts on a parameter space, in order),
     ``func_vals`` (their values, an array), ``space`` (the ``gpbandit.space.Space``), ``models``
     (a list holding the final ``Optimizer``: its model is the surrogate), ``specs`` (the call's
     arguments), ``random_state`` (the seed); and ``optimizer`` (the ``Optimizer``, which can go
@@ -247,6 +248,14 @@ def _points(x0):
     return [list(p) for p in x0]
 
 
+def _point(x):
+    """A point as the result reports it: a list of values (an array's, or your units), or on a
+    parameter space a dict of values by name (not list(dict), which would be its names)."""
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return dict(x) if isinstance(x, dict) else list(x)
+
+
 class _Run:
     """What minimize keeps between calls: the function, the progress lines, the evaluations."""
 
@@ -254,8 +263,7 @@ class _Run:
         self.func, self.optimizer, self.verbose = func, optimizer, verbose
         self.n_calls, self.start, self.done = n_calls, start, 0
         told = optimizer.X  # an optimizer that goes on keeps its earlier evaluations first
-        self.x_iters = [np.asarray(x).tolist() if isinstance(x, np.ndarray) else list(x)
-                        for x in told]
+        self.x_iters = [_point(x) for x in told]
         self.values = [float(v) for v in optimizer.y]
 
     def call(self, x):
@@ -265,8 +273,7 @@ class _Run:
     def report(self, points, values):
         for x, v in zip(points, values):
             self.done += 1
-            x = np.asarray(x).tolist() if isinstance(x, np.ndarray) else list(x)
-            self.x_iters.append(x)
+            self.x_iters.append(_point(x))
             self.values.append(v)
             if self.verbose:
                 ok = [u for u in self.values if np.isfinite(u)]
@@ -280,8 +287,7 @@ class _Run:
 def _result(optimizer, state, seed):
     try:
         best = optimizer.best
-        x = best.x.tolist() if isinstance(best.x, np.ndarray) else list(best.x)
-        fun, index = float(best.y), best.index
+        x, fun, index = _point(best.x), float(best.y), best.index
     except Exception:  # no successful evaluation yet
         x, fun, index = None, float("nan"), -1
     failed = optimizer.failed

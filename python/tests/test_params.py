@@ -117,7 +117,10 @@ def test_minimize_over_a_constrained_space_only_proposes_feasible_points():
     for p in seen:
         assert isinstance(p["a"], int) and isinstance(p["b"], int)
         assert p["a"] + p["b"] <= 10 and not (p["c"] == "z" and p["a"] <= 2)
-    assert res.fun == min(f(p) for p in list(seen))
+    evaluated = list(seen)
+    assert res.fun == min(f(p) for p in evaluated)
+    # The result reports points by name, as they were evaluated (not the names alone).
+    assert res.x_iters == evaluated and res.x == evaluated[int(np.argmin(res.func_vals))]
 
 
 @pytest.mark.filterwarnings("ignore::gpbandit.ModelWarning")

@@ -77,6 +77,29 @@ std::vector<int> top_k(const Eigen::VectorXd& v, int k) {
   return idx;
 }
 
+/// The level neighbours of point x on a parameter space: x with one non-refined parameter moved
+/// to another of its levels, the refined (continuous) features `free` kept at x's values; only
+/// those that satisfy the constraints. Σ (levels − 1) points at most, in x coordinates.
+std::vector<Eigen::VectorXd> level_neighbours(const ParameterSpace& space, const double* x,
+                                              const std::vector<int>& free) {
+  std::vector<Eigen::VectorXd> out;
+  const std::vector<int> levels = space.decode(x);
+  const auto& ps = space.parameters();
+  Eigen::VectorXd y(space.encoded_dim());
+  for (std::size_t p = 0; p < ps.size(); ++p) {
+    if (ps[p].type == Parameter::Type::Continuous && ps[p].size() >= 2) continue;
+    std::vector<int> moved = levels;
+    for (int l = 0; l < ps[p].size(); ++l) {
+      if (l == levels[p]) continue;
+      moved[p] = l;
+      space.encode_levels(moved.data(), y.data());
+      for (const int a : free) y[a] = x[a];
+      if (feasible_at(space, y.data())) out.push_back(y);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void Optimizer::State::update_trust_region(double y) {
@@ -177,7 +200,12 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
   const std::vector<int> centres = top_k(score, std::max(ro.centres, ro.starts));
   const int n_centres = std::min<int>(ro.centres, static_cast<int>(centres.size()));
   const int m_coord = std::max(0, ro.coordinate_points);
-  Eigen::MatrixXd U(d, m_tr + m_small + m_small * n_centres + m_coord);
+  // On a parameter space, also the incumbent with one other parameter at another level (its
+  // continuous values kept): the refined values carried to the neighbouring combinations.
+  const std::vector<Eigen::VectorXd> neighbours =
+      space != nullptr ? level_neighbours(*space, point(inc), F) : std::vector<Eigen::VectorXd>{};
+  const int m_nb = static_cast<int>(neighbours.size());
+  Eigen::MatrixXd U(d, m_tr + m_small + m_small * n_centres + m_coord + m_nb);
   const double prob = std::min(1.0, 20.0 / df);
   const Eigen::ArrayXd half = 0.5 * tr_length * w.array();
   const Eigen::ArrayXd tr_lo = (u_inc.array() - half).max(0.0);
@@ -232,6 +260,7 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
       U(k, col) = policy.uniform();
     }
   }
+  for (const Eigen::VectorXd& x : neighbours) U.col(col++) = unit_of(x.data());
   Eigen::MatrixXd X = (U.array().colwise() * wd.array()).colwise() + lo.array();
   for (Eigen::Index j = 0; j < X.cols(); ++j) opt.domain.project(X.col(j).data());
   Eigen::VectorXd lm, lv;
