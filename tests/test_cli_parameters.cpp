@@ -177,6 +177,31 @@ TEST(CliParameters, RunGivesTheCommandCandidatesByLabel) {
   EXPECT_NEAR(s.at("best").at("y").get<double>(), best, 1e-12) << s.dump();
 }
 
+// A continuous parameter refined between its grid values reaches the command as the value
+// asked (not its nearest grid value), and evaluations.csv holds it with index −1.
+TEST(CliParameters, RunGivesTheCommandRefinedContinuousValues) {
+  TempDir dir;
+  write_file(dir.file("run.json"), R"({"name": "mixed", "T": 14, "goal": "minimize", "seed": 1,
+    "domain": {"type": "parameters", "parameters": [
+      {"name": "cat", "type": "categorical", "labels": ["a", "b"]},
+      {"name": "t", "type": "continuous", "lower": 0, "upper": 1, "count": 3}]},
+    "objective": {"type": "command", "cmd": ["sh", "-c",
+      "awk -F, 'NR > 1 { print ($2 - 0.37) * ($2 - 0.37) + ($1 == \"b\") }'"]}})");
+  const auto r = run_cli("run " + q(dir.file("run.json")) + " --out " + q(dir.file("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto evals = cells(read_file(dir.file("out/evaluations.csv")));
+  ASSERT_EQ(evals.size(), 15u);
+  int off_grid = 0;
+  for (std::size_t e = 1; e < evals.size(); ++e) {
+    const double t = std::stod(evals[e][4]);
+    off_grid += evals[e][2] == "-1" && t != 0 && t != 0.5 && t != 1;
+    // The y the command printed is that of the value recorded, to awk's 6 digits.
+    EXPECT_NEAR(std::stod(evals[e][5]), (t - 0.37) * (t - 0.37) + (evals[e][3] == "b"), 1e-5)
+        << "evaluation " << e;
+  }
+  EXPECT_GE(off_grid, 3);
+}
+
 TEST(CliParameters, ASpaceTooBigForMemoryIsRefusedNamingItsSize) {
   // 8 slots of 14 labels, one-hot: 14^8 = 1 475 789 056 combinations of 112 features; even
   // streamed, an Optimizer would hold 33 bytes each, 48.7 GB. Refused before any allocation.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "gpbandit/error.hpp"
@@ -84,6 +85,12 @@ int feature_offset(const ParameterSpace& space, int p) {
   int off = 0;
   for (int q = 0; q < p; ++q) off += ps[static_cast<std::size_t>(q)].encoded_dim();
   return off;
+}
+
+std::string value_text(const ParameterSpace& space, int p, const double* x, int level) {
+  const Parameter& par = space.parameters()[static_cast<std::size_t>(p)];
+  if (!par.numeric()) return par.text(level);
+  return number_text(value_of_feature(space, p, x[feature_offset(space, p)]));
 }
 
 bool feasible_at(const ParameterSpace& space, const double* x) {

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/objective/objective.hpp"
 #include "objective/process.hpp"
 
@@ -114,7 +115,8 @@ std::string labelled_text(const ParameterSpace& space, const Eigen::Ref<const Ei
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const Eigen::VectorXd row = x.row(i).transpose();
     const std::vector<int> lv = space.decode(row.data());
-    for (std::size_t p = 0; p < ps.size(); ++p) out += (p ? "," : "") + ps[p].text(lv[p]);
+    for (std::size_t p = 0; p < ps.size(); ++p)  // a refined continuous value as it is
+      out += (p ? "," : "") + value_text(space, static_cast<int>(p), row.data(), lv[p]);
     out += "\n";
   }
   return out;

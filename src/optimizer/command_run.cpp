@@ -125,7 +125,7 @@ std::string labelled_evaluations_csv(const ParameterSpace& space, const Eigen::M
     const Eigen::VectorXd xi = x.row(i).transpose();
     const std::vector<int> lv = space.decode(xi.data());
     for (std::size_t p = 0; p < ps.size(); ++p)
-      out += "," + detail::value_text(space, static_cast<int>(p), xi.data(), lv[p]);
+      out += "," + value_text(space, static_cast<int>(p), xi.data(), lv[p]);
     std::snprintf(buf, sizeof buf, "%.17g", y[static_cast<std::size_t>(i)]);
     out += "," + std::string(buf) + "\n";
   }
@@ -189,7 +189,7 @@ std::string point_text(const Eigen::VectorXd& x, const ParameterSpace* space) {
     const auto& ps = space->parameters();
     for (std::size_t p = 0; p < ps.size(); ++p)
       s += (p > 0 ? ", " : "") + ps[p].name + "=" +
-           detail::value_text(*space, static_cast<int>(p), x.data(), lv[p]);
+           value_text(*space, static_cast<int>(p), x.data(), lv[p]);
     return s + ")";
   }
   char buf[32];

@@ -399,12 +399,6 @@ Eigen::VectorXd encode_text(const ParameterSpace& s, const std::vector<std::stri
   return x;
 }
 
-std::string value_text(const ParameterSpace& s, int p, const double* x, int level) {
-  const Parameter& par = s.parameters()[static_cast<std::size_t>(p)];
-  if (!par.numeric()) return par.text(level);
-  return number_text(value_of_feature(s, p, x[feature_offset(s, p)]));
-}
-
 std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,
                          const std::vector<double>* y) {
   std::ostringstream out;

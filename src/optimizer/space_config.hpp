@@ -36,10 +36,6 @@ std::vector<int> levels_of_text(const ParameterSpace& s, const std::vector<std::
 Eigen::VectorXd encode_text(const ParameterSpace& s, const std::vector<std::string>& cells,
                             const std::string& where);
 
-/// The text of parameter p's value in encoding x (d values) at its nearest level `level`: the
-/// label, the listed value, or a value off the list (value_of_feature).
-std::string value_text(const ParameterSpace& s, int p, const double* x, int level);
-
 /// CSV text of encoded points (q×d rows) by label: a header of the parameter names (and "y"
 /// when `y` is given), then one row per point with each parameter's value or label.
 std::string labelled_csv(const ParameterSpace& s, const Eigen::MatrixXd& rows,

@@ -4,6 +4,8 @@
 /// space") and the value back from an encoding.
 #pragma once
 
+#include <string>
+
 #include "gpbandit/engine/parameter_space.hpp"
 
 namespace gpb {
@@ -23,6 +25,11 @@ double encode_value(const ParameterSpace& space, int p, double value);
 /// parameter. O(levels of p).
 /// @throws InvalidArgument for p out of range or a categorical parameter.
 double value_of_feature(const ParameterSpace& space, int p, double feature);
+
+/// The text of parameter p's value in encoding x (encoded_dim() values) at its nearest level
+/// `level` (ParameterSpace::decode): the label, the listed value, or a value off the list
+/// (number_text of value_of_feature: a continuous parameter refined between its grid values).
+std::string value_text(const ParameterSpace& space, int p, const double* x, int level);
 
 /// Whether the point whose encoding is x (encoded_dim() features) satisfies every constraint of
 /// `space`: categoricals at their nearest labels (ParameterSpace::decode), numeric parameters at
