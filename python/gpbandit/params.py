@@ -382,6 +382,11 @@ class ParameterSpace:
             out.append(rec)
         return out
 
+    def __reduce__(self):
+        """Pickling (an Optimizer over the space pickles it too): rebuilt from ``to_json()``, as
+        the engine's objects it holds do not pickle."""
+        return (ParameterSpace.from_json, (self.to_json(),))
+
     def to_json(self):
         """A JSON-compatible dict (the CLI's ``"domain": {"type": "parameters", ...}``)."""
         params = []

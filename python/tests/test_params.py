@@ -260,3 +260,22 @@ def test_continuous_parameters_are_refined_between_their_grid_values(budget):
         opt.tell([x], [f(x)])
     assert off_grid >= 10
     assert opt.best.y < 0.05 and opt.best.x["cat"] == "b"
+
+
+def test_a_space_and_an_optimizer_over_it_pickle():
+    # The space is rebuilt from its JSON form; the optimizer continues bit for bit, refined
+    # continuous values and all.
+    import pickle
+    space = gp.ParameterSpace(
+        [gp.Categorical("ligand", list(LIGANDS), encoding=LIGANDS), gp.Integer("n", 1, 4),
+         gp.Continuous("T", 20, 80, count=4)],
+        constraints=[gp.LinearInequality(["n", "T"], [10, 1], 100),
+                     gp.Exclude({"ligand": ["L4"], "n": [1]})])
+    copy = pickle.loads(pickle.dumps(space))
+    assert copy.to_json() == space.to_json() and list(copy) == list(space)
+    opt = g.Optimizer(space, minimize=True, seed=1)
+    for _ in range(8):
+        s = opt.ask()
+        opt.tell(s.points, [abs(s.points[0]["T"] - 47.3) + s.points[0]["n"]])
+    again = pickle.loads(pickle.dumps(opt))
+    assert [opt.ask().points for _ in range(3)] == [again.ask().points for _ in range(3)]
