@@ -25,7 +25,9 @@ std::vector<ParamDoc> top_level() {
       {"initial_points", "integer", "0", "the first asks are an initial design (>= 0)"},
       {"initial_design", "string", "\"sobol\"",
        "sobol (the Sobol prefix of a sobol or box domain) | random: the initial design"},
-      {"refine", "object", "{}", "continuous refinement on a box domain (optimizer_refine)"},
+      {"refine", "object", "{}",
+       "continuous refinement on a box domain, and of a parameters domain's continuous "
+       "parameters (optimizer_refine)"},
       {"distinct", "boolean", "true", "never ask again a candidate asked and not yet told"},
       {"exclude_observed", "boolean", "false",
        "never ask a candidate already told (observed or failed): every suggestion is new"},
@@ -115,7 +117,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
   r.push_back(
       {"optimizer_refine",
        "refine",
-       "Continuous refinement of each ask on a box domain (never on finite domains)",
+       "Continuous refinement of each ask on a box domain and of a parameters domain's "
+       "continuous parameters (never on other finite domains)",
        {{"enabled", "boolean", "true", "refine beyond the Sobol candidates"},
         {"local_points", "integer", "1024", "trust-region candidates per ask"},
         {"centres", "integer", "3", "best candidates that get local candidates"},
@@ -169,7 +172,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                {{"parameters", "object[]", kReq,
                  "{name, type: categorical (labels, encoding: \"onehot\" | {descriptors: file.csv "
                  "| {label: [numbers]}}) | numerical (values) | integer (lower, upper, step) | "
-                 "continuous (lower, upper, count: grid values standing in for the box)}"},
+                 "continuous (lower, upper, count: the box's grid values in the global step, "
+                 "refined beyond)}"},
                 {"constraints", "object[]", "[]",
                  "{type: linear (params, coefs, rhs, tol: sum coef*value <= rhs) | mixture "
                  "(params, total, tol) | exclude (when: {name: [labels or values]}) | distinct "
