@@ -48,7 +48,8 @@ def problems(gp):
 
     def f_reaction(p):  # a negated yield: best at L3, temp 110, conc 0.137, time 13.4 (feasible)
         y = (ligand_gain[p["ligand"]] + math.exp(-((p["temp"] - 110) / 25) ** 2)
-             * math.exp(-((p["conc"] - 0.137) / 0.04) ** 2) * math.exp(-((p["time"] - 13.4) / 6) ** 2))
+             * math.exp(-((p["conc"] - 0.137) / 0.04) ** 2)
+             * math.exp(-((p["time"] - 13.4) / 6) ** 2))
         return -y
 
     return [("mixed Branin (3 labels × 2 continuous, 6 grid values each)", mixed_branin, f_branin,
@@ -65,13 +66,15 @@ def run(gb, space, f, calls, seed, refine):
 
 def section(rows, command, seeds, load):
     lines = [BEGIN, "",
-             f"Command: `{command}` ({os.uname().machine}, 1 thread, load average {load[0]:.1f} "
-             f"before the run and {load[1]:.1f} after; CPU seconds of this process).", "",
-             f"`gpbandit.minimize` (defaults: log EI, Matérn-5/2 ARD refitted after every call) over "
-             f"mixed parameter spaces, seeds 0..{seeds - 1}, with the default refinement and with "
-             "`refine=False` (the candidate set's grid values only). Final simple regret (best f − "
-             "f*); paired Δ = log10 regret refined − grid only, mean ± standard error over seeds, "
-             "lower / higher at two standard errors; regrets are floored at 1e-9 for the log.", "",
+             f"Command: `{command}` ({os.uname().machine}, 1 thread, load average "
+             f"{load[0]:.1f} before the run and {load[1]:.1f} after; CPU seconds of this "
+             "process).", "",
+             "`gpbandit.minimize` (defaults: log EI, Matérn-5/2 ARD refitted after every call) "
+             f"over mixed parameter spaces, seeds 0..{seeds - 1}, with the default refinement and "
+             "with `refine=False` (the candidate set's grid values only). Final simple regret "
+             "(best f − f*); paired Δ = log10 regret refined − grid only, mean ± standard error "
+             "over seeds, lower / higher at two standard errors; regrets are floored at 1e-9 for "
+             "the log.", "",
              "| space | calls | regret, refined: median [q1, q3] | regret, grid only: median "
              "[q1, q3] | paired Δlog10 | seeds lower / higher | CPU s per call, refined / grid |",
              "|---|---:|---|---|---|---|---|"]
@@ -79,7 +82,8 @@ def section(rows, command, seeds, load):
         a, b = np.array(r["refined"]), np.array(r["grid"])
         d = np.log10(np.maximum(a, 1e-9)) - np.log10(np.maximum(b, 1e-9))
         se = d.std(ddof=1) / math.sqrt(len(d))
-        verdict = "lower" if d.mean() + 2 * se < 0 else "higher" if d.mean() - 2 * se > 0 else "tied"
+        verdict = ("lower" if d.mean() + 2 * se < 0 else
+                   "higher" if d.mean() - 2 * se > 0 else "tied")
 
         def q(v):
             return f"{np.median(v):.3g} [{np.quantile(v, 0.25):.3g}, {np.quantile(v, 0.75):.3g}]"

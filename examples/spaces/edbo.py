@@ -106,6 +106,23 @@ class Table:
         return {r[key]: mat[i] for i, r in enumerate(rows)}
 
 
+    def fingerprints(self, component):
+        """{SMILES: Morgan fingerprint bits (ECFP4, 2048, the positions shared by every label
+        dropped)} of a component's labels, by gpbandit.chem.label_encoding (RDKit)."""
+        from gpbandit import chem
+
+        return {k: np.array(v) for k, v in
+                chem.label_encoding(sorted(set(self.labels[component]))).items()}
+
+    def descriptors(self, component, encoding):
+        """The descriptor table of encoding "dft" or "fp" (fingerprints) of a component."""
+        if encoding == "dft":
+            return self.dft(component)
+        if encoding == "fp":
+            return self.fingerprints(component)
+        raise ValueError(f"encoding: expected 'ohe', 'dft' or 'fp', got {encoding!r}")
+
+
 def _unit(v):
     lo, hi = float(np.min(v)), float(np.max(v))
     return (v - lo) / (hi - lo) if hi > lo else np.zeros_like(v)
@@ -130,8 +147,9 @@ def _one_hot_rows(table):
 
 
 def _dft_block(labels, table):
-    """Per label, the principal components of the standardised descriptors that explain
-    DFT_VARIANCE of their variance, scaled together so the first spans [0, 1]."""
+    """Per label, the principal components of the standardised descriptors (DFT, or fingerprint
+    bits) that explain DFT_VARIANCE of their variance, scaled together so the first spans
+    [0, 1]."""
     names = sorted(set(labels))
     missing = [s for s in names if s not in table]
     if missing:
@@ -151,16 +169,14 @@ def _dft_block(labels, table):
 
 def encode(table, encoding):
     """The N × d feature rows of a table's reactions: each component one-hot ("ohe",
-    parameter_space's encoding) or by its DFT descriptors ("dft", see _dft_block), then each
-    numeric condition scaled to [0, 1]."""
+    parameter_space's encoding), by its DFT descriptors ("dft") or by its molecules' Morgan
+    fingerprints ("fp"; both reduced as _dft_block does), then each numeric condition scaled to
+    [0, 1]."""
     if encoding == "ohe":
         return _one_hot_rows(table)
     blocks = []
     for c in table.components:
-        if encoding == "dft":
-            blocks.append(_dft_block(table.labels[c], table.dft(c)))
-        else:
-            raise ValueError(f"encoding: expected 'ohe' or 'dft', got {encoding!r}")
+        blocks.append(_dft_block(table.labels[c], table.descriptors(c, encoding)))
     for v in table.numeric.values():
         blocks.append(_unit(v)[:, None])
     return np.hstack(blocks)
@@ -174,7 +190,7 @@ def blocks(table, encoding):
         if encoding == "ohe":
             width = len(set(table.labels[c]))
         else:
-            width = _dft_block(table.labels[c], table.dft(c)).shape[1]
+            width = _dft_block(table.labels[c], table.descriptors(c, encoding)).shape[1]
         out.append((c, at, at + width, "label"))
         at += width
     for k in table.numeric:

@@ -56,6 +56,8 @@ METHODS = {
     # DFT block), against the one kernel on the concatenated encodings of the same encoding.
     "gpbandit-ohe-parts": ("gpbandit", "ohe", {"parts": True}),
     "gpbandit-dft-parts": ("gpbandit", "dft", {"parts": True}),
+    "gpbandit-fp": ("gpbandit", "fp"),  # the molecules' Morgan fingerprints (gpbandit.chem)
+    "gpbandit-fp-parts": ("gpbandit", "fp", {"parts": True}),
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints

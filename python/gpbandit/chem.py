@@ -20,6 +20,9 @@ Command line (the featurisation step of ``"domain": {"type": "molecules", ...}``
         [--fingerprint atom_pair|morgan] [--bits 2048] [--radius 2] [--min-length 1]
         [--max-length 3] [--counts]
 
+``label_encoding`` turns molecules that are the labels of a categorical parameter (a ligand, a
+base, a solvent) into its descriptor table (docs/spaces.md).
+
 The first form writes every cache a config's molecules domain names (file names and metadata
 from the C++ reader, so the CLI finds exactly them); the second one file for your own use
 (``Domain.from_fingerprints(np.load(path), bits)``).
@@ -111,6 +114,35 @@ def fingerprints(smiles, kind="atom_pair", bits=2048, radius=2, min_length=1, ma
         else:
             dense[i, list(gen.GetFingerprint(mol).GetOnBits())] = 1
     return dense if counts else pack_bits(dense)
+
+
+def label_encoding(smiles, kind="morgan", bits=2048, radius=2, min_length=1, max_length=3,
+                   counts=False, chirality=True):
+    """A descriptor table for a categorical parameter whose labels are molecules: ``smiles`` is
+    a dict {label: SMILES} (or a list of SMILES, each its own label); returns {label: row}, the
+    label's fingerprint (bits 0/1, or counts) with the positions that are the same for every
+    label dropped (they tell no label from another). Use it as a ``Categorical``'s encoding::
+
+        gp.Categorical("ligand", list(ligands), encoding=chem.label_encoding(ligands))
+
+    The space standardises each column over the labels (docs/spaces.md), so a rare bit weighs
+    more than a common one; with few labels and many bits, a per-parameter kernel (one
+    lengthscale for the block) keeps the fit small. Raises ValueError naming a SMILES RDKit
+    cannot parse, and when every label has the same fingerprint (nothing to encode).
+    """
+    table = dict(smiles) if isinstance(smiles, dict) else {s: s for s in smiles}
+    if not table:
+        raise ValueError("label_encoding: no labels")
+    labels = list(table)
+    fp = fingerprints([table[k] for k in labels], kind=kind, bits=bits, radius=radius,
+                      min_length=min_length, max_length=max_length, counts=counts,
+                      chirality=chirality)
+    dense = fp if counts else unpack_bits(fp, bits)
+    keep = (dense != dense[0]).any(axis=0)
+    if not keep.any():
+        raise ValueError(f"label_encoding: the {len(labels)} labels have one and the same "
+                         f"{kind} fingerprint: nothing tells them apart")
+    return {k: dense[i, keep].astype(float).tolist() for i, k in enumerate(labels)}
 
 
 def read_smiles(path, column="smiles"):

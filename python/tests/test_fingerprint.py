@@ -158,3 +158,27 @@ def _has_rdkit():
     except ImportError:
         return False
     return True
+
+
+def test_label_encoding_is_a_categoricals_descriptor_table():
+    # Molecules as the labels of a categorical: one fingerprint row per label, the positions
+    # every label shares dropped; a space takes it as its encoding. Bad SMILES and labels that
+    # cannot be told apart are refused.
+    pytest.importorskip("rdkit")
+    from gpbandit import params as gp
+
+    bases = {"KOAc": "O=C([O-])C.[K+]", "CsOAc": "O=C([O-])C.[Cs+]",
+             "KOPiv": "CC(C)(C)C(=O)[O-].[K+]"}
+    table = chem.label_encoding(bases)
+    assert list(table) == list(bases)
+    rows = np.array(list(table.values()))
+    full = chem.unpack_bits(chem.fingerprints(list(bases.values()), kind="morgan"), 2048)
+    varying = (full != full[0]).any(axis=0)
+    assert rows.shape == (3, int(varying.sum())) and np.array_equal(rows, full[:, varying])
+    space = gp.ParameterSpace([gp.Categorical("base", list(bases), encoding=table),
+                               gp.Integer("temp", 90, 120, 15)])
+    assert len(space) == 9 and space.n_features == rows.shape[1] + 1
+    with pytest.raises(ValueError, match="cannot be parsed"):
+        chem.label_encoding({"a": "C", "b": "not a smiles"})
+    with pytest.raises(ValueError, match="nothing tells them apart"):
+        chem.label_encoding({"a": "CCO", "b": "OCC"})
