@@ -21,7 +21,10 @@ Command line (the featurisation step of ``"domain": {"type": "molecules", ...}``
         [--max-length 3] [--counts]
 
 ``label_encoding`` turns molecules that are the labels of a categorical parameter (a ligand, a
-base, a solvent) into its descriptor table (docs/spaces.md).
+base, a solvent) into its descriptor table (docs/spaces.md); for the CLI,
+``python3 -m gpbandit.chem labels LIGANDS.csv --out ligand_fp.csv [--label label] [--smiles
+smiles] [--fingerprint morgan|atom_pair] ...`` writes it as the descriptor CSV a "parameters"
+domain's categorical takes (``"encoding": {"descriptors": "ligand_fp.csv"}``).
 
 The first form writes every cache a config's molecules domain names (file names and metadata
 from the C++ reader, so the CLI finds exactly them); the second one file for your own use
@@ -223,6 +226,36 @@ def featurize_config(path, force=False, out=sys.stderr):
     return done
 
 
+def write_label_encoding(a):
+    """The ``labels`` command: label_encoding of a CSV's (label, SMILES) rows written as a
+    descriptor CSV (a header "label,f0,f1,...", one row per label), the file a "parameters"
+    domain's categorical names as ``"encoding": {"descriptors": FILE}``."""
+    with open(a.csv, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise ValueError(f"{a.csv}: no rows")
+    for col in (a.label, a.smiles):
+        if col not in rows[0]:
+            raise ValueError(f"{a.csv}:1: no column {col!r} (columns: {', '.join(rows[0])})")
+    smiles = {}
+    for i, r in enumerate(rows, start=2):
+        if r[a.label] in smiles:
+            raise ValueError(f"{a.csv}:{i}: label {r[a.label]!r} repeats")
+        smiles[r[a.label]] = r[a.smiles]
+    table = label_encoding(smiles, kind=a.fingerprint, bits=a.bits, radius=a.radius,
+                           min_length=a.min_length, max_length=a.max_length, counts=a.counts)
+    width = len(next(iter(table.values())))
+    tmp = a.out + ".tmp"
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow([a.label] + [f"f{j}" for j in range(width)])
+        for k, row in table.items():
+            w.writerow([k] + [int(v) for v in row])
+    os.replace(tmp, a.out)  # nothing half-written
+    print(f"wrote {a.out}: {len(table)} labels × {width} {a.fingerprint} positions",
+          file=sys.stderr)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python3 -m gpbandit.chem",
                                 description="Featurise molecular libraries for gpbandit.")
@@ -239,8 +272,22 @@ def main(argv=None):
     f.add_argument("--min-length", type=int, default=1)
     f.add_argument("--max-length", type=int, default=3)
     f.add_argument("--counts", action="store_true")
+    lab = sub.add_parser("labels", help="a categorical's descriptor table from its molecules")
+    lab.add_argument("csv", help="a CSV with a label column and a SMILES column")
+    lab.add_argument("--out", required=True, help="the descriptor CSV to write (label, f0, ...)")
+    lab.add_argument("--label", default="label", help="the label column (default label)")
+    lab.add_argument("--smiles", default="smiles", help="the SMILES column (default smiles)")
+    lab.add_argument("--fingerprint", default="morgan", choices=["atom_pair", "morgan"])
+    lab.add_argument("--bits", type=int, default=2048)
+    lab.add_argument("--radius", type=int, default=2)
+    lab.add_argument("--min-length", type=int, default=1)
+    lab.add_argument("--max-length", type=int, default=3)
+    lab.add_argument("--counts", action="store_true")
     a = p.parse_args(argv)
     try:
+        if a.command == "labels":
+            write_label_encoding(a)
+            return 0
         if a.csv:
             if not a.out:
                 p.error("--csv needs --out")

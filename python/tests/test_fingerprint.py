@@ -182,3 +182,25 @@ def test_label_encoding_is_a_categoricals_descriptor_table():
         chem.label_encoding({"a": "C", "b": "not a smiles"})
     with pytest.raises(ValueError, match="nothing tells them apart"):
         chem.label_encoding({"a": "CCO", "b": "OCC"})
+
+
+def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
+    # python3 -m gpbandit.chem labels: (label, SMILES) rows in, the descriptor CSV of a
+    # "parameters" domain's categorical out; a missing column is one message and exit code 2,
+    # with no file written.
+    pytest.importorskip("rdkit")
+    src = tmp_path / "bases.csv"
+    src.write_text("label,smiles\nKOAc,O=C([O-])C.[K+]\nCsOAc,O=C([O-])C.[Cs+]\n"
+                   "KOPiv,CC(C)(C)C(=O)[O-].[K+]\n")
+    out = tmp_path / "bases_fp.csv"
+    assert chem.main(["labels", str(src), "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    want = chem.label_encoding({"KOAc": "O=C([O-])C.[K+]", "CsOAc": "O=C([O-])C.[Cs+]",
+                                "KOPiv": "CC(C)(C)C(=O)[O-].[K+]"})
+    assert lines[0].split(",")[0] == "label" and len(lines) == 4
+    for line in lines[1:]:
+        cells = line.split(",")
+        assert [float(c) for c in cells[1:]] == want[cells[0]]
+    bad = tmp_path / "bad_fp.csv"
+    assert chem.main(["labels", str(src), "--out", str(bad), "--smiles", "SMILES"]) == 2
+    assert not bad.exists()
