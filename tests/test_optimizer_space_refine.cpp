@@ -118,6 +118,39 @@ TEST(OptimizerSpaceRefine, RefinedPointsSatisfyTheSpacesConstraints) {
   EXPECT_LT(opt.best().value, 0.3);
 }
 
+TEST(OptimizerSpaceRefine, MixtureFractionsAreRefinedOnTheSimplex) {
+  // Three continuous fractions summing to one (5 grid values each: the grid's mixtures are the
+  // 15 with quarters) and a categorical; the best mixture, (0.23, 0.41, 0.36) for label b, lies
+  // off the grid: the refinement keeps every ask on the simplex and goes below the grid's best.
+  const auto s = std::make_shared<const gpb::ParameterSpace>(
+      std::vector<Parameter>{
+          Parameter::categorical("cat", {"a", "b"}), Parameter::continuous("u", 0, 1, 5),
+          Parameter::continuous("v", 0, 1, 5), Parameter::continuous("w", 0, 1, 5)},
+      std::vector<gpb::Constraint>{gpb::Constraint::mixture({1, 2, 3}, 1.0, 1e-6)});
+  ASSERT_EQ(s->size(), 30);
+  const double best[3] = {0.23, 0.41, 0.36};
+  const auto f = [&](const Eigen::VectorXd& x) {
+    double d = x[1] == 1.0 ? 0.0 : 1.0;
+    for (int p = 1; p <= 3; ++p) d += 10 * std::pow(value(*s, x, p) - best[p - 1], 2);
+    return d;
+  };
+  double grid_best = std::numeric_limits<double>::infinity();
+  const Eigen::MatrixXd cand = gpb::Optimizer(options(s)).domain().points();
+  for (Eigen::Index j = 0; j < cand.cols(); ++j) grid_best = std::min(grid_best, f(cand.col(j)));
+  gpb::Optimizer opt(options(s));
+  int refined = 0;
+  for (int call = 0; call < 30; ++call) {
+    const gpb::AskResult a = opt.ask();
+    const Eigen::VectorXd x = a.points.row(0).transpose();
+    EXPECT_NEAR(value(*s, x, 1) + value(*s, x, 2) + value(*s, x, 3), 1.0, 1e-6) << call;
+    EXPECT_TRUE(gpb::feasible_at(*s, x.data())) << "call " << call;
+    refined += a.indices[0] < 0;
+    opt.tell(a.points, {f(x)});
+  }
+  EXPECT_GE(refined, 5);
+  EXPECT_LT(opt.best().value, 0.5 * grid_best);  // the grid's best: 0.206 at (¼, ½, ¼)
+}
+
 TEST(OptimizerSpaceRefine, ASpaceWithoutARefinableParameterIsNeverLeft) {
   const auto s = std::make_shared<const gpb::ParameterSpace>(
       std::vector<Parameter>{Parameter::categorical("cat", {"a", "b", "c"}),

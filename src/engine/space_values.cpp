@@ -1,6 +1,7 @@
 // Numeric values off a ParameterSpace's lists (include/gpbandit/engine/space_values.hpp).
 #include "gpbandit/engine/space_values.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,12 @@ const Parameter& numeric_parameter(const ParameterSpace& space, int p) {
 double affine(const Parameter& par, double v) {
   const double w = par.values.back() - par.values.front();
   return w > 0 ? (v - par.values.front()) / w : 0.0;
+}
+
+/// The value of feature f by the affine map's inverse (no search for a shortest text: for sums
+/// checked against a tolerance, where value_of_feature's ulps do not matter and its cost would).
+double plain_value(const Parameter& par, double f) {
+  return par.values.front() + f * (par.values.back() - par.values.front());
 }
 
 /// Doubles searched on each side of the inverse map's value (value_of_feature).
@@ -93,13 +100,46 @@ std::string value_text(const ParameterSpace& space, int p, const double* x, int 
   return number_text(value_of_feature(space, p, x[feature_offset(space, p)]));
 }
 
+void project_onto_mixtures(const ParameterSpace& space, double* x) {
+  const auto& ps = space.parameters();
+  for (const Constraint& c : space.constraints()) {
+    if (c.type != Constraint::Type::Mixture) continue;
+    std::vector<std::size_t> movable;  // positions in c.params
+    double sum = 0;
+    for (std::size_t i = 0; i < c.params.size(); ++i) {
+      const int p = c.params[i];
+      const Parameter& par = ps[static_cast<std::size_t>(p)];
+      sum += c.coefs[i] * plain_value(par, x[feature_offset(space, p)]);
+      if (par.type == Parameter::Type::Continuous && par.size() >= 2) movable.push_back(i);
+    }
+    for (int pass = 0; pass < 4 && !movable.empty() && std::abs(c.rhs - sum) > 0.25 * c.tol;
+         ++pass) {
+      double weight = 0;
+      for (const std::size_t i : movable) weight += c.coefs[i] * c.coefs[i];
+      const double step = (c.rhs - sum) / weight;
+      std::vector<std::size_t> still;
+      for (const std::size_t i : movable) {
+        const int p = c.params[i];
+        const Parameter& par = ps[static_cast<std::size_t>(p)];
+        double& f = x[feature_offset(space, p)];
+        const double old = plain_value(par, f);
+        const double v = std::clamp(old + step * c.coefs[i], par.lower, par.upper);
+        f = affine(par, v);
+        sum += c.coefs[i] * (plain_value(par, f) - old);
+        if (v > par.lower && v < par.upper) still.push_back(i);  // may move again
+      }
+      movable = std::move(still);
+    }
+  }
+}
+
 bool feasible_at(const ParameterSpace& space, const double* x) {
   const std::vector<int> levels = space.decode(x);
   const auto& ps = space.parameters();
   std::vector<double> values(ps.size(), 0.0);
   int off = 0;
   for (std::size_t p = 0; p < ps.size(); ++p) {
-    if (ps[p].numeric()) values[p] = value_of_feature(space, static_cast<int>(p), x[off]);
+    if (ps[p].numeric()) values[p] = plain_value(ps[p], x[off]);
     off += ps[p].encoded_dim();
   }
   return space.feasible_values(levels.data(), values.data());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpbandit/engine/parameter_space.hpp"
+#include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/io/csv.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
@@ -156,6 +157,7 @@ std::vector<int> DomainSpec::refinable_axes() const {
 void DomainSpec::project(double* x) const {
   if (kind == Kind::Parameters) {
     for (const int a : refinable_axes()) x[a] = std::clamp(x[a], 0.0, 1.0);
+    if (space) project_onto_mixtures(*space, x);
     return;
   }
   if (kind != Kind::Box) return;

@@ -33,9 +33,17 @@ std::string value_text(const ParameterSpace& space, int p, const double* x, int 
 
 /// Whether the point whose encoding is x (encoded_dim() features) satisfies every constraint of
 /// `space`: categoricals at their nearest labels (ParameterSpace::decode), numeric parameters at
-/// the values their features encode (value_of_feature; also off their lists, e.g. a continuous
-/// parameter refined between its grid values). O(Σ levels + constraints).
+/// the values their features encode, also off their lists (a continuous parameter refined
+/// between its grid values), by the affine map's inverse (value_of_feature's search for the
+/// shortest text is not needed for a sum checked within a tolerance). O(Σ levels + constraints).
 bool feasible_at(const ParameterSpace& space, const double* x);
+
+/// Moves the continuous parameters (two or more grid values) of the point whose encoding is x
+/// onto every mixture constraint that involves one: the sum's residual, total − Σ value, spread
+/// over those parameters equally in value, each kept inside its box (a few passes, so a member
+/// stopped by its bound leaves the rest to the others); the other parameters are not moved. A
+/// mixture that cannot be met so stays broken (feasible_at then says so). O(Σ mixture sizes).
+void project_onto_mixtures(const ParameterSpace& space, double* x);
 
 /// Offset of parameter p's features within an encoding (the features of the parameters before
 /// it). @throws InvalidArgument for p out of range.

@@ -112,7 +112,8 @@ struct DomainSpec {
   /// Box: moves the d coordinates of x onto the box (clamped), its integer axes (rounded) and its
   /// one-hot groups (the largest coordinate of a group becomes 1, the others 0; ties: the first).
   /// Parameters: clamps the features of the continuous parameters onto their boxes ([0, 1] in
-  /// the encoding). Other kinds: nothing.
+  /// the encoding) and moves them onto the space's mixture constraints (project_onto_mixtures).
+  /// Other kinds: nothing.
   void project(double* x) const;
   /// Checks the box, axes and groups. @throws InvalidArgument naming the field.
   void validate() const;
