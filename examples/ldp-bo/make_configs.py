@@ -248,6 +248,16 @@ def why_width_matern_confirm(T):
     return cfg
 
 
+def why_kgroups_matern(T):
+    """MoMA's group count on L1's instance (issue #33): LDP-MoMA (practical, width x1) with
+    k_groups 3 and 7 below the practical ceil(ln(4eT/delta)) = 15 (more, smaller epochs); same seed
+    and trials as L1, so paired with its LDP-TGP and LDP-ATA."""
+    pols = [heavy("moma_gp_ucb", "practical", 1.0, suffix=f"; k_groups {k}", k_groups=k)
+            for k in (3, 7)]
+    return why_config("kgroups", "matern", M52, T, "LDP-MoMA (practical, eps = 1) with its group "
+                      "count k_groups below the practical 15, on the matern instance", pols)
+
+
 def write(cfg):
     with open(os.path.join(HERE, f"{cfg['name']}.json"), "w") as f:
         json.dump(cfg, f, indent=2)
@@ -269,6 +279,7 @@ def main():
     write(why_width_rivals("matern", M52, T))  # L1's instance
     write(why_width_matern_ata(T))
     write(why_width_matern_confirm(T))
+    write(why_kgroups_matern(T))
     for cfg in scale_configs():
         write(cfg)
 

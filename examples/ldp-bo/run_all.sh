@@ -12,7 +12,7 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/gpbandit}
 [ $# -gt 0 ] && shift
-names=${*:-"L5 L6 L2 L3 L8 L9 L4 L1 L7 why-eps-light why-eps-stock why-eps-synthetic why-width-light why-width-stock why-width-synthetic why-trunc-light why-trunc-synthetic why-sampler-light why-eps-matern why-eps-matern-ata why-width-synthetic-rivals why-width-matern-rivals why-width-matern-ata why-width-matern-confirm"}
+names=${*:-"L5 L6 L2 L3 L8 L9 L4 L1 L7 why-eps-light why-eps-stock why-eps-synthetic why-width-light why-width-stock why-width-synthetic why-trunc-light why-trunc-synthetic why-sampler-light why-eps-matern why-eps-matern-ata why-width-synthetic-rivals why-width-matern-rivals why-width-matern-ata why-width-matern-confirm why-kgroups-matern"}
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 for n in $names; do
   out=results/ldp-bo/$n

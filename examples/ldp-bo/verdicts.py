@@ -149,6 +149,38 @@ def width_explanation(d, pid, inst, kind):
                   f"width constants do not explain it: {text}")
 
 
+def kgroups_explanation(d, pid, inst, kind):
+    """Is a failed private panel a matter of MoMA's group count? why-kgroups-<inst> runs LDP-MoMA
+    (practical, width ×1) with k_groups below the practical ⌈ln(4eT/δ)⌉ on the panel's seed and
+    trials (paired by trial with the panel's LDP-TGP and LDP-ATA, which it leaves unchanged). It
+    explains the panel when the claim holds for MoMA at its best tested k (selected on these
+    trials, the panel's own MoMA among them). Returns (explained, text); text is "" when the
+    config has not run."""
+    s = d.get(f"why-kgroups-{inst}")
+    if s is None:
+        return False, ""
+    g = st.paper_group(d[pid], "practical")
+    if not all(f in g for f in ("moma", "tgp", "ata")):
+        return False, ""
+    sweep = {float(k): q for k, q in regime.by_param(s, "moma", "k_groups").items()}
+    sweep[0.0] = g["moma"]  # the practical preset's own count (k_groups 0: its default)
+    k, m = min(sweep.items(), key=lambda kv: kv[1]["cumulative_regret"]["mean"])
+    cm = {f: vr.paired(st.runs(m), st.runs(g[f])) for f in ("tgp", "ata")}
+    name = lambda x: "the preset's" if x == 0 else f"{x:g}"  # noqa: E731
+    grid = ", ".join(f"{name(x)} {q['cumulative_regret']['mean']:.3g}"
+                     for x, q in sorted(sweep.items()))
+    text = (f"`why-kgroups-{inst}` (10 trials paired with `{pid}`; MoMA's mean R_T by k_groups: "
+            f"{grid}): MoMA at k_groups {name(k)} − "
+            + "; − ".join(f"{f.upper()} = {c.text()} {c.word}" for f, c in cm.items()))
+    holds = (all(c.lower for c in cm.values()) if kind == "outperform"
+             else not any(c.higher for c in cm.values()))
+    if holds:
+        return True, (f"explained by MoMA's group count: {text}. At its best tested k_groups "
+                      "(selected on these trials) the claim holds")
+    return False, (f"nor does MoMA's group count (the claim fails at every tested k_groups): "
+                   f"{text}")
+
+
 def panel(d, pid):
     fig, setting, kind, inst = CLAIMS[pid]
     claim = CLAIM_TEXT[kind]
@@ -173,6 +205,11 @@ def panel(d, pid):
                 if wtext:
                     reason = f"{text.replace(' (no experiment explains it)', '')}; {wtext}"
                     explained = wtext if wok else None
+                if not wok:
+                    kok, ktext = kgroups_explanation(d, pid, inst, kind)
+                    if ktext:
+                        reason = f"{reason}; {ktext}"
+                        explained = ktext if kok else None
         elif eps is not None:
             reason = ("no `why-*` experiment runs this instance (Matérn): the cause is untested")
         else:
