@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "log_ei.hpp"
 #include "optimizer/surrogate.hpp"
 #include "test_support.hpp"
 
@@ -44,13 +45,7 @@ OptimizerOptions box_options(int candidates, std::uint64_t seed) {
   return o;
 }
 
-/// log EI of N(m, v) over `best` (maximisation), for the checks below (moderate z only).
-double log_ei(double m, double v, double best) {
-  const double s = std::sqrt(v), z = (m - best) / s;
-  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
-  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * 3.14159265358979323846);
-  return std::log(s * (z * cdf + pdf));
-}
+using gpb::test::log_ei;
 
 TEST(AcquisitionRule, DerivativesMatchFiniteDifferences) {
   for (const AcquisitionKind kind :

@@ -15,6 +15,7 @@
 #include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "log_ei.hpp"
 
 namespace {
 
@@ -54,13 +55,7 @@ double objective(const gpb::ParameterSpace& s, const Eigen::VectorXd& x) {
   return (t - 47.3) * (t - 47.3) / 100 + 5 * (p - 0.61) * (p - 0.61) + (x[1] == 1.0 ? 0.0 : 1.0);
 }
 
-/// log EI of N(m, v) over `best` (maximisation; moderate z only).
-double log_ei(double m, double v, double best) {
-  const double sd = std::sqrt(v), z = (m - best) / sd;
-  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
-  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * 3.14159265358979323846);
-  return std::log(sd * (z * cdf + pdf));
-}
+using gpb::test::log_ei;
 
 TEST(OptimizerSpaceRefine, ContinuousParametersMoveOffTheirGridAndTheOthersKeepLevels) {
   const auto s = space();

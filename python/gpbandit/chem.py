@@ -256,6 +256,16 @@ def write_label_encoding(a):
           file=sys.stderr)
 
 
+def _fingerprint_arguments(parser, kind):
+    """The fingerprint options of a subcommand (``kind``: its default fingerprint)."""
+    parser.add_argument("--fingerprint", default=kind, choices=["atom_pair", "morgan"])
+    parser.add_argument("--bits", type=int, default=2048)
+    parser.add_argument("--radius", type=int, default=2)
+    parser.add_argument("--min-length", type=int, default=1)
+    parser.add_argument("--max-length", type=int, default=3)
+    parser.add_argument("--counts", action="store_true")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python3 -m gpbandit.chem",
                                 description="Featurise molecular libraries for gpbandit.")
@@ -266,23 +276,13 @@ def main(argv=None):
     f.add_argument("--csv", help="a library to featurise on its own (with --out)")
     f.add_argument("--out", help="the .npy to write (with --csv)")
     f.add_argument("--smiles", default="smiles")
-    f.add_argument("--fingerprint", default="atom_pair", choices=["atom_pair", "morgan"])
-    f.add_argument("--bits", type=int, default=2048)
-    f.add_argument("--radius", type=int, default=2)
-    f.add_argument("--min-length", type=int, default=1)
-    f.add_argument("--max-length", type=int, default=3)
-    f.add_argument("--counts", action="store_true")
+    _fingerprint_arguments(f, "atom_pair")
     lab = sub.add_parser("labels", help="a categorical's descriptor table from its molecules")
     lab.add_argument("csv", help="a CSV with a label column and a SMILES column")
     lab.add_argument("--out", required=True, help="the descriptor CSV to write (label, f0, ...)")
     lab.add_argument("--label", default="label", help="the label column (default label)")
     lab.add_argument("--smiles", default="smiles", help="the SMILES column (default smiles)")
-    lab.add_argument("--fingerprint", default="morgan", choices=["atom_pair", "morgan"])
-    lab.add_argument("--bits", type=int, default=2048)
-    lab.add_argument("--radius", type=int, default=2)
-    lab.add_argument("--min-length", type=int, default=1)
-    lab.add_argument("--max-length", type=int, default=3)
-    lab.add_argument("--counts", action="store_true")
+    _fingerprint_arguments(lab, "morgan")
     a = p.parse_args(argv)
     try:
         if a.command == "labels":
