@@ -2,7 +2,9 @@
 """Checks of the width explanation's confirmation trials (examples/ldp-bo/verdicts.py,
 confirm_pairs; CTest LdpBoWidthConfirm): the pair is judged on the trials beyond the selection
 trials only, a width the confirmation did not run gives no pair, and no confirmation config gives
-nothing. Hand-made summaries; deterministic; exits 1 on the first failure."""
+nothing. And of the group-count explanation (kgroups_explanation): it explains a panel only when
+MoMA at its best tested k_groups is lower than both rivals, paired by trial. Hand-made summaries;
+deterministic; exits 1 on the first failure."""
 import os
 import sys
 
@@ -41,7 +43,36 @@ def main():
     # A confirmation no longer than the selection confirms nothing.
     short = {"name": "c", "policies": [pol("moma", 0.01, [1.0] * 10), pol("tgp", 0.1, [2.0] * 10)]}
     check(verdicts.confirm_pairs(short, 0.01, sel_m, rivals) == {}, "no fresh trials: no pair")
+    check_kgroups()
     print("ok")
+
+
+def paper(family, runs):
+    return {"type": f"ldp_{family}_gp_ucb", "label": family, "cumulative_regret_per_run": runs,
+            "cumulative_regret": {"mean": sum(runs) / len(runs)},
+            "params": {"preset": "practical", "k_groups": 0}}
+
+
+def moma_k(k, runs):
+    p = paper("moma", runs)
+    p["params"] = {"preset": "practical", "k_groups": k}
+    return p
+
+
+def check_kgroups():
+    noise = [0.1 * (i % 3) for i in range(10)]
+    panel = {"policies": [paper("tgp", [10 + e for e in noise]),
+                          paper("ata", [11 + e for e in noise]), paper("moma", [12.0] * 10)]}
+    d = {"L1": panel}
+    check(verdicts.kgroups_explanation(d, "L1", "matern", "outperform") == (False, ""),
+          "no why-kgroups run: nothing")
+    d["why-kgroups-matern"] = {"policies": [moma_k(3, [8.0] * 10), moma_k(7, [11.5] * 10)]}
+    ok, text = verdicts.kgroups_explanation(d, "L1", "matern", "outperform")
+    check(ok and "k_groups 3" in text, "k = 3 lower than both rivals on every trial: explained")
+    # Lower than TGP only: the "outperform" claim needs both rivals.
+    d["why-kgroups-matern"] = {"policies": [moma_k(3, [10.5 + e for e in noise])]}
+    ok, text = verdicts.kgroups_explanation(d, "L1", "matern", "outperform")
+    check(not ok and text.startswith("nor does"), "not lower than both rivals: not explained")
 
 
 if __name__ == "__main__":
