@@ -78,6 +78,11 @@ ABLATION = {
     "output warp alone (fit.warp, random design)": {"fit": {"warp": True}},
     "output warp kept by marginal likelihood (fit.warp and fit.warp_select)": {
         "fit": {"warp": True, "warp_select": True}},
+    # Sixth round (2026-11-27): the lengthscale prior's location chosen by the data; every fit is
+    # also made without the prior's ln(d) term (location 0) and the fit whose MAP has the higher
+    # log marginal likelihood is kept (bench/peers/prior_select_screens.py: the rules screened).
+    "lengthscale prior location ln(d)/2 or 0, the fit of higher marginal likelihood kept "
+    "(fit.lengthscale_prior_select)": {"fit": {"lengthscale_prior_select": True}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}

@@ -4,8 +4,11 @@ gpbandit.minimize with its defaults on Branin for 40 calls over a range of seeds
 test's 0..9) and prints how many reach simple regret < 1e-3, the per-seed success rate, and the
 chance that a fresh set of 10 seeds has fewer than 9 successes (the test's false-failure rate).
 
-Usage: PYTHONPATH=build/python python3 bench/peers/branin_acceptance.py [FIRST_SEED] [COUNT]
+Usage: PYTHONPATH=build/python python3 bench/peers/branin_acceptance.py [FIRST_SEED] [COUNT] [FIT]
+  FIT: a JSON object passed as minimize's fit (e.g. '{"lengthscale_prior_select": true}'), to
+  calibrate an opt-in key; the defaults without it.
 """
+import json
 import math
 import sys
 
@@ -22,9 +25,21 @@ def branin(x):
 def main():
     first = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+    fit = None
+    if len(sys.argv) > 3:
+        try:
+            fit = json.loads(sys.argv[3])
+        except ValueError:
+            pass
+        if not isinstance(fit, dict):
+            print("branin_acceptance: FIT must be a JSON object, got " + sys.argv[3],
+                  file=sys.stderr)
+            sys.exit(2)
+    extra = {"fit": fit} if fit is not None else {}
     fails = []
     for seed in range(first, first + count):
-        res = g.minimize(branin, [(-5.0, 10.0), (0.0, 15.0)], n_calls=40, random_state=seed)
+        res = g.minimize(branin, [(-5.0, 10.0), (0.0, 15.0)], n_calls=40, random_state=seed,
+                         **extra)
         if not res.fun - BRANIN_MIN < 1e-3:
             fails.append((seed, res.fun - BRANIN_MIN))
     ok = count - len(fails)

@@ -48,8 +48,8 @@ _KERNELS = {"se": "se", "rbf": "se", "matern12": 0.5, "matern32": 1.5, "matern52
 _ACQUISITIONS = ("ei", "logei", "ucb", "lcb", "pi", "ts", "random")
 _FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize", "warp",
              "warp_select", "unit_inputs", "prior", "lengthscale_prior_loc",
-             "lengthscale_prior_log_d", "lengthscale_prior_scale", "noise_floor", "mean_shift",
-             "warm_start", "restarts_every")
+             "lengthscale_prior_log_d", "lengthscale_prior_scale", "lengthscale_prior_select",
+             "noise_floor", "mean_shift", "warm_start", "restarts_every")
 
 
 def _domain_spec(domain, n_candidates, domain_seed):
@@ -305,9 +305,11 @@ class Optimizer:
     ``fit["min_observations"]`` = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that grows with
     the dimension; ``fit`` sets the rest (every, min_observations, ard, restarts, max_rows,
     normalize, warp, warp_select, unit_inputs, prior, lengthscale_prior_loc,
-    lengthscale_prior_log_d, lengthscale_prior_scale, noise_floor, mean_shift, warm_start, restarts_every; ``fit_every=0`` never
-    refits: then the
-    kernel stays as given). Each refit costs O(restarts·iterations·t³) on t observations.
+    lengthscale_prior_log_d, lengthscale_prior_scale, lengthscale_prior_select, noise_floor,
+    mean_shift, warm_start, restarts_every; ``fit_every=0`` never refits: then the kernel stays
+    as given; ``lengthscale_prior_select`` also fits the prior without its ln(d) term at every
+    fit and keeps the fit of higher marginal likelihood). Each refit costs
+    O(restarts·iterations·t³) on t observations.
     ``refine`` (a dict: enabled, local_points, centres, starts, iterations,
     coordinate_points, face_tolerance; or False) controls the
     continuous refinement on a box, and of a parameter space's continuous parameters. ``backend``: "auto", "cpu" or "cuda".

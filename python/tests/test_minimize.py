@@ -289,6 +289,21 @@ def test_warp_select_keeps_the_warp_only_where_it_explains_y_better():
     assert warp_lambda(u, u ** 8, True) < 1
 
 
+def test_lengthscale_prior_select_key_is_passed_and_saved():
+    """fit.lengthscale_prior_select reaches the engine (saved in the state) and a non-boolean is
+    refused naming the key; which prior a fit picks is tested in
+    tests/test_optimizer_prior_select.cpp."""
+    x = np.array([[0.1, 0.2], [0.4, 0.9], [0.7, 0.3], [0.9, 0.6], [0.3, 0.5], [0.6, 0.8]])
+    for select in (False, True):
+        opt = g.Optimizer([(0.0, 1.0), (0.0, 1.0)],
+                          fit={"every": 0, "lengthscale_prior_select": select})
+        opt.tell(x, list(np.sin(6 * x).sum(axis=1)))
+        opt.fit_hyperparameters()
+        assert opt.state_dict()["config"]["fit"]["lengthscale_prior_select"] is select
+    with pytest.raises(Exception, match="fit.lengthscale_prior_select"):
+        g.Optimizer([(0.0, 1.0)], fit={"lengthscale_prior_select": "yes"})
+
+
 def test_plot_convergence():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

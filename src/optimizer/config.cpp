@@ -282,6 +282,8 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   if (!(f.lengthscale_prior_scale > 0 && f.lengthscale_prior_scale <= 100))
     c.fail("fit.lengthscale_prior_scale",
            "must be in (0, 100], got " + o["lengthscale_prior_scale"].dump());
+  f.lengthscale_prior_select =
+      boolean(c, o, "lengthscale_prior_select", "fit.", f.lengthscale_prior_select);
   f.noise_floor = num(c, o, "noise_floor", "fit.", f.noise_floor);
   if (!(f.noise_floor > 0 && f.noise_floor < 0.5))
     c.fail("fit.noise_floor", "must be in (0, 0.5), got " + o["noise_floor"].dump());
@@ -514,6 +516,7 @@ json options_to_json(const OptimizerOptions& o) {
               {"lengthscale_prior_loc", f.lengthscale_prior_loc},
               {"lengthscale_prior_log_d", f.lengthscale_prior_log_d},
               {"lengthscale_prior_scale", f.lengthscale_prior_scale},
+              {"lengthscale_prior_select", f.lengthscale_prior_select},
               {"noise_floor", f.noise_floor},
               {"mean_shift", f.mean_shift},
               {"warm_start", f.warm_start},

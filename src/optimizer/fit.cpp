@@ -155,6 +155,19 @@ HyperFit Optimizer::State::fit() {
     ho.starts.push_back(g);
   }
   HyperFit res = fit_gp_hyperparameters(X, (y.array() - offset) / scale, ho);
+  if (f.prior && f.lengthscale_prior_select &&
+      ho.lengthscale_prior_loc != f.lengthscale_prior_loc) {
+    // FitOptions::lengthscale_prior_select: the prior without its ln(d) term as well; the fit
+    // whose MAP explains y better (the higher log marginal likelihood, the priors' densities left
+    // out) is kept, and the warp's choice below uses the location chosen here.
+    HyperFitOptions alt = ho;
+    alt.lengthscale_prior_loc = f.lengthscale_prior_loc;
+    HyperFit other = fit_gp_hyperparameters(X, (y.array() - offset) / scale, alt);
+    if (other.log_likelihood > res.log_likelihood) {
+      res = other;
+      ho = alt;
+    }
+  }
   if (f.warp_select && !w.identity()) {  // FitOptions::warp_select: the plain model as well
     double plain_offset = 0.0, plain_scale = 1.0;
     detail::OutputWarp identity;
