@@ -105,7 +105,6 @@ class Table:
         mat = np.array(cols).T
         return {r[key]: mat[i] for i, r in enumerate(rows)}
 
-
     def fingerprints(self, component):
         """{SMILES: Morgan fingerprint bits (ECFP4, 2048, the positions shared by every label
         dropped)} of a component's labels, by gpbandit.chem.label_encoding (RDKit)."""
@@ -114,13 +113,15 @@ class Table:
         return {k: np.array(v) for k, v in
                 chem.label_encoding(sorted(set(self.labels[component]))).items()}
 
-    def descriptors(self, component, encoding):
-        """The descriptor table of encoding "dft" or "fp" (fingerprints) of a component."""
-        if encoding == "dft":
-            return self.dft(component)
-        if encoding == "fp":
-            return self.fingerprints(component)
-        raise ValueError(f"encoding: expected 'ohe', 'dft' or 'fp', got {encoding!r}")
+
+def descriptors(table, component, encoding):
+    """The descriptor table of encoding "dft" (table.dft) or "fp" (table.fingerprints) of a
+    component."""
+    if encoding == "dft":
+        return table.dft(component)
+    if encoding == "fp":
+        return table.fingerprints(component)
+    raise ValueError(f"encoding: expected 'ohe', 'dft' or 'fp', got {encoding!r}")
 
 
 def _unit(v):
@@ -176,7 +177,7 @@ def encode(table, encoding):
         return _one_hot_rows(table)
     blocks = []
     for c in table.components:
-        blocks.append(_dft_block(table.labels[c], table.descriptors(c, encoding)))
+        blocks.append(_dft_block(table.labels[c], descriptors(table, c, encoding)))
     for v in table.numeric.values():
         blocks.append(_unit(v)[:, None])
     return np.hstack(blocks)
@@ -190,7 +191,7 @@ def blocks(table, encoding):
         if encoding == "ohe":
             width = len(set(table.labels[c]))
         else:
-            width = _dft_block(table.labels[c], table.descriptors(c, encoding)).shape[1]
+            width = _dft_block(table.labels[c], descriptors(table, c, encoding)).shape[1]
         out.append((c, at, at + width, "label"))
         at += width
     for k in table.numeric:
