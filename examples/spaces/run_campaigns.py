@@ -238,7 +238,23 @@ def run_one(table, method, seed, fn, budget):
     return {"dataset": table.name, "method": method, "seed": seed, "init": INIT, "batch": BATCH,
             "order": order, "yields": yields, "metrics": edbo.metrics(yields, table),
             "seconds_per_batch": [round(s, 4) for s in seconds], "wall_seconds": round(wall, 3),
-            "top1_target": table.top1, "best_yield": table.best}
+            "top1_target": table.top1, "best_yield": table.best, "versions": versions()}
+
+
+def versions():
+    """The versions a run's choices depend on (NumPy's LAPACK shapes the DFT and fingerprint
+    blocks' principal components), recorded so that a rerun that differs can say why."""
+    import importlib.metadata as md
+
+    out = {"numpy": np.__version__}
+    for pkg in ("gpbandit", "baybe", "rdkit", "torch"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            pass
+    if "gpbandit" not in out and "gpbandit" in sys.modules:
+        out["gpbandit"] = getattr(sys.modules["gpbandit"], "__version__", "?")
+    return out
 
 
 def seeds_arg(text):
