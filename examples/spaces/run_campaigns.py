@@ -16,6 +16,7 @@ Needs PYTHONPATH holding the gpbandit module (build/python); the baybe-* methods
 """
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -241,9 +242,11 @@ def run_one(table, method, seed, fn, budget):
             "top1_target": table.top1, "best_yield": table.best, "versions": versions()}
 
 
+@functools.lru_cache(maxsize=None)
 def versions():
     """The versions a run's choices depend on (NumPy's LAPACK shapes the DFT and fingerprint
-    blocks' principal components), recorded so that a rerun that differs can say why."""
+    blocks' principal components), recorded so that a rerun that differs can say why. Looked up
+    once per process; callers get the same dict, which they only serialise."""
     import importlib.metadata as md
 
     out = {"numpy": np.__version__}

@@ -110,7 +110,7 @@ void project_onto_mixtures(const ParameterSpace& space, double* x) {
       const int p = c.params[i];
       const Parameter& par = ps[static_cast<std::size_t>(p)];
       sum += c.coefs[i] * plain_value(par, x[feature_offset(space, p)]);
-      if (par.type == Parameter::Type::Continuous && par.size() >= 2) movable.push_back(i);
+      if (par.refinable()) movable.push_back(i);
     }
     for (int pass = 0; pass < 4 && !movable.empty() && std::abs(c.rhs - sum) > 0.25 * c.tol;
          ++pass) {

@@ -147,7 +147,7 @@ std::vector<int> DomainSpec::refinable_axes() const {
   } else if (kind == Kind::Parameters && space) {
     int off = 0;
     for (const Parameter& p : space->parameters()) {
-      if (p.type == Parameter::Type::Continuous && p.size() >= 2) axes.push_back(off);
+      if (p.refinable()) axes.push_back(off);
       off += p.encoded_dim();
     }
   }
@@ -156,8 +156,13 @@ std::vector<int> DomainSpec::refinable_axes() const {
 
 void DomainSpec::project(double* x) const {
   if (kind == Kind::Parameters) {
-    for (const int a : refinable_axes()) x[a] = std::clamp(x[a], 0.0, 1.0);
-    if (space) project_onto_mixtures(*space, x);
+    if (!space) return;
+    int off = 0;  // refinable_axes() without its vector: this runs on every local candidate
+    for (const Parameter& p : space->parameters()) {
+      if (p.refinable()) x[off] = std::clamp(x[off], 0.0, 1.0);
+      off += p.encoded_dim();
+    }
+    project_onto_mixtures(*space, x);
     return;
   }
   if (kind != Kind::Box) return;

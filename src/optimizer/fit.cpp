@@ -2,6 +2,7 @@
 // unit coordinates by default) with the L-BFGS-B fitter of hyperfit.hpp.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "gpbandit/error.hpp"
@@ -154,7 +155,8 @@ HyperFit Optimizer::State::fit() {
     g.noise_variance = opt.noise_variance;
     ho.starts.push_back(g);
   }
-  HyperFit res = fit_gp_hyperparameters(X, (y.array() - offset) / scale, ho);
+  const Eigen::VectorXd y_std = (y.array() - offset) / scale;
+  HyperFit res = fit_gp_hyperparameters(X, y_std, ho);
   if (f.prior && f.lengthscale_prior_select &&
       ho.lengthscale_prior_loc != f.lengthscale_prior_loc) {
     // FitOptions::lengthscale_prior_select: the prior without its ln(d) term as well; the fit
@@ -162,10 +164,10 @@ HyperFit Optimizer::State::fit() {
     // out) is kept, and the warp's choice below uses the location chosen here.
     HyperFitOptions alt = ho;
     alt.lengthscale_prior_loc = f.lengthscale_prior_loc;
-    HyperFit other = fit_gp_hyperparameters(X, (y.array() - offset) / scale, alt);
+    HyperFit other = fit_gp_hyperparameters(X, y_std, alt);
     if (other.log_likelihood > res.log_likelihood) {
-      res = other;
-      ho = alt;
+      res = std::move(other);
+      ho = std::move(alt);
     }
   }
   if (f.warp_select && !w.identity()) {  // FitOptions::warp_select: the plain model as well

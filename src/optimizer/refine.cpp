@@ -87,7 +87,7 @@ std::vector<Eigen::VectorXd> level_neighbours(const ParameterSpace& space, const
   const auto& ps = space.parameters();
   Eigen::VectorXd y(space.encoded_dim());
   for (std::size_t p = 0; p < ps.size(); ++p) {
-    if (ps[p].type == Parameter::Type::Continuous && ps[p].size() >= 2) continue;
+    if (ps[p].refinable()) continue;
     std::vector<int> moved = levels;
     for (int l = 0; l < ps[p].size(); ++l) {
       if (l == levels[p]) continue;
@@ -243,8 +243,7 @@ int Optimizer::State::refine(int c, const detail::AcquisitionRule& rule,
   if (space != nullptr) {
     double log_step = 0;
     for (const Parameter& par : space->parameters()) {
-      if (par.type == Parameter::Type::Continuous && par.size() >= 2)
-        log_step -= std::log(static_cast<double>(par.size() - 1)) / df;
+      if (par.refinable()) log_step -= std::log(static_cast<double>(par.size() - 1)) / df;
     }
     spacing = std::exp(log_step);
   }

@@ -60,6 +60,9 @@ struct Parameter {
   int size() const;
   /// Whether the levels are numbers (everything but Categorical).
   bool numeric() const { return type != Type::Categorical; }
+  /// Whether an optimizer's refinement may move it off its levels: a continuous parameter with
+  /// two or more grid values (with one, the box is that single value).
+  bool refinable() const { return type == Type::Continuous && size() >= 2; }
   /// Number of encoded features: 1 (numeric), size() (one-hot) or the descriptor columns.
   int encoded_dim() const;
   /// The level's value (numeric) or label (categorical), as text (numbers by number_text).
