@@ -35,57 +35,91 @@ import bo_problems as bp  # noqa: E402
 RESULTS = os.path.join(HERE, "bo_suite_results.json")
 DOCS = {"bench/RESULTS.md": "bo-suite", "docs/optimizer.md": "bo-suite", "README.md": "bo-suite-lines"}
 # gpbandit with one default changed (name: minimize keywords); the ablation of bench/RESULTS.md.
+# Each row is compared with the defaults unless BASE names the row it differs from in one setting.
 SOBOL_ROW = "Sobol initial design (the default until 2026-11-27)"
+# The output warp (fit.warp, knee at fit.warp_knee = 0.75) became minimize's default on
+# 2026-11-27 (seventh round); the rows run before keep what they ran with explicitly (the warp
+# off, or its knee at the median), so every row still means what it was run as.
+NO_WARP_ROW = "no output warp (fit.warp false: minimize's default until 2026-11-27)"
+MEDIAN_KNEE_ROW = "output warp, knee at the median (fit.warp_knee 0.5, its knee until 2026-11-27)"
+
+
+def _no_warp(options):
+    """options with the output warp off (merged into its fit keys)."""
+    return {**options, "fit": {**options.get("fit", {}), "warp": False}}
+
+
+def _median_knee(options):
+    """options with the output warp on, its knee at the median (merged into its fit keys)."""
+    return {**options, "fit": {**options.get("fit", {}), "warp": True, "warp_knee": 0.5}}
+
+
 _SOBOL = {"initial_point_generator": "sobol"}
 ABLATION = {
-    SOBOL_ROW: dict(_SOBOL),
+    NO_WARP_ROW: _no_warp({}),
+    MEDIAN_KNEE_ROW: _median_knee({}),
+    SOBOL_ROW: _no_warp(_SOBOL),
     # Rows run while the Sobol design was the default: they keep it, and are compared with the
     # Sobol row (SOBOL_BASED), so each still differs from its baseline in one setting.
-    "no refinement": {"refine": False, **_SOBOL},
-    "inputs standardised by their sd (not the unit box)": {"fit": {"unit_inputs": False}, **_SOBOL},
-    "y not standardised": {"fit": {"normalize": False}, **_SOBOL},
-    "maximum likelihood (no priors)": {"fit": {"prior": False}, **_SOBOL},
-    "noise floor 1e-4 (BoTorch's)": {"fit": {"noise_floor": 1e-4}, **_SOBOL},
-    "SE kernel": {"kernel": "se", **_SOBOL},
-    "UCB (Srinivas schedule)": {"acq_func": "LCB", **_SOBOL},
-    "PI": {"acq_func": "PI", **_SOBOL},
-    "output warp (fit.warp: the bad tail Box-Cox compressed)": {"fit": {"warp": True}, **_SOBOL},
-    "lengthscale prior loc sqrt(2) + ln(d)/2, sd sqrt(3) (BoTorch's; the default before)": {
+    "no refinement": _no_warp({"refine": False, **_SOBOL}),
+    "inputs standardised by their sd (not the unit box)": _no_warp(
+        {"fit": {"unit_inputs": False}, **_SOBOL}),
+    "y not standardised": _no_warp({"fit": {"normalize": False}, **_SOBOL}),
+    "maximum likelihood (no priors)": _no_warp({"fit": {"prior": False}, **_SOBOL}),
+    "noise floor 1e-4 (BoTorch's)": _no_warp({"fit": {"noise_floor": 1e-4}, **_SOBOL}),
+    "SE kernel": _no_warp({"kernel": "se", **_SOBOL}),
+    "UCB (Srinivas schedule)": _no_warp({"acq_func": "LCB", **_SOBOL}),
+    "PI": _no_warp({"acq_func": "PI", **_SOBOL}),
+    "output warp (fit.warp: the bad tail Box-Cox compressed)": _median_knee(_SOBOL),
+    "lengthscale prior loc sqrt(2) + ln(d)/2, sd sqrt(3) (BoTorch's; the default before)": _no_warp({
         "fit": {"lengthscale_prior_loc": 2 ** 0.5, "lengthscale_prior_log_d": 0.5,
-                "lengthscale_prior_scale": 3 ** 0.5}, **_SOBOL},
-    "lengthscale prior loc 0, sd 1.1 (no ln(d) term; near Optuna's)": {
-        "fit": {"lengthscale_prior_loc": 0.0, "lengthscale_prior_log_d": 0.0}, **_SOBOL},
-    "coordinate candidates (512 per ask: the incumbent with 1-3 axes moved anywhere)": {
-        "refine": {"coordinate_points": 512}, **_SOBOL},
-    "initial design of 2(d + 1) points (BoTorch's; default max(5, d + 1))": {
-        "initial_points_per_dim": 2},
+                "lengthscale_prior_scale": 3 ** 0.5}, **_SOBOL}),
+    "lengthscale prior loc 0, sd 1.1 (no ln(d) term; near Optuna's)": _no_warp({
+        "fit": {"lengthscale_prior_loc": 0.0, "lengthscale_prior_log_d": 0.0}, **_SOBOL}),
+    "coordinate candidates (512 per ask: the incumbent with 1-3 axes moved anywhere)": _no_warp({
+        "refine": {"coordinate_points": 512}, **_SOBOL}),
+    # Rows run while the random design without the warp was the default (compared with the
+    # no-warp row).
+    "initial design of 2(d + 1) points (BoTorch's; default max(5, d + 1))": _no_warp({
+        "initial_points_per_dim": 2}),
     # The pull to the box's faces (bench/peers/st8_faces.py): coordinates of a refined ask on a
     # face moved back towards the incumbent's while log EI loses at most the tolerance.
-    "faces: refine.face_tolerance 0.1 (log EI may lose 0.1 pulling a face coordinate back)": {
-        "refine": {"face_tolerance": 0.1}},
-    "faces: refine.face_tolerance 1 (log EI may lose 1 pulling a face coordinate back)": {
-        "refine": {"face_tolerance": 1.0}},
-    # Two changes at once (a test of the guess in bench/RESULTS.md, not a one-setting row): the
-    # pull-back with the output warp, which compresses the huge face values.
-    "faces + output warp: refine.face_tolerance 1 and fit.warp together": {
-        "refine": {"face_tolerance": 1.0}, "fit": {"warp": True}},
+    "faces: refine.face_tolerance 0.1 (log EI may lose 0.1 pulling a face coordinate back)": _no_warp({
+        "refine": {"face_tolerance": 0.1}}),
+    "faces: refine.face_tolerance 1 (log EI may lose 1 pulling a face coordinate back)": _no_warp({
+        "refine": {"face_tolerance": 1.0}}),
     # A pessimistic prior mean: far from the observations (the faces, where σ grows) the GP
     # expects values 3 sd of y worse than their mean, not average ones.
-    "prior mean 3 sd of y worse than the mean (fit.mean_shift 3)": {"fit": {"mean_shift": 3.0}},
-    # The output side alone (2026-11-27, fifth round): the warp with today's defaults (random
-    # design, no face tolerance), and the warp kept at a fit only where the warped model's
-    # marginal likelihood, Jacobian included, beats the plain model's (fit.warp_select).
-    "output warp alone (fit.warp, random design)": {"fit": {"warp": True}},
-    "output warp kept by marginal likelihood (fit.warp and fit.warp_select)": {
-        "fit": {"warp": True, "warp_select": True}},
+    "prior mean 3 sd of y worse than the mean (fit.mean_shift 3)": _no_warp(
+        {"fit": {"mean_shift": 3.0}}),
     # Sixth round (2026-11-27): the lengthscale prior's location chosen by the data; every fit is
     # also made without the prior's ln(d) term (location 0) and the fit whose MAP has the higher
     # log marginal likelihood is kept (bench/peers/prior_select_screens.py: the rules screened).
     "lengthscale prior location ln(d)/2 or 0, the fit of higher marginal likelihood kept "
-    "(fit.lengthscale_prior_select)": {"fit": {"lengthscale_prior_select": True}},
+    "(fit.lengthscale_prior_select)": _no_warp({"fit": {"lengthscale_prior_select": True}}),
+    # With the warp at its median knee (compared with that row): the pull-back with the warp,
+    # which compresses the huge face values (fourth round, a test of the guess in
+    # bench/RESULTS.md), and the warp kept at a fit only where the warped model's marginal
+    # likelihood, Jacobian included, beats the plain model's (fit.warp_select; fifth round).
+    "faces + output warp: refine.face_tolerance 1 and fit.warp together": _median_knee({
+        "refine": {"face_tolerance": 1.0}}),
+    "output warp kept by marginal likelihood (fit.warp and fit.warp_select)": _median_knee({
+        "fit": {"warp_select": True}}),
+    # Seventh round (2026-11-27): the knee screened (0.5 is the row MEDIAN_KNEE_ROW, 0.75 the
+    # defaults).
+    "output warp, knee at 0.9 (fit.warp_knee 0.9)": {"fit": {"warp_knee": 0.9}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}
+# The baseline of each row that is not compared with the defaults (marks in the table).
+BASE = {n: SOBOL_ROW for n in SOBOL_BASED}
+BASE.update({n: NO_WARP_ROW for n, o in ABLATION.items()
+             if n not in SOBOL_BASED | {NO_WARP_ROW, MEDIAN_KNEE_ROW}
+             and o.get("fit", {}).get("warp") is False})
+BASE.update({n: MEDIAN_KNEE_ROW for n, o in ABLATION.items()
+             if n not in SOBOL_BASED | {MEDIAN_KNEE_ROW}
+             and o.get("fit", {}).get("warp_knee") == 0.5})
+MARK = {SOBOL_ROW: " †", NO_WARP_ROW: " ‡", MEDIAN_KNEE_ROW: " §"}
 
 
 def worker(tasks):
@@ -371,7 +405,8 @@ def ablation_table(results, problems, seeds):
     s = summary(results, names, problems, seeds)
     head = ("| gpbandit with | " + " | ".join(p.label for p in problems)
             + " | mean rank (where run) | paired Δlog10 regret vs the defaults, rows marked † vs "
-            "the Sobol-design row (mean ± SE; lower / higher at 2 SE) |")
+            "the Sobol-design row, ‡ vs the no-warp row, § vs the median-knee row (mean ± SE; "
+            "lower / higher at 2 SE) |")
     lines = [head, "|---|" + "---|" * (len(problems) + 2)]
     rank_sum = {n: 0.0 for n in names}
     for p in problems:
@@ -385,8 +420,8 @@ def ablation_table(results, problems, seeds):
         cells = [fmt(s[p.key][n][0]) if n in s[p.key] else "—" for p in problems]
         label = "the defaults" if n == "gpbandit" else n.split(":", 1)[1]
         base = "gpbandit"
-        if label in SOBOL_BASED:
-            base, label = f"gpbandit:{SOBOL_ROW}", label + " †"
+        if label in BASE:
+            base, label = f"gpbandit:{BASE[label]}", label + MARK[BASE[label]]
         pairs = []
         for p in problems:
             d = paired(results, n, base, p, seeds) if n != "gpbandit" else []

@@ -13,7 +13,9 @@ Styblinski-Tang's [-5, 5]; --problem runs another function of bo_problems.py) it
     towards the boundary; if because μ is lower, the mean's slope (extrapolation).
 Also printed per option set: the share of asks at a face, and of those, the share from the
 refinement. Options are JSON keywords for gpbandit.minimize (e.g. '{"refine": {"starts": 0}}':
-no gradient steps; '{"refine": false}': the Sobol candidates only).
+no gradient steps; '{"refine": false}': the Sobol candidates only). The tables of
+bench/RESULTS.md were made before minimize warped y by default (2026-11-27): add
+'"fit": {"warp": false}' to an option set to rerun them as they were.
 
 Usage: PYTHONPATH=build/python python3 bench/peers/st8_faces.py [--seeds 5]
            [--options '{}' '{"refine": {"starts": 0}}' ...] [--problem styblinski8]

@@ -18,8 +18,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bo_problems as bp  # noqa: E402
 
-SETTINGS = {"fit.warp": {"warp": True},
-            "fit.warp + warp_select": {"warp": True, "warp_select": True}}
+# The fifth round's settings: the warp's knee at the median (fit.warp_knee 0.5), its knee then.
+SETTINGS = {"fit.warp": {"warp": True, "warp_knee": 0.5},
+            "fit.warp + warp_select": {"warp": True, "warp_select": True, "warp_knee": 0.5}}
 
 
 def lambdas(problem, seed, fit):

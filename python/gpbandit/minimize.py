@@ -135,6 +135,9 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     every batch; one returning True stops the run. ``optimizer`` continues an existing
     ``Optimizer`` (``dimensions`` and the model options are then ignored). Other keywords go to
     ``Optimizer`` (kernel, fit_every, fit, refine, backend, ...); anything else is an error.
+    Unlike a bare ``Optimizer``, ``minimize`` turns on the output warp (``fit={"warp": True}``:
+    the worst quarter of the distances below the best value Box-Cox compressed before the GP sees
+    them; chosen by the ablation of bench/RESULTS.md); ``fit={"warp": False}`` turns it off.
     ``base_estimator`` must be None or "GP"; ``model_queue_size`` is accepted and ignored (the
     result keeps the final model).
 
@@ -190,6 +193,10 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
         n_init = _count("n_initial_points", n_initial_points, 0)
         n_init = max(0, n_init - (len(x0) if x0 is not None else 0))
         model = dict(options)
+        # The output warp is minimize's default (fit.warp, its knee at fit.warp_knee = 0.75;
+        # fit={"warp": False} turns it off): chosen by the ablation of bench/RESULTS.md.
+        if model.get("fit") is None or isinstance(model.get("fit"), dict):
+            model["fit"] = {"warp": True, **(model.get("fit") or {})}
         # n_points (scikit-optimize's name) or n_candidates (Optimizer's): the Sobol candidates.
         model["n_candidates"] = _count("n_points", model.get("n_candidates", n_points), 1)
         if kappa is not None:

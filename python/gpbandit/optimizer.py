@@ -47,7 +47,7 @@ class Best(collections.namedtuple("Best", ["x", "y", "index", "observation"])):
 _KERNELS = {"se": "se", "rbf": "se", "matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
 _ACQUISITIONS = ("ei", "logei", "ucb", "lcb", "pi", "ts", "random")
 _FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize", "warp",
-             "warp_select", "unit_inputs", "prior", "lengthscale_prior_loc",
+             "warp_select", "warp_knee", "unit_inputs", "prior", "lengthscale_prior_loc",
              "lengthscale_prior_log_d", "lengthscale_prior_scale", "lengthscale_prior_select",
              "noise_floor", "mean_shift", "warm_start", "restarts_every")
 
@@ -304,7 +304,7 @@ class Optimizer:
     variance, noise) is refitted after every ``fit_every`` (default 1) tells from
     ``fit["min_observations"]`` = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that grows with
     the dimension; ``fit`` sets the rest (every, min_observations, ard, restarts, max_rows,
-    normalize, warp, warp_select, unit_inputs, prior, lengthscale_prior_loc,
+    normalize, warp, warp_select, warp_knee, unit_inputs, prior, lengthscale_prior_loc,
     lengthscale_prior_log_d, lengthscale_prior_scale, lengthscale_prior_select, noise_floor,
     mean_shift, warm_start, restarts_every; ``fit_every=0`` never refits: then the kernel stays
     as given; ``lengthscale_prior_select`` also fits the prior without its ln(d) term at every

@@ -207,6 +207,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       f.warp = typed<bool>(v, "fit." + key);
     } else if (key == "warp_select") {
       f.warp_select = typed<bool>(v, "fit." + key);
+    } else if (key == "warp_knee") {
+      f.warp_knee = typed<double>(v, "fit." + key);
     } else if (key == "lengthscale_prior_loc") {
       f.lengthscale_prior_loc = typed<double>(v, "fit." + key);
     } else if (key == "lengthscale_prior_log_d") {
@@ -227,7 +229,7 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       throw InvalidArgument(
           "fit." + key +
           ": unknown key (every, min_observations, ard, restarts, max_rows, "
-          "normalize, warp, warp_select, unit_inputs, prior, lengthscale_prior_loc, "
+          "normalize, warp, warp_select, warp_knee, unit_inputs, prior, lengthscale_prior_loc, "
           "lengthscale_prior_log_d, "
           "lengthscale_prior_scale, lengthscale_prior_select, noise_floor, mean_shift, "
           "warm_start, restarts_every)");

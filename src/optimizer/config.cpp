@@ -266,6 +266,9 @@ FitOptions parse_fit(const Checker& c, const json& o) {
   f.normalize = boolean(c, o, "normalize", "fit.", f.normalize);
   f.warp = boolean(c, o, "warp", "fit.", f.warp);
   f.warp_select = boolean(c, o, "warp_select", "fit.", f.warp_select);
+  f.warp_knee = num(c, o, "warp_knee", "fit.", f.warp_knee);
+  if (!(f.warp_knee > 0 && f.warp_knee < 1))
+    c.fail("fit.warp_knee", "must be in (0, 1), got " + o["warp_knee"].dump());
   f.unit_inputs = boolean(c, o, "unit_inputs", "fit.", f.unit_inputs);
   f.prior = boolean(c, o, "prior", "fit.", f.prior);
   f.lengthscale_prior_loc = num(c, o, "lengthscale_prior_loc", "fit.", f.lengthscale_prior_loc);
@@ -511,6 +514,7 @@ json options_to_json(const OptimizerOptions& o) {
               {"normalize", f.normalize},
               {"warp", f.warp},
               {"warp_select", f.warp_select},
+              {"warp_knee", f.warp_knee},
               {"unit_inputs", f.unit_inputs},
               {"prior", f.prior},
               {"lengthscale_prior_loc", f.lengthscale_prior_loc},

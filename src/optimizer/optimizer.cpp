@@ -67,6 +67,8 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
               "fit.lengthscale_prior_scale must be in (0, 100], got " << f.lengthscale_prior_scale);
   GPB_EXPECTS(std::isfinite(f.noise_floor) && f.noise_floor > 0 && f.noise_floor < 0.5,
               "fit.noise_floor must be in (0, 0.5), got " << f.noise_floor);
+  GPB_EXPECTS(f.warp_knee > 0 && f.warp_knee < 1,
+              "fit.warp_knee must be in (0, 1), got " << f.warp_knee);
   GPB_EXPECTS(std::isfinite(f.mean_shift) && f.mean_shift >= 0 && f.mean_shift <= 10,
               "fit.mean_shift must be in [0, 10], got " << f.mean_shift);
   const RefineOptions& r = o.refine;
@@ -359,7 +361,7 @@ void Optimizer::State::standardization(double& offset, double& scale, detail::Ou
   std::vector<double> g(static_cast<std::size_t>(t));
   for (std::size_t i = 0; i < g.size(); ++i) g[i] = sign() * obs_y[i];
   if (opt.fit.warp && !plain) {
-    w = detail::OutputWarp::choose(g);
+    w = detail::OutputWarp::choose(g, opt.fit.warp_knee);
     for (double& v : g) v = w.forward(v);
   }
   if (!opt.fit.normalize) return;

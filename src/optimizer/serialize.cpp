@@ -312,6 +312,8 @@ Optimizer Optimizer::loads(const std::string& state_json_text,
       f.emplace("lengthscale_prior_loc", 1.4142135623730951);
       f.emplace("lengthscale_prior_log_d", 0.5);
       f.emplace("lengthscale_prior_scale", 1.7320508075688772);
+      // ... and those written before the warp's knee was configurable, the median.
+      f.emplace("warp_knee", 0.5);
     }
     OptimizerOptions opt = detail::parse_optimizer_json(config, "state: config", ".", {});
     if (context) opt.context = *context;

@@ -40,7 +40,7 @@ double OutputWarp::inverse(double h) const {
   return top - knee * u;
 }
 
-OutputWarp OutputWarp::choose(const std::vector<double>& g) {
+OutputWarp OutputWarp::choose(const std::vector<double>& g, double knee_quantile) {
   OutputWarp w;
   const std::size_t n = g.size();
   if (n < 3) return w;
@@ -48,9 +48,10 @@ OutputWarp OutputWarp::choose(const std::vector<double>& g) {
   std::vector<double> r(n);
   for (std::size_t i = 0; i < n; ++i) r[i] = top - g[i];
   std::vector<double> sorted = r;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n / 2),
-                   sorted.end());
-  const double knee = sorted[n / 2];
+  const std::size_t k =
+      std::min(n - 1, static_cast<std::size_t>(knee_quantile * static_cast<double>(n)));
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+  const double knee = sorted[k];
   if (!(knee > 0) || !std::isfinite(knee)) return w;
   double log_sum = 0.0;  // the Jacobian's log: (λ − 1) Σ log(r / knee) over the tail
   for (double v : r) {

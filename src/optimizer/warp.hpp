@@ -1,5 +1,5 @@
 // Output warping of the Optimizer's model (FitOptions::warp): with r = top − g the distance below
-// the best observed value (g = sign·y, larger is better), r is kept up to a knee (the median r)
+// the best observed value (g = sign·y, larger is better), r is kept up to a knee (a quantile of r)
 // and Box-Cox compressed beyond it, continuously with its slope, the exponent chosen by maximum
 // likelihood in [0, 1]. It compresses the bad tail of heavy-tailed objectives (Rosenbrock spans
 // 1 .. 1e6, and standardised values then cannot tell 1 from 1000), leaves the good half of the
@@ -26,9 +26,10 @@ struct OutputWarp {
   double slope(double g) const;
   /// The g whose warped value is h.
   double inverse(double h) const;
-  /// The warp of the values g: λ maximising the Box-Cox likelihood of the warped values on a
-  /// grid of [0, 1] (ties: the larger λ); the identity for fewer than 3 values or no spread.
-  static OutputWarp choose(const std::vector<double>& g);
+  /// The warp of the values g with its knee at the `knee_quantile` quantile of r (the
+  /// ⌊q·n⌋-th smallest, in (0, 1)): λ maximising the Box-Cox likelihood of the warped values on
+  /// a grid of [0, 1] (ties: the larger λ); the identity for fewer than 3 values or no spread.
+  static OutputWarp choose(const std::vector<double>& g, double knee_quantile);
 };
 
 }  // namespace gpb::detail
