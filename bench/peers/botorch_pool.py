@@ -17,6 +17,10 @@ What is timed, per (N, t), each in its own child process (CPU seconds of that pr
 seconds in the JSON):
   gpbandit  FinitePosterior.observe_batch of the t observations from scratch (one block update),
             then pool_scale.py's ask: greedy = the q largest means, UCB = the q largest μ + 2σ;
+  gpbandit_mean  the greedy batch from scratch with a recompute-mode FinitePosterior: observe_batch
+            appends only the factor (O(t³), nothing N-sized), mean() is K(D, X_t)·β (O(N·t)
+            kernel values, no V), then the q largest means; its batch is compared with the
+            incremental one wherever that finishes;
   posterior BoTorch by hand: model.posterior of 2048 candidates at a time, μ and σ², then the
             same two batches (the cheapest exact route);
   greedy, ucb  BoTorch's scoring of every candidate as optimize_acqf_discrete does it (the
@@ -41,6 +45,11 @@ Usage: botorch_pool.py --build build-cpu [--n 1000 10000 100000 1000000] [--t 10
            --out bench/peers/botorch_pool-posterior.json      (a rerun of some cells)
        botorch_pool.py --from-json bench/peers/botorch_pool.json \
            [--also bench/peers/botorch_pool-posterior.json] --results bench/RESULTS.md
+       botorch_pool.py --build build-cpu --merge bench/peers/botorch_pool.json \
+           [--n ...] [--t ...] [--also bench/peers/botorch_pool-posterior.json] \
+           --results bench/RESULTS.md
+           (only gpbandit's cells: the mean-only greedy and, for the comparison, the incremental
+           one where it finished in FILE; written into FILE's matching cells, BoTorch's kept)
        botorch_pool.py --build build-cpu --smoke        (CTest: tiny N; exit 77 without torch)
 Run it with a Python that has torch, gpytorch and botorch and can import the build's module.
 Exits 1 when a greedy or UCB batch differs between the two.
@@ -122,6 +131,29 @@ def cell_gpbandit(words, bits, t, seed, build, save):
     np.savez(save, greedy=greedy, ucb=ucb, mu=post.mean(0), var=post.variance(0))
     return {"observe": observe, "ask_greedy": ask_greedy, "ask_ucb": ask_ucb,
             "greedy_gap": greedy_gap, "ucb_gap": ucb_gap, "threads": ctx.threads}
+
+
+def cell_gpbandit_mean(words, bits, t, seed, build, save):
+    """The greedy batch from scratch reading only μ: a recompute-mode posterior keeps the factor
+    (observe_batch: O(t³), nothing N-sized) and its mean() is K(D, X_t)·β, O(N·t), no V."""
+    sys.path.insert(0, os.path.join(build, "python"))
+    import gpbandit as gb
+    n = len(words)
+    q = max(1, n // 100)
+    order, y = observations(n, t, seed)
+    dom = gb.Domain.from_fingerprints(words, bits)
+    ctx = gb.Context("cpu", threads=1)
+    u = usage()
+    post = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=NOISE,
+                              capacity=t, mode="recompute")
+    post.observe_batch(order, y)
+    observe = since(u)
+    u = usage()
+    greedy, greedy_gap = batch_set(post.mean(0, copy=False), q)
+    ask_greedy = since(u)
+    np.savez(save, greedy=greedy, mu=post.mean(0))
+    return {"observe": observe, "ask_greedy": ask_greedy, "greedy_gap": greedy_gap,
+            "threads": ctx.threads, "recompute_mode": "recompute" in repr(post)}
 
 
 def botorch_model(X, order, y):
@@ -253,8 +285,9 @@ def cell_qucb(words, t, seed):
 
 def run_cell(args):
     words = np.load(args.pool)
-    if args.cell == "gpbandit":  # torch is not imported here
-        r = cell_gpbandit(words, args.bits, args.t[0], args.seed, args.build, args.save)
+    if args.cell in GPBANDIT_KINDS:  # torch is not imported here
+        cell = cell_gpbandit if args.cell == "gpbandit" else cell_gpbandit_mean
+        r = cell(words, args.bits, args.t[0], args.seed, args.build, args.save)
         r["max_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
         print(json.dumps(r))
         return 0
@@ -334,6 +367,13 @@ def compare(files, ran):
     return r
 
 
+def compare_mean_only(files):
+    """The mean-only greedy batch against the incremental one: same set, largest |Δμ|."""
+    inc, mean = np.load(files["gpbandit"]), np.load(files["gpbandit_mean"])
+    return {"same_greedy": bool(np.array_equal(inc["greedy"], mean["greedy"])),
+            "max_abs_dmu": float(np.abs(inc["mu"] - mean["mu"]).max())}
+
+
 def blocked(failed, n, t):
     """A smaller (or equal) cell of the same kind that did not finish or fit."""
     return next(((fn, ft) for fn, ft in failed if fn <= n and ft <= t), None)
@@ -352,6 +392,7 @@ def predicted(done, kind, n, t):
 
 
 BOTORCH_KINDS = ("posterior", "greedy", "ucb", "qucb")
+GPBANDIT_KINDS = ("gpbandit", "gpbandit_mean")
 
 
 def needs(kind, n, t, bits):
@@ -361,10 +402,9 @@ def needs(kind, n, t, bits):
     return x + (2**30 if kind != "posterior" else 8 * BATCH * (t + BATCH))
 
 
-def ladder(args):
-    import torch
-    import botorch
-    import gpytorch
+def ladder(args, skip_incremental=()):
+    """Every (N, t) cell of args; `skip_incremental`: the (N, t) whose incremental gpbandit cell
+    is not run (--merge: it did not finish in the run merged into)."""
     load_before = os.getloadavg()[0]
     avail = mem_available()
     cells, failed, done = [], {k: [] for k in BOTORCH_KINDS}, {k: [] for k in BOTORCH_KINDS}
@@ -381,10 +421,17 @@ def ladder(args):
                 continue
             c = {"n": n, "t": t, "q": max(1, n // 100)}
             files = {k: os.path.join(tmp, f"{k}-{n}-{t}.npz")
-                     for k in ("gpbandit",) + BOTORCH_KINDS}
+                     for k in GPBANDIT_KINDS + BOTORCH_KINDS}
             v_bytes = 8 * n * t
-            c["gpbandit"] = (child(args, "gpbandit", pool, t, files["gpbandit"])
-                             if v_bytes < 0.5 * avail else {"status": "memory", "bytes": v_bytes})
+            if (n, t) in skip_incremental:
+                c["gpbandit"] = {"status": "skipped"}
+            else:
+                c["gpbandit"] = (child(args, "gpbandit", pool, t, files["gpbandit"])
+                                 if v_bytes < 0.5 * avail
+                                 else {"status": "memory", "bytes": v_bytes})
+            c["gpbandit_mean"] = child(args, "gpbandit_mean", pool, t, files["gpbandit_mean"])
+            if c["gpbandit"]["status"] == "ok" and c["gpbandit_mean"]["status"] == "ok":
+                c["mean_only"] = compare_mean_only(files)
             for kind in BOTORCH_KINDS:
                 if kind not in args.kinds:
                     c[kind] = {"status": "skipped"}
@@ -412,14 +459,20 @@ def ladder(args):
                     os.remove(f)
         os.remove(pool)
     os.rmdir(tmp)
+    versions = {}
+    if args.kinds:
+        import botorch
+        import gpytorch
+        import torch
+        versions = {"torch": torch.__version__, "gpytorch": gpytorch.__version__,
+                    "botorch": botorch.__version__}
     return {"command": "python bench/peers/botorch_pool.py " + " ".join(sys.argv[1:]),
             "python": sys.executable, "host": f"{os.cpu_count()} cores, {platform.machine()}",
             "threads": 1, "load_before": load_before, "load_after": os.getloadavg()[0],
             "memory_available_bytes": avail,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "total_s": time.perf_counter() - started, "cap_s": args.cap_s,
-            "versions": {"torch": torch.__version__, "gpytorch": gpytorch.__version__,
-                         "botorch": botorch.__version__},
+            "versions": versions,
             "bits": args.bits, "density": args.density, "seed": args.seed, "cells": cells}
 
 
@@ -443,7 +496,11 @@ def main():
                     help="the BoTorch cells to run (gpbandit's always runs)")
     ap.add_argument("--smoke", action="store_true",
                     help="N = 600, t = 40, 256 bits; no files written (CTest)")
-    ap.add_argument("--cell", choices=("gpbandit",) + BOTORCH_KINDS, help=argparse.SUPPRESS)
+    ap.add_argument("--merge", metavar="FILE",
+                    help="run only gpbandit's cells (incremental where it finished in FILE, and "
+                    "the mean-only greedy) for FILE's (N, t) cells, or those of --n/--t, and write "
+                    "them into FILE, keeping its BoTorch cells")
+    ap.add_argument("--cell", choices=GPBANDIT_KINDS + BOTORCH_KINDS, help=argparse.SUPPRESS)
     ap.add_argument("--pool", help=argparse.SUPPRESS)
     ap.add_argument("--save", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -460,6 +517,8 @@ def main():
                 also = json.load(f)
         results_section.write_section(args.results, section(r, also), BEGIN, END, TITLE)
         return 0
+    if args.merge:
+        return merge(args)
     try:
         import botorch  # noqa: F401
         import gpytorch  # noqa: F401
@@ -485,22 +544,67 @@ def main():
     r = ladder(args)
     same = all(c["compare"]["same_greedy"] and c["compare"]["same_ucb"]
                for c in r["cells"] if "compare" in c)
+    same &= all(c["mean_only"]["same_greedy"] for c in r["cells"] if "mean_only" in c)
     print(json.dumps(r, indent=1))
     if args.smoke:
         c = r["cells"][0]
         k = c.get("compare", {})
         ok = (k.get("against") == ["posterior", "greedy", "ucb"] and c["qucb"]["status"] == "ok"
               and c["qucb"]["picks"] == c["q"] and k["max_abs_dmu"] < 1e-8
-              and k["max_abs_dvar"] < 1e-8)
+              and k["max_abs_dvar"] < 1e-8 and c["mean_only"]["max_abs_dmu"] < 1e-12
+              and c["gpbandit_mean"]["recompute_mode"])
         print(f"botorch_pool.py --smoke: same greedy batch {k.get('same_greedy')}, same UCB "
               f"batch {k.get('same_ucb')}, max |dmu| {k.get('max_abs_dmu')}, max |dvar| "
-              f"{k.get('max_abs_dvar')}, qUCB picks {c['qucb'].get('picks')} of {c['q']}",
+              f"{k.get('max_abs_dvar')}, qUCB picks {c['qucb'].get('picks')} of {c['q']}; "
+              f"mean-only greedy: same batch {c['mean_only']['same_greedy']}, max |dmu| "
+              f"{c['mean_only']['max_abs_dmu']}",
               file=sys.stderr)
         return 0 if same and ok else 1
     with open(args.out or os.path.join(HERE, "botorch_pool.json"), "w") as f:
         json.dump(r, f, indent=1)
     if args.results:
         results_section.write_section(args.results, section(r), BEGIN, END, TITLE)
+    return 0 if same else 1
+
+
+def merge(args):
+    """--merge FILE: gpbandit's cells only, written into FILE's matching (N, t) cells (the
+    mean-only greedy, and its comparison with a fresh incremental run where that finished in
+    FILE); FILE's own cells, BoTorch's included, are kept, and the run is recorded in
+    FILE["mean_only_run"]."""
+    with open(args.merge) as f:
+        base = json.load(f)
+    for key in ("bits", "density", "seed"):  # the same pools as FILE's
+        setattr(args, key, base[key])
+    cells = {(c["n"], c["t"]): c for c in base["cells"]}
+    want = [(n, t) for n in args.n for t in args.t if (n, t) in cells]
+    if not want:
+        raise SystemExit(f"botorch_pool.py: no (N, t) of --n/--t is a cell of {args.merge}")
+    args.n = sorted({n for n, _ in want})
+    args.t = sorted({t for _, t in want})
+    args.kinds = []
+    skip = {k for k, c in cells.items() if c["gpbandit"]["status"] != "ok"}
+    r = ladder(args, skip)
+    for c in r["cells"]:
+        key = (c["n"], c["t"])
+        if key not in want:
+            continue
+        cells[key]["gpbandit_mean"] = c["gpbandit_mean"]
+        cells[key].pop("mean_only", None)
+        if "mean_only" in c:
+            cells[key]["mean_only"] = {**c["mean_only"], "incremental_rerun": c["gpbandit"]}
+    base["mean_only_run"] = {k: r[k] for k in ("command", "python", "host", "load_before",
+                                                "load_after", "date", "total_s", "cap_s")}
+    with open(args.merge, "w") as f:
+        json.dump(base, f, indent=1)
+    if args.results:
+        also = None
+        if args.also:
+            with open(args.also) as f:
+                also = json.load(f)
+        results_section.write_section(args.results, section(base, also), BEGIN, END, TITLE)
+    same = all(c["mean_only"]["same_greedy"] for c in base["cells"] if "mean_only" in c)
+    print(json.dumps(base["mean_only_run"], indent=1))
     return 0 if same else 1
 
 

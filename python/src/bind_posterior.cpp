@@ -165,7 +165,9 @@ void bind_posterior(py::module_& m) {
           },
           py::arg("run") = 0, py::arg("copy") = true,
           "Posterior mean over the domain (length N). copy=False: a read-only view, valid only "
-          "until the next update")
+          "until the next update. In recompute mode (CPU) it is K(D, X_t)·β, O(N·t), without "
+          "rebuilding V: mode='recompute' gives a greedy batch from scratch without the O(N·t²) "
+          "of σ²")
       .def(
           "variance",
           [](const py::object& self, int run, bool copy) {

@@ -88,8 +88,9 @@ int Optimizer::State::choose(std::vector<std::uint8_t>& excluded) {
       return c[0].index;
     }
   }
-  const Eigen::Map<const Eigen::VectorXd> mu(post->mean(0), post->size());
+  // σ² first: in recompute mode its pass fills μ too (mean() first would be a pass of its own).
   const Eigen::Map<const Eigen::VectorXd> var(post->variance(0), post->size());
+  const Eigen::Map<const Eigen::VectorXd> mu(post->mean(0), post->size());
   if (a.kind != AcquisitionKind::Ucb) {
     double incumbent = num_obs() > 0 ? kNegInf : 0.0;  // best posterior mean observed
     for (int p : obs_point) incumbent = std::max(incumbent, mu[p]);

@@ -641,8 +641,9 @@ Prediction Optimizer::predict_candidates() const {
     } else if (s.post->pending() > 0) {
       p = predict_locked(s, s.domain.points());
     } else {
-      p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);
+      // σ² first: in recompute mode its pass fills μ too.
       p.variance = Eigen::Map<const Eigen::VectorXd>(s.post->variance(0), s.n);
+      p.mean = Eigen::Map<const Eigen::VectorXd>(s.post->mean(0), s.n);
       s.to_y_units(p.mean, p.variance);
     }
   }

@@ -249,8 +249,8 @@ std::vector<int> acquire(const AcquisitionSpec& spec, const RunModel& m, int q, 
   if (spec.type == "greedy") return top_q(m.post->mean(0), *m.evaluated, q);
   if (spec.type == "ucb") {
     const int n = m.post->size();
+    const double* s2 = m.post->variance(0);  // first: in recompute mode its pass fills μ too
     const double* mu = m.post->mean(0);
-    const double* s2 = m.post->variance(0);
     std::vector<double> score(static_cast<std::size_t>(n));
     for (int a = 0; a < n; ++a) score[a] = mu[a] + spec.beta * std::sqrt(std::max(s2[a], 0.0));
     return top_q(score.data(), *m.evaluated, q);

@@ -22,7 +22,9 @@ enum class PosteriorMode {
   /// WarningKind::Performance warning through gpb::warn (gpbandit/io/log.hpp).
   Auto,
   Incremental,  ///< keep V = L⁻¹K(X_t, D) (t×N per run); O(N·t) per observation
-  Recompute,  ///< keep only L and α; rebuild V chunk by chunk when μ, σ² are needed; O(N·t²)
+  /// keep only L and α; mean() alone is K(D, X_t)·β (O(N·t), no V); σ² and ucb_argmax rebuild V
+  /// chunk by chunk, O(N·t²)
+  Recompute,
 };
 
 /// Construction options of FinitePosterior.
@@ -66,8 +68,15 @@ struct PosteriorFactor {
 /// with repeated or fully explained candidates cannot overflow μ, σ² to ±inf or NaN; the floor
 /// binds only when λ + σ² is below 10^{-10} of the prior variance (never for λ ≥ 10^{-10}·k(x,x);
 /// tests/test_numerics_adversarial.cpp). Never forms an N×N
-/// matrix. Recompute mode performs the same floating-point operations in the same order, so both
-/// modes give bit-identical μ, σ² and choices.
+/// matrix. Recompute mode keeps only the factor (L, α) and rebuilds V chunk by chunk for σ² and
+/// ucb_argmax() with the same floating-point operations in the same order, so both modes give
+/// bit-identical σ², UCB scores and choices. Its mean() does not rebuild V: it returns
+/// μ = K(D, X_t)·β with β = (K_t + λI)⁻¹y = L⁻ᵀα (one back substitution, O(t²); pending rows have
+/// α = 0 and add nothing, as in incremental mode), O(N·t) kernel values and multiply-adds, so a
+/// caller that reads only μ (a greedy batch) never pays the O(N·t²) rebuild. That μ equals
+/// incremental mode's up to rounding (tests/test_posterior.cpp measures max |Δμ| ≤ 1e-12·max |μ|),
+/// and it is bit-identical across chunk sizes, shards and streamed domains (each candidate's sum
+/// runs over the rows in order). The CUDA backend's recompute mode still rebuilds V for mean().
 ///
 /// Lazy blocks (CPU incremental mode, PosteriorOptions::lazy): the candidates are put in a
 /// spatial order (recursive median splits; not for a precomputed kernel) and cut into blocks of
@@ -159,7 +168,8 @@ class FinitePosterior {
   /// about 1e-5 from double); L_b· holds the old rows at the batch's candidates, L_bb is
   /// the Cholesky factor of the batch's posterior covariance plus λI (observe()'s pivot floor):
   /// O(q·t·N) in GEMM/TRSM rather than q rank-one passes, O(q·(t + q)·R) doubles shared when
-  /// sharded. Recompute mode and CUDA apply the rows one by one. Only allowed when no row is
+  /// sharded. Recompute mode and CUDA apply the rows one by one (recompute mode: only factor
+  /// rows, O(t²) per row, nothing N-sized). Only allowed when no row is
   /// pending. @throws InvalidArgument if q < 1, on a bad index or a non-finite y.
   void observe_batch(int q, const int* index, const double* y);
   /// Hallucinates candidate index[r] for every run: σ² update only.
@@ -185,6 +195,7 @@ class FinitePosterior {
   void add_candidates(const Eigen::Ref<const Eigen::MatrixXd>& points);
 
   /// Posterior mean over the domain for run r (length N; valid until the next update).
+  /// Recompute mode (CPU): K(D, X_t)·β, O(N·t), without rebuilding V (see the class notes).
   /// Sharded: gathered from every rank (collective).
   const double* mean(int run) const;
   /// Posterior variance over the domain for run r (length N; clamped at 0). Sharded: gathered

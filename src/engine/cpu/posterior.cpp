@@ -76,6 +76,11 @@ class CpuPosterior final : public detail::PosteriorBackend {
   }
 
   const double* mean(int run) const override {
+    if (s_.recompute) {  // K(D, X_t)·β: O(N·t), no V (cpu/posterior_mean.cpp)
+      s_.refresh_mean();
+      return over_domain(s_.mu_direct.data() + static_cast<std::size_t>(run) * s_.ncap,
+                         s_.gathered_mu);
+    }
     bring_up_to_date();
     return over_domain(s_.to_candidate_order(s_.mu, s_.mu_ext, run), s_.gathered_mu);
   }

@@ -42,6 +42,7 @@ void CpuState::widen(int need) {
   };
   per_run(mu);
   per_run(sigma2);
+  if (!mu_direct.empty()) per_run(mu_direct);
   points.conservativeResize(Eigen::NoChange, streamed() ? wide - nspace : wide);
   kdiag.conservativeResize(wide);
   ncap = wide;
@@ -89,6 +90,13 @@ void CpuState::add_points(const Eigen::Ref<const Eigen::MatrixXd>& pts) {
     }
   }
   if (recompute) {
+    if (!mu_direct
+             .empty()) {  // mean()'s μ at the new candidates, unless the next mean() redoes all
+      for (int r = 0; r < num_runs(); ++r) {
+        std::fill_n(mu_direct.data() + static_cast<std::size_t>(r) * ncap + first, m, 0.0);
+      }
+      if (!mean_stale) mean_direct(first, n);
+    }
     if (stale || rows == 0) return;  // the next refresh covers them
     std::vector<double> col(static_cast<std::size_t>(rows));
     for (int r = 0; r < num_runs(); ++r) {  // μ, σ² at the new candidates from the factor alone

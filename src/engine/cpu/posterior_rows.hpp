@@ -85,18 +85,53 @@ inline double mean_at_row(const RunRows& run, int q) {
   return m;
 }
 
+/// Rows of `run` that enter μ: up to the last resolved one (pending rows are appended last and
+/// have α = 0 until resolved, so they add nothing: μ is the posterior mean given the observed
+/// rows only, as in incremental mode).
+inline int mean_rows(const RunRows& run) {
+  int m = static_cast<int>(run.L.size());
+  while (m > 0 && run.resolved[static_cast<std::size_t>(m - 1)] == 0) --m;
+  return m;
+}
+
+/// β = L⁻ᵀα̃ over the first m rows (α̃: α with unresolved rows 0), by back substitution over the
+/// rows of L (row q holds L[q, 0..q]).
+inline std::vector<double> beta_of(const RunRows& run, int m) {
+  std::vector<double> beta(static_cast<std::size_t>(m));
+  for (int q = 0; q < m; ++q) {
+    const auto i = static_cast<std::size_t>(q);
+    beta[i] = run.resolved[i] != 0 ? run.alpha[i] : 0.0;
+  }
+  for (int q = m - 1; q >= 0; --q) {
+    const double* lq = run.L[static_cast<std::size_t>(q)].data();
+    const double b = beta[static_cast<std::size_t>(q)] / lq[q];
+    beta[static_cast<std::size_t>(q)] = b;
+    for (int p = 0; p < q; ++p) beta[static_cast<std::size_t>(p)] -= lq[p] * b;
+  }
+  return beta;
+}
+
 /// Computes rows v_begin..v_{end−1} over the candidates [j0, j0+len): rows[q] points at v_q[j0]
 /// (read for q < begin, written for begin ≤ q < end). `acc` has room for len doubles; on return it
 /// holds the last row v_{end−1} in double, as stored when VT is double and unrounded when VT is
 /// float (Precision::Mixed: V stored in float, every sum accumulated in double).
 /// Loops over rows p inside the block of j, so it vectorises over j and streams each row once.
+/// With `mean` (recompute mode's refresh), the kernel row of every q < beta_rows is also added to
+/// mean[i] as β_q·k(x_{a_q}, x_{j0+i}) in row order: the per-element steps of
+/// CpuState::mean_direct, so μ = K(D, X_t)·β comes out of the same pass bit for bit.
 template <class VT>
 inline void rows_over_block(const KernelEval& eval, const double* points, int d, const RunRows& run,
-                            int begin, int end, int j0, int len, VT* const* rows, double* acc) {
+                            int begin, int end, int j0, int len, VT* const* rows, double* acc,
+                            const double* beta = nullptr, int beta_rows = 0,
+                            double* mean = nullptr) {
   for (int q = begin; q < end; ++q) {
     const double* lq = run.L[static_cast<std::size_t>(q)].data();
     const double* xa = run.x(q, d);
     kernel_row(eval, xa, points, d, j0, len, acc);
+    if (q < beta_rows) {
+      const double b = beta[q];
+      for (int i = 0; i < len; ++i) mean[i] = mean_step(mean[i], b, acc[i]);
+    }
     // Rows p are taken four at a time to halve the traffic on acc; each element still sees the
     // steps in increasing p, exactly as in column_of_rows.
     int p = 0;

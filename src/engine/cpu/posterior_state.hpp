@@ -75,9 +75,15 @@ struct CpuState {
   int cap = 0;                  // rows V has room for (incremental)
   std::unique_ptr<double[]> v;  // R×cap×ncap, run-major (run, row, candidate); incremental only
   std::unique_ptr<float[]> vf;  // the same in float when mixed (v is then empty)
-  mutable std::vector<double> mu;           // R×ncap
-  mutable std::vector<double> sigma2;       // R×ncap
-  mutable bool stale = false;               // recompute mode: μ, σ² out of date
+  mutable std::vector<double> mu;      // R×ncap
+  mutable std::vector<double> sigma2;  // R×ncap
+  mutable bool stale = false;          // recompute mode: μ, σ² out of date
+  // Recompute mode: μ = K(D, X_t)·β for mean() (R×ncap, allocated by the first mean()), and
+  // whether it is out of date. refresh() rebuilds V for σ² and the μ ucb_argmax reads (the same
+  // operations as incremental mode) and fills this one from the same kernel rows once it is held;
+  // mean() alone computes only this one, O(N·t) (cpu/posterior_mean.cpp).
+  mutable std::vector<double> mu_direct;
+  mutable bool mean_stale = false;
   bool lazy = false;                        // incremental mode with lazy blocks
   int blocks = 0;                           // ⌈N / kBlock⌉
   mutable std::vector<int> block_rows;      // R×blocks: rows applied to each block's V, μ, σ²
@@ -345,13 +351,28 @@ struct CpuState {
     }
   }
 
-  /// Recompute mode: rebuilds μ and σ² over the domain chunk by chunk (no V kept).
+  /// Recompute mode: μ = K(x_j, X_t)·β, β = L⁻ᵀα (pending rows α = 0), into mu_direct for the
+  /// held candidates [j0, j1) of every run: O((j1 − j0)·t) kernel values, no V
+  /// (cpu/posterior_mean.cpp).
+  void mean_direct(int j0, int j1) const;
+  /// Recompute mode: brings mu_direct up to date (allocating it on first use).
+  void refresh_mean() const;
+
+  /// Recompute mode: rebuilds μ and σ² over the domain chunk by chunk (no V kept), and mean()'s
+  /// μ = K(D, X_t)·β from the same kernel rows when it is held and out of date.
   void refresh() const {
     if (!stale) return;
     const int t = rows;
     const int chunks = (n + chunk - 1) / chunk;
     const int tasks = num_runs() * chunks;
     const double flops = static_cast<double>(num_runs()) * n * (0.5 * t * t + 8.0 * t + 1.0);
+    const bool fill_mean = mean_stale && !mu_direct.empty();
+    std::vector<int> mrows(runs.size(), 0);
+    std::vector<std::vector<double>> beta(runs.size());
+    for (std::size_t r = 0; fill_mean && r < runs.size(); ++r) {
+      mrows[r] = mean_rows(runs[r]);
+      beta[r] = beta_of(runs[r], mrows[r]);
+    }
 #pragma omp parallel num_threads(std::min(threads_for(flops), tasks))
     {
       std::vector<double> w(static_cast<std::size_t>(std::max(t, 1)) * chunk);
@@ -366,7 +387,12 @@ struct CpuState {
         for (int q = 0; q < t; ++q)
           ptrs[static_cast<std::size_t>(q)] = w.data() + static_cast<std::size_t>(q) * len;
         const double* x = t > 0 ? chunk_points(j0, len, buf) : nullptr;  // x = candidate j0
-        rows_over_block(eval, x, d, run, 0, t, 0, len, ptrs.data(), acc.data());
+        double* md =
+            fill_mean ? mu_direct.data() + static_cast<std::size_t>(r) * ncap + j0 : nullptr;
+        if (md != nullptr) std::fill(md, md + len, 0.0);
+        rows_over_block(eval, x, d, run, 0, t, 0, len, ptrs.data(), acc.data(),
+                        beta[static_cast<std::size_t>(r)].data(),
+                        mrows[static_cast<std::size_t>(r)], md);
         double* s2 = s2_of(r) + j0;
         double* m = mu_of(r) + j0;
         for (int i = 0; i < len; ++i) {
@@ -383,6 +409,7 @@ struct CpuState {
       }
     }
     stale = false;
+    if (fill_mean) mean_stale = false;
   }
 
   /// Whether a new row is left to the lazy catch-up: not while the domain has few blocks and V is
@@ -411,7 +438,7 @@ struct CpuState {
       }
     }
     if (recompute) {
-      stale = true;
+      stale = mean_stale = true;
     } else {
       add_rows_to_mean(begin, rows);
     }
@@ -453,7 +480,7 @@ struct CpuState {
                                                     a * a);
     }
     if (recompute) {
-      stale = true;
+      stale = mean_stale = true;
     } else if (!defers(y != nullptr)) {  // the row reaches every block at once
       catch_up_all(rows + 1);
     }
