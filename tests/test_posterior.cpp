@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpbandit/engine/posterior.hpp"
+#include "test_support.hpp"
 #include "gpbandit/error.hpp"
 
 namespace {
@@ -23,14 +24,7 @@ using gpb::PosteriorMode;
 using gpb::PosteriorOptions;
 using gpb::Rng;
 
-Domain random_domain(int n, int d, std::uint64_t seed) {
-  Rng rng(seed, 0, 99);
-  Eigen::MatrixXd rows(n, d);
-  for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < d; ++k) rows(i, k) = rng.uniform();
-  }
-  return Domain::from_rows(rows);
-}
+using gpb::test::random_domain;
 
 /// Dense reference: μ = K(D,X)(K_XX + λI)⁻¹y and σ² = diag(K_DD − K(D,X)(K_XX + λI)⁻¹K(X,D)).
 struct Dense {

@@ -16,6 +16,7 @@
 
 #include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/engine/posterior.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -28,14 +29,7 @@ using gpb::PosteriorMode;
 using gpb::PosteriorOptions;
 using gpb::Rng;
 
-Domain random_domain(int n, int d, std::uint64_t seed) {
-  Rng rng(seed, 0, 99);
-  Eigen::MatrixXd rows(n, d);
-  for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < d; ++k) rows(i, k) = rng.uniform();
-  }
-  return Domain::from_rows(rows);
-}
+using gpb::test::random_domain;
 
 /// n random fingerprints of `bits` bits around four scaffolds (a range of similarities).
 Domain fingerprint_domain(long long n, int bits, std::uint64_t seed) {

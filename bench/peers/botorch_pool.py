@@ -108,7 +108,10 @@ def since(u):
 
 # ---- children: one cell each ------------------------------------------------------------------
 
-def cell_gpbandit(words, bits, t, seed, build, save):
+def observed_posterior(words, bits, t, seed, build, mode):
+    """gpbandit's posterior over the pool after the t observations from scratch (one
+    observe_batch), with the seconds it took, its context, the batch size q and the greedy batch
+    (the q largest μ) with its seconds."""
     sys.path.insert(0, os.path.join(build, "python"))
     import gpbandit as gb
     n = len(words)
@@ -118,12 +121,17 @@ def cell_gpbandit(words, bits, t, seed, build, save):
     ctx = gb.Context("cpu", threads=1)
     u = usage()
     post = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=NOISE,
-                              capacity=t, mode="incremental")
+                              capacity=t, mode=mode)
     post.observe_batch(order, y)
     observe = since(u)
     u = usage()
     greedy, greedy_gap = batch_set(post.mean(0, copy=False), q)
-    ask_greedy = since(u)
+    return post, ctx, q, observe, (greedy, greedy_gap, since(u))
+
+
+def cell_gpbandit(words, bits, t, seed, build, save):
+    post, ctx, q, observe, (greedy, greedy_gap, ask_greedy) = observed_posterior(
+        words, bits, t, seed, build, "incremental")
     u = usage()
     score = post.mean(0, copy=False) + 2.0 * np.sqrt(post.variance(0, copy=False))
     ucb, ucb_gap = batch_set(score, q)
@@ -136,21 +144,8 @@ def cell_gpbandit(words, bits, t, seed, build, save):
 def cell_gpbandit_mean(words, bits, t, seed, build, save):
     """The greedy batch from scratch reading only μ: a recompute-mode posterior keeps the factor
     (observe_batch: O(t³), nothing N-sized) and its mean() is K(D, X_t)·β, O(N·t), no V."""
-    sys.path.insert(0, os.path.join(build, "python"))
-    import gpbandit as gb
-    n = len(words)
-    q = max(1, n // 100)
-    order, y = observations(n, t, seed)
-    dom = gb.Domain.from_fingerprints(words, bits)
-    ctx = gb.Context("cpu", threads=1)
-    u = usage()
-    post = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=NOISE,
-                              capacity=t, mode="recompute")
-    post.observe_batch(order, y)
-    observe = since(u)
-    u = usage()
-    greedy, greedy_gap = batch_set(post.mean(0, copy=False), q)
-    ask_greedy = since(u)
+    post, ctx, _, observe, (greedy, greedy_gap, ask_greedy) = observed_posterior(
+        words, bits, t, seed, build, "recompute")
     np.savez(save, greedy=greedy, mu=post.mean(0))
     return {"observe": observe, "ask_greedy": ask_greedy, "greedy_gap": greedy_gap,
             "threads": ctx.threads, "recompute_mode": "recompute" in repr(post)}

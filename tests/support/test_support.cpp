@@ -1,6 +1,7 @@
 #include "test_support.hpp"
 
 #include "gpbandit/error.hpp"
+#include "gpbandit/rng.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +129,15 @@ gpb::Context make_cpu_context(int threads) {
   o.backend = gpb::Backend::Cpu;
   o.threads = threads;
   return gpb::Context(o);
+}
+
+gpb::Domain random_domain(int n, int d, std::uint64_t seed) {
+  gpb::Rng rng(seed, 0, 99);
+  Eigen::MatrixXd rows(n, d);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < d; ++k) rows(i, k) = rng.uniform();
+  }
+  return gpb::Domain::from_rows(rows);
 }
 
 }  // namespace gpb::test

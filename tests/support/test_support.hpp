@@ -1,11 +1,13 @@
 // Helpers shared by the tests: temporary directories, running the CLI, reading files.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "gpbandit/engine/context.hpp"
+#include "gpbandit/engine/domain.hpp"
 #include "gpbandit/policy/policy.hpp"
 
 namespace gpb::test {
@@ -54,6 +56,9 @@ bool contains(const std::string& text, const std::string& part);
 bool process_gone(const std::string& pid_text, double wait_s);
 /// A CPU Context with `threads` threads (0: the Context's default).
 gpb::Context make_cpu_context(int threads = 0);
+
+/// n points uniform in [0, 1]^d (stream 99 of Rng `seed`), as the posterior tests' domain.
+gpb::Domain random_domain(int n, int d, std::uint64_t seed);
 
 /// Whole file as a string (empty if missing).
 std::string read_file(const std::string& path);
