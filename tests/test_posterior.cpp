@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gpbandit/engine/posterior.hpp"
-#include "test_support.hpp"
 #include "gpbandit/error.hpp"
+#include "test_support.hpp"
 
 namespace {
 
