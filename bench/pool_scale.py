@@ -13,13 +13,16 @@ Measured, in order:
      2·N·t·step flops; triangular solve N·step² flops);
   2. one ask of a 1 % batch (q = N/100) at t = `--t`: greedy (the q largest means) and UCB
      (the q largest μ + 2σ) over every candidate, read from the posterior;
-  3. the same ask in recompute mode (no V: μ and σ² recomputed from the t observations, N·t
-     kernels and N·t² flops), when `--recompute` is given.
+  3. the same ask in recompute mode (no V: μ from the t observations, N·t kernels, and σ²
+     rebuilt from them, N·t² flops), when `--recompute` is given;
+  4. a greedy 1 % batch from scratch at t = `--scratch-t` observations in recompute mode (the
+     factor, O(t³), then μ alone, N·t kernels), when given.
 Then a model of the 1 % batch at t = `--t-goal` (10⁴ by default): V's memory (8·N·t bytes in
 double, 4·N·t in the mixed float storage) and the block update's time at the measured flop rate.
 
 Usage: python3 bench/pool_scale.py --build build-cpu [--n 1000000] [--t 600] [--step 200]
-           [--recompute] [--backend cpu] [--out bench/pool_scale.json] [--results bench/RESULTS.md]
+           [--recompute] [--scratch-t 10000] [--backend cpu] [--out bench/pool_scale.json]
+           [--results bench/RESULTS.md]
 Prints one JSON object, writes it to --out and, with --results, rewrites the pool-scale section
 of that file (between its pool-scale:begin/end markers).
 """
@@ -101,6 +104,28 @@ def ask(post, q):
     return t1 - t0, t2 - t1
 
 
+def scratch_greedy(gb, ctx, dom, n, t, q, seed):
+    """A greedy 1 % batch from scratch at t observations: a recompute-mode posterior keeps only
+    the factor of the t observations (observe_batch, O(t³), nothing N-sized) and its mean() is
+    K(D, X_t)·β over every candidate (N·t kernel values, no V). Wall and CPU seconds of each."""
+    rng = np.random.default_rng(seed + 2)
+    order = rng.choice(n, size=t, replace=False).astype(np.int64)
+    y = rng.standard_normal(t)
+    post = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=0.05,
+                              capacity=t, mode="recompute")
+    t0, c0 = time.perf_counter(), time.process_time()
+    post.observe_batch(order, y)
+    obs, obs_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
+    greedy = top(post.mean(0, copy=False), q)
+    ask_s, ask_cpu = time.perf_counter() - t0, time.process_time() - c0
+    assert len(greedy) == q
+    print(f"greedy from scratch at t {t}: observe {obs:.1f} s, ask {ask_s:.1f} s", file=sys.stderr,
+          flush=True)
+    return {"t": t, "observe_s": obs, "observe_cpu_s": obs_cpu, "ask_s": ask_s,
+            "ask_cpu_s": ask_cpu, "kernels": float(n) * t}
+
+
 def model(n, t, q, rate):
     """Memory and time of the block update of a q-batch at t observations (rate: flop/s)."""
     flops = 2.0 * n * t * q + float(n) * q * q
@@ -141,9 +166,23 @@ def section(r):
         "is a selection over N)."]
     if r.get("recompute"):
         rc = r["recompute"]
-        lines.append(f"Recompute mode (no V) at t = {rc['t']}: {rc['ask_s']:.1f} s per ask "
-                     f"({rc['ask_cpu_s']:.1f} CPU s; "
-                     f"N·t = {rc['kernels']:.1e} kernels and N·t² = {rc['flops']:.1e} flops).")
+        if "greedy_s" in rc:  # since 2026-11-27: μ alone is N·t kernels, σ² rebuilds V
+            lines.append(f"Recompute mode (no V) at t = {rc['t']}: greedy {rc['greedy_s']:.1f} s "
+                         f"(μ alone: N·t = {rc['kernels']:.1e} kernel values), UCB "
+                         f"{rc['ucb_s']:.1f} s (σ² rebuilds V: N·t² = {rc['flops']:.1e} flops); "
+                         f"{rc['ask_cpu_s']:.1f} CPU s for both.")
+        else:
+            lines.append(f"Recompute mode (no V) at t = {rc['t']}: {rc['ask_s']:.1f} s per ask "
+                         f"({rc['ask_cpu_s']:.1f} CPU s; "
+                         f"N·t = {rc['kernels']:.1e} kernels and N·t² = {rc['flops']:.1e} flops).")
+    if r.get("scratch"):
+        sc = r["scratch"]
+        lines.append(f"A greedy 1 % batch from scratch at t = {sc['t']:,} (recompute mode: the "
+                     f"factor of the t observations, then μ = K(D, X_t)·β over every candidate, "
+                     f"{sc['kernels']:.1e} kernel values, no V): observe_batch {sc['observe_s']:.1f} s "
+                     f"({sc['observe_cpu_s']:.1f} CPU s), the ask {sc['ask_s']:.1f} s "
+                     f"({sc['ask_cpu_s']:.1f} CPU s). A UCB batch there needs σ² as well: N·t² = "
+                     f"{sc['kernels'] * sc['t']:.1e} flops of triangular solves.")
     lines += [
         "",
         f"Model of the goal, a 1 % batch at t = {m['t']:,} over N = {r['n']:,}: V holds "
@@ -185,6 +224,9 @@ def main():
     ap.add_argument("--step", type=int, default=200, help="observations per block update")
     ap.add_argument("--t-goal", type=int, default=10_000)
     ap.add_argument("--recompute", action="store_true", help="also time an ask in recompute mode")
+    ap.add_argument("--scratch-t", type=int, default=0,
+                    help="also time a greedy 1 %% batch from scratch at this many observations in "
+                    "recompute mode (the factor, then μ alone: no V)")
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--precision", default="double", choices=["double", "mixed"],
@@ -272,11 +314,14 @@ def main():
         rp.observe_batch(order, y)
         obs_s = time.perf_counter() - t0
         t0, c0 = time.perf_counter(), time.process_time()
-        ask(rp, q)
+        greedy_rc, ucb_rc = ask(rp, q)
         r["recompute"] = {"t": args.t, "observe_s": obs_s, "ask_s": time.perf_counter() - t0,
-                          "ask_cpu_s": time.process_time() - c0,
-                          "kernels": float(args.n) * args.t,
+                          "ask_cpu_s": time.process_time() - c0, "greedy_s": greedy_rc,
+                          "ucb_s": ucb_rc, "kernels": float(args.n) * args.t,
                           "flops": float(args.n) * args.t * args.t}
+        del rp
+    if args.scratch_t > 0:
+        r["scratch"] = scratch_greedy(gb, ctx, dom, args.n, args.scratch_t, q, args.seed)
     m = model(args.n, args.t_goal, q, rate)
     r["model"] = m
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
