@@ -255,6 +255,22 @@ def test_output_warp_maps_predictions_back_and_survives_a_state_round_trip():
         g.minimize(rosenbrock, box, n_calls=3, fit={"colour": True})
 
 
+def test_minimize_warps_y_by_default_and_fit_turns_it_off():
+    """minimize's own default (a bare Optimizer keeps fit.warp off): the warp on, its knee at
+    0.75; fit={"warp": False} turns it off, and other fit keys keep it on."""
+    def fit_of(**kw):
+        res = g.minimize(branin, BOUNDS, n_calls=6, random_state=0, **kw)
+        return res.optimizer.state_dict()["config"]["fit"]
+
+    assert fit_of()["warp"] is True and fit_of()["warp_knee"] == 0.75
+    assert fit_of(fit={"warp": False})["warp"] is False
+    kept = fit_of(fit={"restarts": 2, "warp_knee": 0.5})
+    assert kept["warp"] is True and kept["restarts"] == 2 and kept["warp_knee"] == 0.5
+    assert g.Optimizer(BOUNDS).state_dict()["config"]["fit"]["warp"] is False
+    with pytest.raises(g.InvalidArgument, match="fit.warp_knee"):
+        g.minimize(branin, BOUNDS, n_calls=3, fit={"warp_knee": 1.0})
+
+
 def test_output_warp_lowers_the_regret_on_rosenbrock():
     """minimize's default output warp (knee at 0.75) against no warp on a 4-d Rosenbrock with 40
     calls: the mean over seeds 0..11 of log10(regret with) − log10(regret without) must be below
