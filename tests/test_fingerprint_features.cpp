@@ -20,27 +20,9 @@
 namespace {
 
 using gpb::Domain;
-using gpb::Fingerprints;
 using gpb::TanimotoFeatures;
 
-/// Fingerprints with a range of similarities: a few random "scaffolds", each row one of them with
-/// some bits flipped.
-Domain related_fingerprints(long long n, int bits, std::uint64_t seed) {
-  gpb::Rng rng(seed, 0, 2);
-  const int scaffolds = 4;
-  std::vector<std::int64_t> base(static_cast<std::size_t>(scaffolds) * bits), v;
-  for (auto& x : base) x = rng.uniform() < 0.1 ? 1 : 0;
-  for (long long i = 0; i < n; ++i) {
-    const int s = static_cast<int>(rng.below(scaffolds));
-    const double flip = 0.01 + 0.05 * rng.uniform();
-    for (int b = 0; b < bits; ++b) {
-      const std::int64_t x = base[static_cast<std::size_t>(s) * bits + b];
-      v.push_back(rng.uniform() < flip ? 1 - x : x);
-    }
-  }
-  return Domain::fingerprints(
-      Fingerprints::from_dense(v.data(), n, bits, gpb::FingerprintKind::Bits));
-}
+using gpb::test::related_fingerprints;
 
 TEST(TanimotoFeatures, UnitNormAndUnbiasedEstimate) {
   const Domain dom = related_fingerprints(12, 1024, 1);

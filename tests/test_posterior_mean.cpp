@@ -14,14 +14,12 @@
 #include <iostream>
 #include <vector>
 
-#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/engine/posterior.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using gpb::Context;
-using gpb::ContextOptions;
 using gpb::Domain;
 using gpb::FinitePosterior;
 using gpb::Kernel;
@@ -31,27 +29,8 @@ using gpb::Rng;
 
 using gpb::test::random_domain;
 
-/// n random fingerprints of `bits` bits around four scaffolds (a range of similarities).
-Domain fingerprint_domain(long long n, int bits, std::uint64_t seed) {
-  Rng rng(seed, 0, 2);
-  std::vector<std::int64_t> base(4 * static_cast<std::size_t>(bits)), v;
-  for (auto& x : base) x = rng.uniform() < 0.1 ? 1 : 0;
-  for (long long i = 0; i < n; ++i) {
-    const auto s = static_cast<std::size_t>(rng.below(4));
-    for (int b = 0; b < bits; ++b) {
-      const std::int64_t x = base[s * bits + b];
-      v.push_back(rng.uniform() < 0.05 ? 1 - x : x);
-    }
-  }
-  return Domain::fingerprints(
-      gpb::Fingerprints::from_dense(v.data(), n, bits, gpb::FingerprintKind::Bits));
-}
-
-Context cpu(int threads) {
-  ContextOptions co;
-  co.threads = threads;
-  return Context(co);
-}
+using gpb::test::make_cpu_context;
+using gpb::test::related_fingerprints;
 
 /// max_j |a_j − b_j| over the N values of run r, and max |b_j|.
 struct Gap {
@@ -75,7 +54,7 @@ Gap mean_gap(const FinitePosterior& a, const FinitePosterior& b, int r) {
 /// so its μ comes from the V rebuild's pass (CpuState::refresh), the first one's from the mean
 /// pass alone (CpuState::mean_direct). Returns the largest relative gap seen.
 double drive(const Kernel& k, const Domain& dom, bool grow) {
-  const Context ctx = cpu(2);
+  const Context ctx = make_cpu_context(2);
   const int R = 2, n = dom.size();
   PosteriorOptions inc_o, rec_o, rec2_o;
   inc_o.mode = PosteriorMode::Incremental;
@@ -155,14 +134,15 @@ TEST(PosteriorMean, RecomputeMeanMatchesIncremental) {
 
 TEST(PosteriorMean, RecomputeMeanMatchesIncrementalOnFingerprints) {
   // Tanimoto: the mean pass runs the popcount tiles (fingerprint_block).
-  const double worst = drive(Kernel::tanimoto(), fingerprint_domain(900, 256, 11), /*grow=*/false);
+  const double worst =
+      drive(Kernel::tanimoto(), related_fingerprints(900, 256, 11), /*grow=*/false);
   std::cout << "[ measured ] Tanimoto, N = 900: max |Δμ| / max |μ| = " << worst << "\n";
 }
 
 TEST(PosteriorMean, RecomputeMeanMatchesDenseSolve) {
   const Domain dom = random_domain(300, 2, 9);
   const Kernel k = Kernel::se(0.3);
-  const Context ctx = cpu(1);
+  const Context ctx = make_cpu_context(1);
   PosteriorOptions o;
   o.mode = PosteriorMode::Recompute;
   o.noise_variance = 0.01;
@@ -197,7 +177,7 @@ double thread_cpu_seconds() {
 // observations, so each pays for its own refresh; CPU time of this thread (one thread).
 TEST(PosteriorMean, MeanAloneDoesNotRebuildV) {
   const Domain dom = random_domain(20000, 2, 3);
-  const Context ctx = cpu(1);
+  const Context ctx = make_cpu_context(1);
   PosteriorOptions o;
   o.mode = PosteriorMode::Recompute;
   o.noise_variance = 0.05;

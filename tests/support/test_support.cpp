@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
 
@@ -129,6 +130,23 @@ gpb::Context make_cpu_context(int threads) {
   o.backend = gpb::Backend::Cpu;
   o.threads = threads;
   return gpb::Context(o);
+}
+
+gpb::Domain related_fingerprints(long long n, int bits, std::uint64_t seed) {
+  gpb::Rng rng(seed, 0, 2);
+  const int scaffolds = 4;
+  std::vector<std::int64_t> base(static_cast<std::size_t>(scaffolds) * bits), v;
+  for (auto& x : base) x = rng.uniform() < 0.1 ? 1 : 0;
+  for (long long i = 0; i < n; ++i) {
+    const int s = static_cast<int>(rng.below(scaffolds));
+    const double flip = 0.01 + 0.05 * rng.uniform();
+    for (int b = 0; b < bits; ++b) {
+      const std::int64_t x = base[static_cast<std::size_t>(s) * bits + b];
+      v.push_back(rng.uniform() < flip ? 1 - x : x);
+    }
+  }
+  return gpb::Domain::fingerprints(
+      gpb::Fingerprints::from_dense(v.data(), n, bits, gpb::FingerprintKind::Bits));
 }
 
 gpb::Domain random_domain(int n, int d, std::uint64_t seed) {

@@ -60,6 +60,10 @@ gpb::Context make_cpu_context(int threads = 0);
 /// n points uniform in [0, 1]^d (stream 99 of Rng `seed`), as the posterior tests' domain.
 gpb::Domain random_domain(int n, int d, std::uint64_t seed);
 
+/// n bit fingerprints of `bits` bits with a range of similarities: four random "scaffolds"
+/// (density 0.1), each row one of them with 1–6 % of its bits flipped (stream 2 of Rng `seed`).
+gpb::Domain related_fingerprints(long long n, int bits, std::uint64_t seed);
+
 /// Whole file as a string (empty if missing).
 std::string read_file(const std::string& path);
 /// Writes text to a file (truncating).
