@@ -90,13 +90,8 @@ void CpuState::add_points(const Eigen::Ref<const Eigen::MatrixXd>& pts) {
     }
   }
   if (recompute) {
-    if (!mu_direct
-             .empty()) {  // mean()'s μ at the new candidates, unless the next mean() redoes all
-      for (int r = 0; r < num_runs(); ++r) {
-        std::fill_n(mu_direct.data() + static_cast<std::size_t>(r) * ncap + first, m, 0.0);
-      }
-      if (!mean_stale) mean_direct(first, n);
-    }
+    // mean()'s μ at the new candidates (when stale, the next mean() recomputes every one).
+    if (!mu_direct.empty() && !mean_stale) mean_direct(first, n);
     if (stale || rows == 0) return;  // the next refresh covers them
     std::vector<double> col(static_cast<std::size_t>(rows));
     for (int r = 0; r < num_runs(); ++r) {  // μ, σ² at the new candidates from the factor alone

@@ -24,15 +24,9 @@ int block_len(int m) {
 void CpuState::mean_direct(int j0, int j1) const {
   const int R = num_runs(), span = j1 - j0;
   if (span <= 0) return;
-  std::vector<int> m(static_cast<std::size_t>(R));
-  std::vector<std::vector<double>> beta(static_cast<std::size_t>(R));
+  const std::vector<MeanWeights> mw = all_mean_weights();
   int most = 0;
-  for (int r = 0; r < R; ++r) {
-    const RunRows& run = runs[static_cast<std::size_t>(r)];
-    m[static_cast<std::size_t>(r)] = mean_rows(run);
-    beta[static_cast<std::size_t>(r)] = beta_of(run, m[static_cast<std::size_t>(r)]);
-    most = std::max(most, m[static_cast<std::size_t>(r)]);
-  }
+  for (const MeanWeights& w : mw) most = std::max(most, w.rows);
   const bool fingerprint = eval.type == KernelType::Tanimoto || eval.type == KernelType::MinMax;
   const int chunks = (span + chunk - 1) / chunk, tasks = R * chunks, sub = block_len(most);
   const double flops = static_cast<double>(R) * span * most * (d + 6.0);
@@ -43,9 +37,10 @@ void CpuState::mean_direct(int j0, int j1) const {
 #pragma omp for schedule(dynamic)
     for (int task = 0; task < tasks; ++task) {
       const int r = task / chunks, c0 = j0 + (task % chunks) * chunk;
-      const int len = std::min(chunk, j1 - c0), mr = m[static_cast<std::size_t>(r)];
+      const MeanWeights& w = mw[static_cast<std::size_t>(r)];
+      const int len = std::min(chunk, j1 - c0), mr = w.rows;
       const RunRows& run = runs[static_cast<std::size_t>(r)];
-      const double* b = beta[static_cast<std::size_t>(r)].data();
+      const double* b = w.beta.data();
       double* out = mu_direct.data() + static_cast<std::size_t>(r) * ncap + c0;
       std::fill(out, out + len, 0.0);
       if (mr == 0) continue;

@@ -111,6 +111,16 @@ inline std::vector<double> beta_of(const RunRows& run, int m) {
   return beta;
 }
 
+/// What μ = K(D, X_t)·β needs of a run: the rows that enter it (mean_rows) and β over them.
+struct MeanWeights {
+  int rows = 0;
+  std::vector<double> beta;
+};
+inline MeanWeights mean_weights(const RunRows& run) {
+  const int m = mean_rows(run);
+  return {m, beta_of(run, m)};
+}
+
 /// Computes rows v_begin..v_{end−1} over the candidates [j0, j0+len): rows[q] points at v_q[j0]
 /// (read for q < begin, written for begin ≤ q < end). `acc` has room for len doubles; on return it
 /// holds the last row v_{end−1} in double, as stored when VT is double and unrounded when VT is

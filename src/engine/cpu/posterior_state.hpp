@@ -357,6 +357,12 @@ struct CpuState {
   void mean_direct(int j0, int j1) const;
   /// Recompute mode: brings mu_direct up to date (allocating it on first use).
   void refresh_mean() const;
+  /// mean_weights of every run (what mean_direct and refresh's μ pass need).
+  std::vector<MeanWeights> all_mean_weights() const {
+    std::vector<MeanWeights> w;
+    for (const RunRows& run : runs) w.push_back(mean_weights(run));
+    return w;
+  }
 
   /// Recompute mode: rebuilds μ and σ² over the domain chunk by chunk (no V kept), and mean()'s
   /// μ = K(D, X_t)·β from the same kernel rows when it is held and out of date.
@@ -367,12 +373,8 @@ struct CpuState {
     const int tasks = num_runs() * chunks;
     const double flops = static_cast<double>(num_runs()) * n * (0.5 * t * t + 8.0 * t + 1.0);
     const bool fill_mean = mean_stale && !mu_direct.empty();
-    std::vector<int> mrows(runs.size(), 0);
-    std::vector<std::vector<double>> beta(runs.size());
-    for (std::size_t r = 0; fill_mean && r < runs.size(); ++r) {
-      mrows[r] = mean_rows(runs[r]);
-      beta[r] = beta_of(runs[r], mrows[r]);
-    }
+    const std::vector<MeanWeights> mw =
+        fill_mean ? all_mean_weights() : std::vector<MeanWeights>(runs.size());
 #pragma omp parallel num_threads(std::min(threads_for(flops), tasks))
     {
       std::vector<double> w(static_cast<std::size_t>(std::max(t, 1)) * chunk);
@@ -390,9 +392,9 @@ struct CpuState {
         double* md =
             fill_mean ? mu_direct.data() + static_cast<std::size_t>(r) * ncap + j0 : nullptr;
         if (md != nullptr) std::fill(md, md + len, 0.0);
-        rows_over_block(eval, x, d, run, 0, t, 0, len, ptrs.data(), acc.data(),
-                        beta[static_cast<std::size_t>(r)].data(),
-                        mrows[static_cast<std::size_t>(r)], md);
+        const MeanWeights& w_r = mw[static_cast<std::size_t>(r)];
+        rows_over_block(eval, x, d, run, 0, t, 0, len, ptrs.data(), acc.data(), w_r.beta.data(),
+                        w_r.rows, md);
         double* s2 = s2_of(r) + j0;
         double* m = mu_of(r) + j0;
         for (int i = 0; i < len; ++i) {
