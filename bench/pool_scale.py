@@ -104,6 +104,12 @@ def ask(post, q):
     return t1 - t0, t2 - t1
 
 
+def tanimoto_posterior(gb, ctx, dom, capacity, mode):
+    """The pool's model: one run of a Tanimoto GP (output scale 1, noise 0.05) over `dom`."""
+    return gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=0.05,
+                              capacity=capacity, mode=mode)
+
+
 def scratch_greedy(gb, ctx, dom, n, t, q, seed):
     """A greedy 1 % batch from scratch at t observations: a recompute-mode posterior keeps only
     the factor of the t observations (observe_batch, O(t³), nothing N-sized) and its mean() is
@@ -111,8 +117,7 @@ def scratch_greedy(gb, ctx, dom, n, t, q, seed):
     rng = np.random.default_rng(seed + 2)
     order = rng.choice(n, size=t, replace=False).astype(np.int64)
     y = rng.standard_normal(t)
-    post = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=0.05,
-                              capacity=t, mode="recompute")
+    post = tanimoto_posterior(gb, ctx, dom, t, "recompute")
     t0, c0 = time.perf_counter(), time.process_time()
     post.observe_batch(order, y)
     obs, obs_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -272,8 +277,7 @@ def main():
     order = rng.choice(args.n, size=args.t, replace=False).astype(np.int64)
     y = rng.standard_normal(args.t)
     t0 = time.perf_counter()
-    post = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=0.05,
-                              capacity=args.t, mode="incremental")
+    post = tanimoto_posterior(gb, ctx, dom, args.t, "incremental")
     construct_s = time.perf_counter() - t0
     updates = []
     for s in range(0, args.t, args.step):
@@ -308,8 +312,7 @@ def main():
          "updates": updates, "ask_greedy_s": greedy_s, "ask_ucb_s": ucb_s}
     del post
     if args.recompute:
-        rp = gb.FinitePosterior(ctx, gb.Kernel.tanimoto(), dom, 1, noise_variance=0.05,
-                                capacity=args.t, mode="recompute")
+        rp = tanimoto_posterior(gb, ctx, dom, args.t, "recompute")
         t0 = time.perf_counter()
         rp.observe_batch(order, y)
         obs_s = time.perf_counter() - t0
