@@ -15,6 +15,7 @@ import sys
 import gpbandit as g
 
 BRANIN_MIN = 0.397887357729738
+BOUNDS = [(-5.0, 10.0), (0.0, 15.0)]
 
 
 def branin(x):
@@ -22,24 +23,25 @@ def branin(x):
     return (x[1] - b * x[0] ** 2 + c * x[0] - 6) ** 2 + 10 * (1 - t) * math.cos(x[0]) + 10
 
 
+def fit_arg(text, script="branin_acceptance"):
+    """A FIT argument: a JSON object for minimize's fit; anything else exits 2 naming it."""
+    try:
+        fit = json.loads(text)
+    except ValueError:
+        fit = None
+    if not isinstance(fit, dict):
+        print(f"{script}: FIT must be a JSON object, got {text}", file=sys.stderr)
+        sys.exit(2)
+    return fit
+
+
 def main():
     first = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-    fit = None
-    if len(sys.argv) > 3:
-        try:
-            fit = json.loads(sys.argv[3])
-        except ValueError:
-            pass
-        if not isinstance(fit, dict):
-            print("branin_acceptance: FIT must be a JSON object, got " + sys.argv[3],
-                  file=sys.stderr)
-            sys.exit(2)
-    extra = {"fit": fit} if fit is not None else {}
+    extra = {"fit": fit_arg(sys.argv[3])} if len(sys.argv) > 3 else {}
     fails = []
     for seed in range(first, first + count):
-        res = g.minimize(branin, [(-5.0, 10.0), (0.0, 15.0)], n_calls=40, random_state=seed,
-                         **extra)
+        res = g.minimize(branin, BOUNDS, n_calls=40, random_state=seed, **extra)
         if not res.fun - BRANIN_MIN < 1e-3:
             fails.append((seed, res.fun - BRANIN_MIN))
     ok = count - len(fails)

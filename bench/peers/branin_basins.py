@@ -11,7 +11,6 @@ Usage: PYTHONPATH=build/python python3 bench/peers/branin_basins.py [FIRST] [COU
   FIT: JSON objects passed as minimize's fit (default: '{"warp": false}'
   '{"warp": true, "warp_knee": 0.5}' '{}').
 """
-import json
 import math
 import sys
 import warnings
@@ -19,14 +18,9 @@ import warnings
 import numpy as np
 
 import gpbandit as g
+from branin_acceptance import BOUNDS, branin, fit_arg
 
 MINIMA = np.array([[-math.pi, 12.275], [math.pi, 2.275], [9.42478, 2.475]])
-BOUNDS = [(-5.0, 10.0), (0.0, 15.0)]
-
-
-def branin(x):
-    b, c, t = 5.1 / (4 * math.pi ** 2), 5 / math.pi, 1 / (8 * math.pi)
-    return (x[1] - b * x[0] ** 2 + c * x[0] - 6) ** 2 + 10 * (1 - t) * math.cos(x[0]) + 10
 
 
 def main():
@@ -35,7 +29,7 @@ def main():
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     fits = sys.argv[3:] or ['{"warp": false}', '{"warp": true, "warp_knee": 0.5}', "{}"]
     for text in fits:
-        fit = json.loads(text)
+        fit = fit_arg(text, "branin_basins")
         far, largest, scales, variances = [], [], [], []
         for seed in range(first, first + count):
             res = g.minimize(branin, BOUNDS, n_calls=40, random_state=seed, fit=fit)
