@@ -215,6 +215,11 @@ kit_ctest_verdict() {
   total=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\2/p' "$log" | tail -n1)
   failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -n1)
   if [[ -z $total ]]; then
+    # CMake 4 drops ", 0 tests failed" when none failed: "100% tests passed out of 50".
+    total=$(sed -n 's/.*100% tests passed out of \([0-9]*\).*/\1/p' "$log" | tail -n1)
+    failed=0
+  fi
+  if [[ -z $total ]]; then
     echo "FAIL: gpu tests: no ctest summary (ctest exit code $rc)"
     return 1
   fi
