@@ -171,7 +171,14 @@ def section(r):
         "is a selection over N)."]
     if r.get("recompute"):
         rc = r["recompute"]
-        if "greedy_s" in rc:  # since 2026-11-27: μ alone is N·t kernels, σ² rebuilds V
+        if "greedy_s" in rc and r.get("backend") == "cuda":
+            # CUDA's recompute mean() still refreshes μ and σ² together on the first read.
+            lines.append(f"Recompute mode (no V) at t = {rc['t']}: greedy {rc['greedy_s']:.1f} s "
+                         f"(on CUDA the first read of μ rebuilds μ and σ² together: "
+                         f"N·t² = {rc['flops']:.1e} flops, the μ-only pass exists on the CPU "
+                         f"only), UCB {rc['ucb_s']:.1f} s (σ² already fresh); "
+                         f"{rc['ask_cpu_s']:.1f} CPU s for both.")
+        elif "greedy_s" in rc:  # since 2026-11-27: μ alone is N·t kernels, σ² rebuilds V
             lines.append(f"Recompute mode (no V) at t = {rc['t']}: greedy {rc['greedy_s']:.1f} s "
                          f"(μ alone: N·t = {rc['kernels']:.1e} kernel values), UCB "
                          f"{rc['ucb_s']:.1f} s (σ² rebuilds V: N·t² = {rc['flops']:.1e} flops); "

@@ -33,6 +33,7 @@ log=$out/build.log
 
 kit_unpack && kit_nvcc && kit_configure "$log" &&
   kit_build "$log" $(kit_targets bench_cuda_posterior cuda_one_round) || kit_finish "gpu kit"
+kit_one_runtime
 echo "nvcc: $(nvcc --version | tail -n1)" >>"$out/env.txt"
 
 # The gpu tests: every one must run and pass.

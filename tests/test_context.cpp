@@ -1,4 +1,5 @@
-// Context: backend parsing, Auto resolution, threads, and honest CUDA errors.
+// Context: backend parsing, Auto resolution (and GPBANDIT_BACKEND), threads, and honest CUDA
+// errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "gpbandit/engine/context.hpp"
 #include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -37,11 +39,60 @@ TEST(Context, ParseBackendNamesBadValueAndAllowedOnes) {
   }
 }
 
-TEST(Context, AutoResolvesToCpuUntilCudaOpsExist) {
+// GPBANDIT_BACKEND set (or unset, for nullptr) for one scope.
+struct BackendEnv : gpb::test::ScopedEnv {
+  explicit BackendEnv(const char* value) : ScopedEnv("GPBANDIT_BACKEND", value) {}
+};
+
+bool device_present() { return Context::cuda_compiled() && Context::cuda_device_count() > 0; }
+
+TEST(Context, AutoResolvesToCudaWhenADeviceIsPresent) {
+  const BackendEnv env(nullptr);
   const Context ctx;
-  EXPECT_EQ(ctx.backend(), Backend::Cpu);
-  EXPECT_EQ(ctx.options().backend, Backend::Cpu);
-  EXPECT_EQ(ctx.cuda(), nullptr);
+  const Backend want = device_present() ? Backend::Cuda : Backend::Cpu;
+  EXPECT_EQ(ctx.backend(), want);
+  EXPECT_EQ(ctx.options().backend, want);
+  EXPECT_EQ(ctx.cuda() != nullptr, want == Backend::Cuda);
+}
+
+TEST(Context, EnvironmentSettlesAutoButNeverAnExplicitBackend) {
+  {
+    const BackendEnv env("cpu");
+    EXPECT_EQ(Context().backend(), Backend::Cpu);
+  }
+  {
+    const BackendEnv env("auto");
+    EXPECT_EQ(Context().backend(), device_present() ? Backend::Cuda : Backend::Cpu);
+  }
+  {
+    const BackendEnv env("");  // empty: as if unset
+    EXPECT_EQ(Context().backend(), device_present() ? Backend::Cuda : Backend::Cpu);
+  }
+  {
+    const BackendEnv env("cuda");
+    ContextOptions o;
+    o.backend = Backend::Cpu;
+    EXPECT_EQ(Context(o).backend(), Backend::Cpu);  // explicit wins
+    if (device_present()) {
+      EXPECT_EQ(Context().backend(), Backend::Cuda);
+    } else {
+      EXPECT_THROW(Context(), gpb::Error);  // CUDA asked for: no build or no device
+    }
+  }
+  {
+    const BackendEnv env("gpu");
+    try {
+      Context ctx;
+      FAIL() << "no exception";
+    } catch (const gpb::InvalidArgument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("GPBANDIT_BACKEND='gpu'"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("cpu, cuda or auto"), std::string::npos) << msg;
+    }
+    ContextOptions o;
+    o.backend = Backend::Cpu;
+    EXPECT_EQ(Context(o).backend(), Backend::Cpu);  // not read for an explicit backend
+  }
 }
 
 TEST(Context, Threads) {
@@ -73,6 +124,7 @@ TEST(Context, MoveKeepsSettings) {
 TEST(Context, MemoryBudgetIsAutomaticUnlessGiven) {
   // memory_budget_bytes = 0: automatic, 75 % of the host memory available when it is built
   // (read before and after: other processes on the machine change it meanwhile).
+  const BackendEnv env("cpu");  // the CPU's budget rule, also on a machine with a GPU
   const std::size_t before = gpb::available_host_memory();
   const Context dflt;
   const std::size_t after = gpb::available_host_memory();

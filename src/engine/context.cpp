@@ -55,8 +55,20 @@ int threads_for_work(int threads, double min_work, double work) {
 namespace {
 Backend resolve_backend(Backend requested) {
   if (requested != Backend::Auto) return requested;
-  // Auto picks CUDA only once the CUDA engine ops exist and have passed the parity tests on a
-  // device (see kAutoSelectsCuda in engine/detail/context_backend.hpp).
+  // GPBANDIT_BACKEND settles what Auto means for the process (cpu, cuda or auto); an explicit
+  // backend is never overridden.
+  if (const char* env = std::getenv("GPBANDIT_BACKEND"); env != nullptr && *env != '\0') {
+    Backend b = Backend::Auto;
+    try {
+      b = parse_backend(env);
+    } catch (const InvalidArgument&) {
+      throw InvalidArgument(std::string("environment variable GPBANDIT_BACKEND='") + env +
+                            "': expected cpu, cuda or auto");
+    }
+    if (b != Backend::Auto) return b;
+  }
+  // Auto picks CUDA when the build has it and a device is present (kAutoSelectsCuda in
+  // engine/detail/context_backend.hpp records when the parity tests passed on a device).
   if (detail::kAutoSelectsCuda && Context::cuda_compiled() && Context::cuda_device_count() > 0) {
     return Backend::Cuda;
   }

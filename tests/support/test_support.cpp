@@ -125,6 +125,23 @@ bool process_gone(const std::string& pid_text, double wait_s) {
   return true;
 }
 
+namespace {
+void set_env(const std::string& name, const char* value) {
+  if (value == nullptr) {
+    ::unsetenv(name.c_str());
+  } else {
+    ::setenv(name.c_str(), value, 1);
+  }
+}
+}  // namespace
+
+ScopedEnv::ScopedEnv(std::string name, const char* value) : name_(std::move(name)) {
+  if (const char* old = std::getenv(name_.c_str())) saved_ = old;
+  set_env(name_, value);
+}
+
+ScopedEnv::~ScopedEnv() { set_env(name_, saved_ ? saved_->c_str() : nullptr); }
+
 gpb::Context make_cpu_context(int threads) {
   gpb::ContextOptions o;
   o.backend = gpb::Backend::Cpu;

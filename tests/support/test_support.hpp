@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,20 @@ bool contains(const std::string& text, const std::string& part);
 /// Whether the process whose pid `pid_text` starts with ("1234\n") is gone or a zombie (dead,
 /// not yet reaped by init) within `wait_s` seconds; false for text that is not a pid.
 bool process_gone(const std::string& pid_text, double wait_s);
+/// Sets the environment variable `name` to `value` (unsets it for nullptr) for its lifetime, then
+/// restores what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> saved_;
+};
+
 /// A CPU Context with `threads` threads (0: the Context's default).
 gpb::Context make_cpu_context(int threads = 0);
 

@@ -192,6 +192,21 @@ kit_targets() {
   echo "$@"
 }
 
+# kit_one_runtime: PASS when the built libgpbandit.so depends on the shared libstdc++ (one C++
+# runtime per process), FAIL when it carries a static copy: the GPU image's default compiler
+# (/opt/gcc/bin/g++, 2026-11-27) linked libstdc++.a into every shared object, and the Python
+# module then crashed in its first std::ofstream (cmake/shared_libstdcxx.cmake is the fix).
+kit_one_runtime() {
+  local lib=$KIT_BUILD/libgpbandit.so compiler
+  compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$KIT_BUILD/CMakeCache.txt" 2>/dev/null)
+  if objdump -p "$lib" 2>/dev/null | grep -q 'NEEDED *libstdc++\.so'; then
+    kit_verdict "PASS: libgpbandit.so links the shared libstdc++ (compiler $compiler)"
+  else
+    kit_verdict "FAIL: libgpbandit.so carries its own libstdc++ (compiler $compiler; see cmake/shared_libstdcxx.cmake)"
+    return 1
+  fi
+}
+
 # kit_build LOG TARGETS...: builds only those targets.
 kit_build() {
   local log=$1

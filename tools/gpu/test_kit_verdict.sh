@@ -58,6 +58,24 @@ expect all_passed 0 "PASS: gpu tests (3 of 3 passed)" <<'EOF2'
 100% tests passed, 0 tests failed out of 3
 EOF2
 
+# CMake 4 (the GPU image's 4.4.3, 2026-11-27) drops ", 0 tests failed" when none failed.
+expect cmake4_all_passed 0 "PASS: gpu tests (50 of 50 passed)" <<'EOF2'
+49/50 Test #17: CudaFeatures.ApproxPosteriorStreamsWhenDeviceIsNearlyFull .....   Passed    3.16 sec
+50/50 Test #18: CudaFeatures.EmptyDictionary ..................................   Passed    0.46 sec
+
+100% tests passed out of 50
+
+Label Time Summary:
+gpu    =  40.76 sec*proc (50 tests)
+EOF2
+
+expect cmake4_some_skipped 0 "FAIL: gpu tests were skipped (1 of 2 skipped" <<'EOF2'
+ 1/2 Test #1: CudaOps.A ..............................   Passed    0.69 sec
+ 2/2 Test #2: CudaOps.B ..............................***Skipped   0.70 sec
+
+100% tests passed out of 2
+EOF2
+
 expect one_failed 8 "FAIL: gpu tests failed (1 of 3 failed, 1 skipped)" <<'EOF2'
  1/3 Test #1: CudaOps.A ..............................***Failed    0.69 sec
  2/3 Test #2: CudaOps.B ..............................***Skipped   0.70 sec

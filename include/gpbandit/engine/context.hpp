@@ -10,9 +10,9 @@
 
 namespace gpb {
 
-/// Where engine ops run. Auto = CUDA when compiled in, a device is present and the CUDA backend
-/// has been verified on a device (not yet: see README, "Building with and without CUDA"), else
-/// CPU. Cuda = the CUDA ops, explicitly (throws without a build or a device).
+/// Where engine ops run. Auto = CUDA when compiled in and a device is present, else CPU; the
+/// environment variable GPBANDIT_BACKEND (cpu, cuda or auto) settles Auto for a whole process.
+/// Cuda = the CUDA ops, explicitly (throws without a build or a device).
 enum class Backend { Cpu, Cuda, Auto };
 
 /// Storage precision of the posterior's V buffer (the Cholesky factor, μ and σ² are always double).
