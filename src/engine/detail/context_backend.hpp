@@ -14,7 +14,7 @@ namespace gpb::detail {
 
 /// Whether Backend::Auto may pick CUDA. It may since the GPU kit (bench/run_gpu_checks.sh) ran on
 /// an NVIDIA H200 on 2026-11-27 and every CUDA/CPU parity test (tests/test_cuda_*, label `gpu`,
-/// 50 of 50) passed there, with compute-sanitizer memcheck, racecheck and synccheck clean
+/// 52 of 52) passed there, with compute-sanitizer memcheck, racecheck and synccheck clean
 /// (bench/RESULTS.md, "GPU: the CUDA backend on one device"). Auto then resolves to CUDA when the
 /// build has it and a device is present, unless GPBANDIT_BACKEND=cpu says otherwise.
 constexpr bool kAutoSelectsCuda = true;
