@@ -63,7 +63,7 @@ def read_benchmark(path):
 
 
 def read_botorch(path):
-    """botorch.jsonl → {(n, t): ms_per_round}."""
+    """botorch.jsonl → {(n, t): (ms_per_round, "same of played" choices or None)}."""
     out = {}
     if not os.path.exists(path):
         return out
@@ -77,7 +77,9 @@ def read_botorch(path):
             except json.JSONDecodeError as e:
                 raise InputError(f"{path}:{lineno}: {e}")
             if "ms_per_round" in rec:
-                out[(int(rec["n"]), int(rec["t"]))] = float(rec["ms_per_round"])
+                same = (f"{int(rec['same_choices'])} of {int(rec['rounds_played'])}"
+                        if "same_choices" in rec else None)
+                out[(int(rec["n"]), int(rec["t"]))] = (float(rec["ms_per_round"]), same)
     return out
 
 
@@ -100,21 +102,22 @@ def cell_ms(entry):
 
 def round_table(cells, botorch):
     rows = ["| N | t (rows) | V | ms/round (median) | HBM floor ms | × floor | BoTorch ms/round | "
-            "BoTorch ÷ gpbandit |", "|---|---|---|---|---|---|---|---|"]
+            "BoTorch ÷ gpbandit | same choices |", "|---|---|---|---|---|---|---|---|---|"]
     for n in (100000, 1000000, 10000000):
         for t in (100, 1000):
             for mixed in (0, 1):
                 e = cells.get(("BM_CudaRound", n, t, mixed))
                 ms, floor, why = cell_ms(e)
-                bt = botorch.get((n, t)) if not mixed else None
+                bt, same = botorch.get((n, t), (None, None)) if not mixed else (None, None)
+                same = same or "—"
                 if ms is None:
                     rows.append(f"| {power(n)} | {t} | {'float' if mixed else 'double'} | "
-                                f"{why} | — | — | {fmt(bt)} | — |")
+                                f"{why} | — | — | {fmt(bt)} | — | {same} |")
                     continue
                 speed = fmt(bt / ms) + "×" if bt is not None else "—"
                 rows.append(f"| {power(n)} | {t} ({e['t_rows']:.0f}) | "
                             f"{'float' if mixed else 'double'} | {fmt(ms)} | {fmt(floor)} | "
-                            f"{ms / floor:.2f} | {fmt(bt)} | {speed} |")
+                            f"{ms / floor:.2f} | {fmt(bt)} | {speed} | {same} |")
     return rows
 
 
@@ -150,7 +153,9 @@ def table(folder):
         "move (V's t rows read and one written, μ and σ² read and written, read again by the "
         "argmax, the points) / that copy rate. One run, d = 2, SE kernel; BoTorch: exact "
         "`SingleTaskGP` + `UpperConfidenceBound` + `optimize_acqf_discrete` over the same N, "
-        "`condition_on_observations` per round, double precision, same GPU.",
+        "`condition_on_observations` per round, double precision, same GPU; same choices = rounds "
+        "in which gpbandit, playing the same rounds, chose the same candidate (before the first "
+        "difference; — where not compared).",
         "",
     ]
     if round_cells:

@@ -71,20 +71,42 @@ run_bench() {  # name filter cap
 run_bench round 'BM_CudaRound/' 150
 run_bench batch 'BM_Cuda(Batched|Sequential)Runs/' 60
 
-# BoTorch/GPyTorch exact GP-UCB with optimize_acqf_discrete on the same GPU.
+# The Python module (needed by the choice comparison and the pool stage): an extra build, SKIP
+# (never FAIL) when this Python cannot build it or under 150 s are left.
+: >"$out/pool_scale.log"
+module=0
+if ((SECONDS + 150 >= KIT_DEADLINE)); then
+  kit_say "SKIP: Python module (only $(kit_left) s left)"
+elif kit_python_module "$out/pool_scale.log"; then
+  module=1
+fi
+
+# BoTorch/GPyTorch exact GP-UCB with optimize_acqf_discrete on the same GPU; with the module, the
+# same rounds played by gpbandit too, and the choices compared (same model: same choices).
 t0=$SECONDS
 if ! python3 -c "import torch, gpytorch, botorch; assert torch.cuda.is_available()" >>"$out/bench.log" 2>&1; then
   kit_verdict "FAIL: BoTorch peer: python3 lacks torch (with CUDA), gpytorch or botorch"
 else
   budget=$(kit_budget 150)
+  compare=()
+  ((module)) && compare=(--compare-gpbandit "$KIT_BUILD")
   PYTHONUNBUFFERED=1 timeout "$budget" python3 bench/peers/botorch_gp_ucb.py --n 100000 1000000 \
-    --t 100 1000 --rounds 5 --budget-s $((budget - 15)) >"$out/botorch.jsonl" 2>>"$out/bench.log"
+    --t 100 1000 --rounds 5 --budget-s $((budget - 15)) "${compare[@]}" >"$out/botorch.jsonl" \
+    2>>"$out/bench.log"
   rc=$?
   cells=$(grep -c '"ms_per_round"' "$out/botorch.jsonl" || true)
-  if ((rc == 0)); then
-    kit_verdict "PASS: BoTorch peer, $cells cells in $((SECONDS - t0)) s"
-  else
+  differ=$(python3 -c 'import json, sys
+n = sum(1 for l in open(sys.argv[1]) if l.startswith("{")
+        and "same_choices" in (d := json.loads(l)) and d["same_choices"] < d["rounds_played"])
+print(n)' "$out/botorch.jsonl" 2>>"$out/bench.log" || echo "?")
+  if ((rc != 0)); then
     kit_verdict "FAIL: BoTorch peer exited with $rc after $cells cells (124 = timeout; see bench.log)"
+  elif [[ $differ != 0 ]]; then
+    kit_verdict "FAIL: BoTorch peer: gpbandit chose differently in $differ of $cells cells (botorch.jsonl)"
+  elif ((module)); then
+    kit_verdict "PASS: BoTorch peer, $cells cells in $((SECONDS - t0)) s, the same choices as gpbandit in each"
+  else
+    kit_verdict "PASS: BoTorch peer, $cells cells in $((SECONDS - t0)) s (choices not compared: no module)"
   fi
 fi
 
@@ -108,11 +130,10 @@ pool_scale() {  # N T STEP CAP
     kit_verdict "FAIL: pool scale N = $1 exited with $rc (124 = timeout; see pool_scale.log)"
   fi
 }
-: >"$out/pool_scale.log"
-if ((SECONDS + 120 < KIT_DEADLINE)) && kit_python_module "$out/pool_scale.log"; then
+if ((module)); then
   pool_scale 1000000 2000 500 90 && pool_scale 10000000 400 200 120
 else
-  kit_say "SKIP: pool scale (no Python module, or under 120 s left)"
+  kit_say "SKIP: pool scale (no Python module)"
 fi
 
 table=$(mktemp)

@@ -37,7 +37,8 @@ def make_output(folder):
     with open(os.path.join(folder, "bench_batch.json"), "w") as fh:
         json.dump({"context": {}, "benchmarks": batch}, fh)
     with open(os.path.join(folder, "botorch.jsonl"), "w") as fh:
-        fh.write('{"peer": "botorch", "n": 1000000, "t": 100, "ms_per_round": 120.0}\n')
+        fh.write('{"peer": "botorch", "n": 1000000, "t": 100, "ms_per_round": 120.0, '
+                 '"rounds_played": 6, "same_choices": 4}\n')
         fh.write('{"peer": "botorch", "n": 100000, "t": 1000, "skipped": "time budget"}\n')
 
 
@@ -59,6 +60,8 @@ def main():
         check("| 4 |" in r and "| 2.5 |" in r and "| 1.60 |" in r, "round cell, floor and ratio")
         check("| 120 |" in r and "30×" in r, "BoTorch cell and BoTorch ÷ gpbandit")
         check("(111)" in r, "mean rows shown")
+        check(r.rstrip().endswith("| 4 of 6 |"), "same choices of the rounds played")
+        check(rows["10⁶/100/float"].rstrip().endswith("| — |"), "no comparison: a dash")
         check("does not fit: V needs 81.8 GB" in rows["10⁷/1000/double"], "skipped cell says why")
         check("not run" in rows["10⁵/100/double"], "absent cell says not run")
         check("| 64 | 10⁴ | 100 | 2 | 30 | 15.0× |" in text, "batched vs sequential")

@@ -13,13 +13,23 @@ the t×N cross-covariance each round, O(N·t²) unless its caches apply, against
 --budget-s S: a cell is not started once S seconds have passed (the GPU kit also runs the script
 under `timeout`), so a run always ends with whole lines.
 
+--compare-gpbandit BUILD: also plays the same rounds with gpbandit's FinitePosterior (the Python
+module of that build, on the same device kind) — the same candidates, training data, kernel, noise
+and β (width √β), the same reward 0.5 for each choice — and adds to each line the candidates both
+chose (`same_choices`: rounds in which the two chose the same candidate, before they first
+differ; `rounds_played` = rounds + 1, the warm-up round included). Same model, so both should
+choose alike; a near-tie decided differently in the last bits ends the comparison there.
+
 Usage: botorch_gp_ucb.py [--n 100000 1000000] [--t 100 1000] [--rounds 5] [--beta 4.0]
-                         [--budget-s 120]
-Requires: torch (CUDA), gpytorch, botorch. Run by bench/run_gpu_checks.sh.
+                         [--budget-s 120] [--compare-gpbandit BUILD] [--device cuda|cpu]
+Requires: torch (CUDA, unless --device cpu), gpytorch, botorch. Run by bench/run_gpu_checks.sh.
 """
 import argparse
 import json
+import math
+import os
 import statistics
+import sys
 import time
 
 import torch
@@ -42,27 +52,65 @@ def make_model(train_x, train_y, lengthscale, noise):
     return model
 
 
-def run(n, t, rounds, beta, device, lengthscale=0.2, noise=1e-2):
+LENGTHSCALE, NOISE, REWARD = 0.2, 1e-2, 0.5
+
+
+def problem(n, t, device):
+    """The candidates, the training indices and rewards of one cell (seed 1)."""
     gen = torch.Generator(device="cpu").manual_seed(1)
     X = torch.rand(n, 2, generator=gen, dtype=torch.float64).to(device)
     idx = torch.randint(0, n, (t,), generator=gen)
-    train_x = X[idx.to(device)]
-    train_y = (torch.rand(t, 1, generator=gen, dtype=torch.float64) * 2 - 1).to(device)
-    model = make_model(train_x, train_y, lengthscale, noise)
-    times = []
+    train_y = torch.rand(t, 1, generator=gen, dtype=torch.float64) * 2 - 1
+    return X, idx, train_y
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def run(n, t, rounds, beta, device):
+    """Median ms per BoTorch round, and the candidate index chosen in each round."""
+    X, idx, train_y = problem(n, t, device)
+    model = make_model(X[idx.to(device)], train_y.to(device), LENGTHSCALE, NOISE)
+    times, cands = [], []
     with torch.no_grad():
         model.posterior(X[:1])  # builds the prediction caches
         for r in range(rounds + 1):
-            torch.cuda.synchronize()
+            sync(device)
             start = time.perf_counter()
             acq = UpperConfidenceBound(model, beta=beta)
             cand, _ = optimize_acqf_discrete(acq, q=1, choices=X, max_batch_size=2**16)
-            y = torch.full((1, 1), 0.5, dtype=torch.float64, device=device)
+            y = torch.full((1, 1), REWARD, dtype=torch.float64, device=device)
             model = model.condition_on_observations(cand, y)
-            torch.cuda.synchronize()
+            sync(device)
             if r > 0:  # the first round includes lazy set-up
                 times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+            cands.append(cand)
+        chosen = [int(torch.nonzero((X == c).all(dim=1))[0, 0]) for c in cands]
+    return statistics.median(times), chosen
+
+
+def gpbandit_choices(gb, n, t, rounds, beta, device):
+    """The same rounds with gpbandit's FinitePosterior: the candidate chosen in each round."""
+    X, idx, train_y = problem(n, t, torch.device("cpu"))
+    ctx = gb.Context("cuda" if device.type == "cuda" else "cpu")
+    post = gb.FinitePosterior(ctx, gb.Kernel.se(LENGTHSCALE), gb.Domain.from_rows(X.numpy()), 1,
+                              noise_variance=NOISE, capacity=t + rounds + 1)
+    post.observe_batch(idx.numpy().astype("int64"), train_y[:, 0].numpy())
+    chosen = []
+    for _ in range(rounds + 1):
+        index, _score = post.ucb_argmax([math.sqrt(beta)])
+        chosen.append(int(index[0]))
+        post.observe(index, REWARD)
+    return chosen
+
+
+def agreeing_prefix(a, b):
+    k = 0
+    while k < min(len(a), len(b)) and a[k] == b[k]:
+        k += 1
+    return k
 
 
 def main():
@@ -72,10 +120,17 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--beta", type=float, default=4.0)
     ap.add_argument("--budget-s", type=float, default=float("inf"))
+    ap.add_argument("--compare-gpbandit", metavar="BUILD", default=None,
+                    help="also play the rounds with gpbandit (BUILD/python) and count equal choices")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
+    if args.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("botorch_gp_ucb.py: no CUDA device visible to torch")
-    device = torch.device("cuda")
+    device = torch.device(args.device)
+    gb = None
+    if args.compare_gpbandit is not None:
+        sys.path.insert(0, os.path.join(args.compare_gpbandit, "python"))
+        import gpbandit as gb  # noqa: E402 (the build's module, found only now)
     start = time.perf_counter()
     for t in args.t:
         for n in args.n:
@@ -83,10 +138,15 @@ def main():
                 print(json.dumps({"peer": "botorch", "n": n, "t": t, "skipped": "time budget"}),
                       flush=True)
                 continue
-            ms = run(n, t, args.rounds, args.beta, device)
-            print(json.dumps({"peer": "botorch", "n": n, "t": t, "ms_per_round": round(ms, 3),
-                              "rounds": args.rounds, "device": torch.cuda.get_device_name(0)}),
-                  flush=True)
+            ms, chosen = run(n, t, args.rounds, args.beta, device)
+            line = {"peer": "botorch", "n": n, "t": t, "ms_per_round": round(ms, 3),
+                    "rounds": args.rounds,
+                    "device": torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu"}
+            if gb is not None:
+                ours = gpbandit_choices(gb, n, t, args.rounds, args.beta, device)
+                line.update(rounds_played=len(chosen), same_choices=agreeing_prefix(chosen, ours),
+                            botorch_choices=chosen, gpbandit_choices=ours)
+            print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":
