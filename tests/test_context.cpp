@@ -44,7 +44,9 @@ struct BackendEnv : gpb::test::ScopedEnv {
   explicit BackendEnv(const char* value) : ScopedEnv("GPBANDIT_BACKEND", value) {}
 };
 
-bool device_present() { return Context::cuda_compiled() && Context::cuda_device_count() > 0; }
+bool device_present() {
+  return Context::cuda_compiled() && Context::cuda_device_count() > 0;
+}
 
 TEST(Context, AutoResolvesToCudaWhenADeviceIsPresent) {
   const BackendEnv env(nullptr);

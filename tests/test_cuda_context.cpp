@@ -26,9 +26,9 @@ TEST(CudaContext, AutoPicksTheDeviceUnlessTheEnvironmentSaysCpu) {
     const auto cpu = gpb::test::cpu_context();
     const Eigen::MatrixXd x = Eigen::MatrixXd::Random(40, 3);
     const gpb::Kernel k = gpb::Kernel::matern(gpb::KernelType::Matern52, 0.4);
-    EXPECT_LT(gpb::test::rel_err(gpb::kernel_matrix(ctx, k, x, x),
-                                 gpb::kernel_matrix(*cpu, k, x, x)),
-              1e-12);
+    EXPECT_LT(
+        gpb::test::rel_err(gpb::kernel_matrix(ctx, k, x, x), gpb::kernel_matrix(*cpu, k, x, x)),
+        1e-12);
   }
   {
     const gpb::test::ScopedEnv env("GPBANDIT_BACKEND", "cpu");

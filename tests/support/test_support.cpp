@@ -140,7 +140,9 @@ ScopedEnv::ScopedEnv(std::string name, const char* value) : name_(std::move(name
   set_env(name_, value);
 }
 
-ScopedEnv::~ScopedEnv() { set_env(name_, saved_ ? saved_->c_str() : nullptr); }
+ScopedEnv::~ScopedEnv() {
+  set_env(name_, saved_ ? saved_->c_str() : nullptr);
+}
 
 gpb::Context make_cpu_context(int threads) {
   gpb::ContextOptions o;
