@@ -168,8 +168,11 @@ class FinitePosterior {
   /// about 1e-5 from double); L_b· holds the old rows at the batch's candidates, L_bb is
   /// the Cholesky factor of the batch's posterior covariance plus λI (observe()'s pivot floor):
   /// O(q·t·N) in GEMM/TRSM rather than q rank-one passes, O(q·(t + q)·R) doubles shared when
-  /// sharded. Recompute mode and CUDA apply the rows one by one (recompute mode: only factor
-  /// rows, O(t²) per row, nothing N-sized). Only allowed when no row is
+  /// sharded. CPU recompute mode appends only the factor rows (nothing N-sized), the rows q
+  /// observe() calls would append, bit for bit, computed for the whole batch at once (the
+  /// batch's columns over the old rows in groups, its factor block in tiles, on every thread:
+  /// O(q·t² + q²·t + q³) steps, several times faster than row by row). CUDA applies the rows one
+  /// by one. Only allowed when no row is
   /// pending. @throws InvalidArgument if q < 1, on a bad index or a non-finite y.
   void observe_batch(int q, const int* index, const double* y);
   /// Hallucinates candidate index[r] for every run: σ² update only.

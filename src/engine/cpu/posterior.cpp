@@ -54,10 +54,6 @@ class CpuPosterior final : public detail::PosteriorBackend {
   void observe(const int* index, const double* y) override { s_.append(index, y); }
 
   void observe_batch(int q, const int* index, const double* y) override {
-    if (s_.recompute) {  // row by row: recompute appends only factor rows anyway
-      detail::PosteriorBackend::observe_batch(q, index, y);
-      return;
-    }
     s_.append_block(q, index, y);
   }
 

@@ -13,8 +13,10 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
+#include "engine/cpu/batch_factor.hpp"
 #include "engine/cpu/block_products.hpp"
 #include "engine/cpu/fingerprint_block.hpp"
 #include "engine/cpu/posterior_state.hpp"
@@ -44,15 +46,10 @@ void kernel_columns(const KernelEval& eval, const double* points, int n, const d
   }
 }
 
-/// The batch's factor block for one run: L_bb (q×q, lower) and the pivot variances, from the
-/// shared columns (`cols`: q columns of w = t + 1 + d doubles, owned_column's layout).
-struct BatchFactor {
-  Eigen::MatrixXd lbb;       // q×q lower: L[t+i, t+j]
-  std::vector<double> vars;  // σ²_{t+i−1}[a_i], clamped as var_step does
-};
-
+/// The batch's factor block for one run (engine/cpu/batch_factor.hpp), from the shared columns
+/// (`cols`: q columns of w = t + 1 + d doubles, owned_column's layout).
 BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int d, int q,
-                         double lambda) {
+                         double lambda, Threads threads) {
   const long w = t + 1 + d;
   const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> C(cols, t, q,
                                                                      Eigen::OuterStride<>(w));
@@ -61,22 +58,36 @@ BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int 
     for (int i = j; i < q; ++i) S(i, j) = eval(cols + i * w + t + 1, cols + j * w + t + 1, d);
   }
   if (t > 0) S.triangularView<Eigen::Lower>() -= C.transpose() * C;
-  BatchFactor f;
-  f.lbb = Eigen::MatrixXd::Zero(q, q);
-  f.vars.resize(static_cast<std::size_t>(q));
+  std::vector<double> var0(static_cast<std::size_t>(q)), prior(static_cast<std::size_t>(q));
   for (int i = 0; i < q; ++i) {
-    double s = cols[i * w + t];  // σ²_t[a_i]
-    for (int j = 0; j < i; ++j) {
-      double acc = S(i, j);
-      for (int k = 0; k < j; ++k) acc = row_step(acc, f.lbb(j, k), f.lbb(i, k));
-      f.lbb(i, j) = acc / f.lbb(j, j);
-      s = var_step(s, f.lbb(i, j));
-    }
     const double* x = cols + i * w + t + 1;
-    f.vars[static_cast<std::size_t>(i)] = s;
-    f.lbb(i, i) = pivot(lambda, s, eval(x, x, d));
+    var0[static_cast<std::size_t>(i)] = cols[i * w + t];  // σ²_t[a_i]
+    prior[static_cast<std::size_t>(i)] = eval(x, x, d);
   }
-  return f;
+  return factor_batch(S, var0.data(), prior.data(), lambda, threads);
+}
+
+/// Recompute mode's factor block for one run: the steps of q single observations (each batch
+/// row's column over the t old rows, then over the batch rows before it), so that observe_batch
+/// appends the rows observe() would, bit for bit: k(x_j, x_i) with the old rows' values as the
+/// chain's prefix instead of a product CᵀC.
+BatchFactor recompute_batch_factor(const KernelEval& eval, const double* cols, int t, int d, int q,
+                                   double lambda, Threads threads) {
+  const long w = t + 1 + d;
+  Eigen::MatrixXd S(q, q), P(q, t);  // P(i, p) = v_p[a_i]
+  for (int j = 0; j < q; ++j) {
+    for (int i = j; i < q; ++i) S(i, j) = eval(cols + j * w + t + 1, cols + i * w + t + 1, d);
+  }
+  for (int p = 0; p < t; ++p) {
+    for (int i = 0; i < q; ++i) P(i, p) = cols[i * w + p];
+  }
+  std::vector<double> var0(static_cast<std::size_t>(q)), prior(static_cast<std::size_t>(q));
+  for (int i = 0; i < q; ++i) {
+    const double* x = cols + i * w + t + 1;
+    var0[static_cast<std::size_t>(i)] = cols[i * w + t];
+    prior[static_cast<std::size_t>(i)] = eval(x, x, d);
+  }
+  return factor_batch(S, var0.data(), prior.data(), lambda, threads, &P);
 }
 
 /// Candidates per kernel-column chunk of the float path (its double scratch: chunk·q doubles).
@@ -152,25 +163,50 @@ void apply_new_rows(CpuState& s, int r, int t, int q, const VT* vnew) {
 void CpuState::append_block(int q, const int* candidate, const double* y) {
   const int R = num_runs(), t = rows;
   const long w = t + 1 + d;
-  if (lazy) catch_up_all(t);  // every block knows rows [0, t); the block leaves none behind
-  while (cap < t + q) grow();
+  if (!recompute) {
+    if (lazy) catch_up_all(t);  // every block knows rows [0, t); the block leaves none behind
+    while (cap < t + q) grow();
+  }
   // The columns at the batch's candidates, from their owners (every rank needs them all).
   std::vector<double> cols(static_cast<std::size_t>(R) * q * w, 0.0);
   std::vector<int> index(static_cast<std::size_t>(R) * q, -1);
   for (int e = 0; e < R * q; ++e) {
     if (shard.owns(candidate[e])) index[static_cast<std::size_t>(e)] = local(candidate[e]);
   }
-  const int nt_cols = threads_for(static_cast<double>(R) * q * t);
-#pragma omp parallel for schedule(static) num_threads(nt_cols)
-  for (int e = 0; e < R * q; ++e) {
-    if (index[e] >= 0) owned_column(e / q, index[e], cols.data() + static_cast<std::size_t>(e) * w);
+  // Owned columns in groups of kColumnGroup per run (recompute mode computes a group's columns
+  // together, O(t²) each; with V they are read from it).
+  std::vector<std::pair<int, int>> groups;  // (first e, count) of owned, consecutive e of one run
+  for (int r = 0; r < R; ++r) {
+    for (int i = 0; i < q;) {
+      const int e = r * q + i;
+      if (index[static_cast<std::size_t>(e)] < 0) {
+        ++i;
+        continue;
+      }
+      int g = 1;
+      while (g < kColumnGroup && i + g < q && index[static_cast<std::size_t>(e + g)] >= 0) ++g;
+      groups.emplace_back(e, g);
+      i += g;
+    }
+  }
+  const int nt_cols = threads_for(static_cast<double>(R) * q * t * (recompute ? t : 1));
+#pragma omp parallel num_threads(nt_cols)
+  {
+    std::vector<double> scratch;
+#pragma omp for schedule(dynamic)
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      const auto [e, g] = groups[k];
+      owned_columns(e / q, index.data() + e, g, cols.data() + static_cast<std::size_t>(e) * w, w,
+                    scratch);
+    }
   }
   share_owned(shard, cols.data(), static_cast<int>(cols.size()), "observe_batch");
 
   std::vector<BatchFactor> factors;
   for (int r = 0; r < R; ++r) {
-    factors.push_back(
-        batch_factor(eval, cols.data() + static_cast<std::size_t>(r) * q * w, t, d, q, lambda));
+    const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;
+    factors.push_back(recompute ? recompute_batch_factor(eval, c, t, d, q, lambda, threads)
+                                : batch_factor(eval, c, t, d, q, lambda, threads));
   }
   // The factor rows, in the order q observe() calls would append them.
   std::vector<double> col;
@@ -194,6 +230,10 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
     }
   }
   rows = t + q;
+  if (recompute) {  // no V: μ and σ² are rebuilt when read
+    stale = mean_stale = true;
+    return;
+  }
   // The new rows of V over the candidates held: one GEMM and one TRSM per run.
   for (int r = 0; r < R; ++r) {
     const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;

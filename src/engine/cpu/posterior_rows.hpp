@@ -51,6 +51,53 @@ inline void column_of_rows(const KernelEval& eval, const double* points, int d, 
   }
 }
 
+/// column_of_rows for m columns at once: out[c·stride + q] = v_q at the candidate whose d
+/// coordinates are x[c·d ..] (c < m, q < t), bit for bit what column_of_rows gives each column.
+/// Columns go through the recurrence in groups of kColumnGroup with one accumulator each: every
+/// column sees exactly the steps of column_of_rows in the same order (no reassociation), but the
+/// group's independent chains vectorise and share each row L[p] read, where one column is one
+/// dependent chain of subtractions (latency-bound: the O(t²)-per-column factor of a
+/// recompute-mode batch). bench/bench_factor_columns measures the two. A remainder of fewer than
+/// kMinGroup columns goes one by one (a group costs the same whatever its fill). `scratch` grows
+/// as needed.
+constexpr int kColumnGroup = 32;
+constexpr int kMinGroup = 8;
+inline void columns_of_rows(const KernelEval& eval, const double* x, int d, const RunRows& run,
+                            int t, int m, double* out, std::size_t stride,
+                            std::vector<double>& scratch) {
+  constexpr int G = kColumnGroup;
+  for (int c0 = 0; c0 < m; c0 += G) {
+    const int g = std::min(G, m - c0);
+    if (g < kMinGroup) {
+      for (int c = c0; c < m; ++c) {
+        column_of_rows(eval, x + static_cast<long>(c) * d, d, run, t, 0,
+                       out + static_cast<std::size_t>(c) * stride);
+      }
+      return;
+    }
+    scratch.resize(static_cast<std::size_t>(t) * G);
+    const double* xs[G];
+    for (int c = 0; c < G; ++c) xs[c] = x + static_cast<long>(c0 + std::min(c, g - 1)) * d;
+    double* col = scratch.data();  // col[r·G + c] = v_r of column c
+    for (int p = 0; p < t; ++p) {
+      const double* lp = run.L[static_cast<std::size_t>(p)].data();
+      const double* xp = run.x(p, d);
+      double acc[G];
+      for (int c = 0; c < G; ++c) acc[c] = eval(xp, xs[c], d);
+      for (int r = 0; r < p; ++r) {
+        const double l = lp[r];
+        const double* v = col + static_cast<long>(r) * G;
+        for (int c = 0; c < G; ++c) acc[c] = row_step(acc[c], l, v[c]);
+      }
+      for (int c = 0; c < G; ++c) col[static_cast<long>(p) * G + c] = acc[c] / lp[p];
+    }
+    for (int c = 0; c < g; ++c) {
+      double* o = out + static_cast<std::size_t>(c0 + c) * stride;
+      for (int p = 0; p < t; ++p) o[p] = col[static_cast<long>(p) * G + c];
+    }
+  }
+}
+
 /// The posterior at a candidate added after the rows [0, t) exist (FinitePosterior::
 /// add_candidates): v_q(x) for q < t by the row recurrence, each earlier row read back as stored
 /// (VT), then σ² ← var_step and, for resolved rows, μ ← mean_step with the unrounded v_q — the

@@ -239,6 +239,37 @@ struct CpuState {
     std::copy(x, x + d, out + t + 1);
   }
 
+  /// owned_column for the m candidates at internal positions idx[0..m) of run r, into
+  /// out[c·w ..]; in recompute mode their v-columns go through the recurrence together
+  /// (columns_of_rows: the same values as m owned_column calls, bit for bit, several times
+  /// faster), else each is read from V. `scratch` is the caller's (one per thread).
+  void owned_columns(int r, const int* idx, int m, double* out, long w,
+                     std::vector<double>& scratch) const {
+    if (!recompute) {
+      for (int c = 0; c < m; ++c) owned_column(r, idx[c], out + static_cast<long>(c) * w);
+      return;
+    }
+    const RunRows& run = runs[static_cast<std::size_t>(r)];
+    const int t = rows;
+    Eigen::MatrixXd xs(d, m), buf;
+    for (int c = 0; c < m; ++c) {
+      const double* x = chunk_points(idx[c], 1, buf);
+      std::copy(x, x + d, xs.col(c).data());
+    }
+    std::vector<double> vcols(static_cast<std::size_t>(m) * t);
+    columns_of_rows(eval, xs.data(), d, run, t, m, vcols.data(), static_cast<std::size_t>(t),
+                    scratch);
+    for (int c = 0; c < m; ++c) {
+      double* o = out + static_cast<long>(c) * w;
+      const double* v = vcols.data() + static_cast<std::size_t>(c) * t;
+      std::copy(v, v + t, o);
+      double s = kdiag[idx[c]];
+      for (int p = 0; p < t; ++p) s = var_step(s, o[p]);
+      o[t] = s;
+      std::copy(xs.col(c).data(), xs.col(c).data() + d, o + t + 1);
+    }
+  }
+
   /// Appends row t = rows for run r from its column `col` (owned_column's layout, shared by the
   /// owner): L[t, 0..t], the pivot variance, x_a and, when observed, α_t. `i` is the candidate's
   /// internal position, or −1 when another rank holds it.
@@ -499,8 +530,10 @@ struct CpuState {
   void new_columns(int first, int count);
   /// Widens the candidate capacity to at least `need`, keeping every stored value.
   void widen(int need);
-  /// Incremental mode: appends q observed rows per run (candidate and y: R×q, run-major) as one
-  /// block update (cpu/posterior_block.cpp; FinitePosterior::observe_batch), in float when V is.
+  /// Appends q observed rows per run (candidate and y: R×q, run-major) as one block update
+  /// (cpu/posterior_block.cpp; FinitePosterior::observe_batch): incremental mode updates V by a
+  /// GEMM and a TRSM (in float when V is); recompute mode appends the factor rows q observe()
+  /// calls would, bit for bit, computed in groups and tiles.
   void append_block(int q, const int* candidate, const double* y);
 
   /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
