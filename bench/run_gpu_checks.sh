@@ -9,9 +9,9 @@
 # first FAIL, else "PASS: gpu kit"). Exit code 0 only on PASS. Ends within GPB_KIT_DEADLINE_S
 # (default 540 s) on a 16-core machine: later stages shrink their timeouts to what is left.
 #
-# Files under $OUT (≤ 12): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
+# Files under $OUT (≤ 13): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
 # bench_batch.json, bench.log, botorch.jsonl, pool_scale.log, pool_scale_cuda_{1000000,10000000}.json,
-# pool_scale_cuda_mixed_1000000.json.
+# pool_scale_cuda_mixed_1000000.json, optimizer_backends.jsonl.
 set -uo pipefail
 # shellcheck source=tools/gpu/kit_lib.sh
 source "$(dirname "$0")/../tools/gpu/kit_lib.sh"
@@ -140,6 +140,21 @@ if ((module)); then
     pool_scale 1000000 10000 2500 200 pool_scale_cuda_mixed_1000000.json --precision mixed
 else
   kit_say "SKIP: pool scale (no Python module)"
+fi
+
+# minimize on the CPU and on CUDA (Backend::Auto now picks CUDA): seconds per call of a small
+# problem on each, the same best value or not (bench/optimizer_backends.py).
+if ((module)); then
+  t0=$SECONDS
+  budget=$(kit_budget 90)
+  if ((budget < 30)); then
+    kit_say "SKIP: minimize on both backends (only $(kit_left) s left)"
+  elif PYTHONUNBUFFERED=1 timeout "$budget" python3 bench/optimizer_backends.py --build "$KIT_BUILD" \
+    >"$out/optimizer_backends.jsonl" 2>>"$out/bench.log"; then
+    kit_verdict "PASS: minimize on both backends in $((SECONDS - t0)) s ($(python3 bench/optimizer_backends.py --summary "$out/optimizer_backends.jsonl" 2>&1))"
+  else
+    kit_verdict "FAIL: minimize on both backends exited with $? (see bench.log)"
+  fi
 fi
 
 table=$(mktemp)
