@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """gpbandit.minimize on the CPU and on CUDA, side by side: what Backend::Auto's choice of the GPU
 costs or gains for a user's own function (issue #27: Auto picks CUDA whenever a device is
-present). Branin (bench/peers/branin_acceptance.py) for 40 calls, with minimize's default 4096
+present). On a box every ask refines beyond the candidates and the candidate set grows by the
+points visited (FinitePosterior::add_candidates), so this also times the growing set on CUDA. Branin (bench/peers/branin_acceptance.py) for 40 calls, with minimize's default 4096
 candidates and with 65 536, seeds 0..SEEDS−1, each backend in turn; prints one JSON line per
 (backend, candidates, seed): seconds per call and the best value, then one summary line per
 candidate count with the CUDA ÷ CPU time ratio (median over seeds) and on how many seeds the two
