@@ -77,12 +77,12 @@ BatchFactor factor_batch(const Eigen::MatrixXd& S, const double* var0, const dou
   f.vars.assign(var0, var0 + q);  // s_i, final once the columns j < i are done
   Eigen::MatrixXd& L = f.lbb;
   std::vector<double> acc;  // the tile's sums, kTile·kGroup per group of rows
+  const long t = prefix != nullptr ? prefix->cols() : 0;
   for (int j0 = 0; j0 < q; j0 += kTile) {
     const int nb = std::min(kTile, q - j0);
     const int first = j0 + 1;  // rows below the tile's first column
     const int groups = (q - first + kGroup - 1) / kGroup;
     acc.assign(static_cast<std::size_t>(std::max(groups, 0)) * kTile * kGroup, 0.0);
-    const long t = prefix != nullptr ? prefix->cols() : 0;
     const int nt = threads.for_work(2.0 * (q - first) * nb * std::max<long>(j0 + t, 1));
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int gi = 0; gi < groups; ++gi) {

@@ -47,47 +47,38 @@ void kernel_columns(const KernelEval& eval, const double* points, int n, const d
 }
 
 /// The batch's factor block for one run (engine/cpu/batch_factor.hpp), from the shared columns
-/// (`cols`: q columns of w = t + 1 + d doubles, owned_column's layout).
+/// (`cols`: q columns of w = t + 1 + d doubles, owned_column's layout). Incremental mode: S =
+/// k(x_i, x_j) − CᵀC, C = [v_p[a_i]] (t×q) by one product. Recompute mode (`as_single_rows`):
+/// the steps of q single observations (each batch row's column over the t old rows, then over the
+/// batch rows before it), so that observe_batch appends the rows observe() would, bit for bit:
+/// k(x_j, x_i) with the old rows' values Cᵀ as every element's prefix instead of the product.
 BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int d, int q,
-                         double lambda, Threads threads) {
+                         double lambda, Threads threads, bool as_single_rows) {
   const long w = t + 1 + d;
   const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> C(cols, t, q,
                                                                      Eigen::OuterStride<>(w));
-  Eigen::MatrixXd S(q, q);  // k(x_{a_i}, x_{a_j}) − Σ_{p<t} C[p,i] C[p,j]
+  Eigen::MatrixXd S(q, q);
   for (int j = 0; j < q; ++j) {
-    for (int i = j; i < q; ++i) S(i, j) = eval(cols + i * w + t + 1, cols + j * w + t + 1, d);
+    for (int i = j; i < q; ++i) {
+      const double* xi = cols + i * w + t + 1;
+      const double* xj = cols + j * w + t + 1;
+      S(i, j) = as_single_rows ? eval(xj, xi, d) : eval(xi, xj, d);
+    }
   }
-  if (t > 0) S.triangularView<Eigen::Lower>() -= C.transpose() * C;
+  Eigen::MatrixXd prefix;  // recompute mode: P(i, p) = v_p[a_i]
+  if (as_single_rows) {
+    prefix = C.transpose();
+  } else if (t > 0) {
+    S.triangularView<Eigen::Lower>() -= C.transpose() * C;
+  }
   std::vector<double> var0(static_cast<std::size_t>(q)), prior(static_cast<std::size_t>(q));
   for (int i = 0; i < q; ++i) {
     const double* x = cols + i * w + t + 1;
     var0[static_cast<std::size_t>(i)] = cols[i * w + t];  // σ²_t[a_i]
     prior[static_cast<std::size_t>(i)] = eval(x, x, d);
   }
-  return factor_batch(S, var0.data(), prior.data(), lambda, threads);
-}
-
-/// Recompute mode's factor block for one run: the steps of q single observations (each batch
-/// row's column over the t old rows, then over the batch rows before it), so that observe_batch
-/// appends the rows observe() would, bit for bit: k(x_j, x_i) with the old rows' values as the
-/// chain's prefix instead of a product CᵀC.
-BatchFactor recompute_batch_factor(const KernelEval& eval, const double* cols, int t, int d, int q,
-                                   double lambda, Threads threads) {
-  const long w = t + 1 + d;
-  Eigen::MatrixXd S(q, q), P(q, t);  // P(i, p) = v_p[a_i]
-  for (int j = 0; j < q; ++j) {
-    for (int i = j; i < q; ++i) S(i, j) = eval(cols + j * w + t + 1, cols + i * w + t + 1, d);
-  }
-  for (int p = 0; p < t; ++p) {
-    for (int i = 0; i < q; ++i) P(i, p) = cols[i * w + p];
-  }
-  std::vector<double> var0(static_cast<std::size_t>(q)), prior(static_cast<std::size_t>(q));
-  for (int i = 0; i < q; ++i) {
-    const double* x = cols + i * w + t + 1;
-    var0[static_cast<std::size_t>(i)] = cols[i * w + t];
-    prior[static_cast<std::size_t>(i)] = eval(x, x, d);
-  }
-  return factor_batch(S, var0.data(), prior.data(), lambda, threads, &P);
+  return factor_batch(S, var0.data(), prior.data(), lambda, threads,
+                      as_single_rows ? &prefix : nullptr);
 }
 
 /// Candidates per kernel-column chunk of the float path (its double scratch: chunk·q doubles).
@@ -205,8 +196,7 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
   std::vector<BatchFactor> factors;
   for (int r = 0; r < R; ++r) {
     const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;
-    factors.push_back(recompute ? recompute_batch_factor(eval, c, t, d, q, lambda, threads)
-                                : batch_factor(eval, c, t, d, q, lambda, threads));
+    factors.push_back(batch_factor(eval, c, t, d, q, lambda, threads, recompute));
   }
   // The factor rows, in the order q observe() calls would append them.
   std::vector<double> col;

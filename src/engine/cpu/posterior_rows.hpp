@@ -57,7 +57,7 @@ inline void column_of_rows(const KernelEval& eval, const double* points, int d, 
 /// column sees exactly the steps of column_of_rows in the same order (no reassociation), but the
 /// group's independent chains vectorise and share each row L[p] read, where one column is one
 /// dependent chain of subtractions (latency-bound: the O(t²)-per-column factor of a
-/// recompute-mode batch). bench/bench_factor_columns measures the two. A remainder of fewer than
+/// recompute-mode batch). bench/bench_factor measures the two. A remainder of fewer than
 /// kMinGroup columns goes one by one (a group costs the same whatever its fill). `scratch` grows
 /// as needed.
 constexpr int kColumnGroup = 32;

@@ -223,19 +223,16 @@ struct CpuState {
   /// x_a. Incremental mode reads the stored values; recompute mode runs the row recurrence
   /// restricted to column i (the same values).
   void owned_column(int r, int i, double* out) const {
-    const RunRows& run = runs[static_cast<std::size_t>(r)];
     const int t = rows;
+    if (recompute) {  // owned_columns' recurrence, for one column
+      std::vector<double> scratch;
+      owned_columns(r, &i, 1, out, t + 1 + d, scratch);
+      return;
+    }
     Eigen::MatrixXd buf;
     const double* x = chunk_points(i, 1, buf);  // candidate i's coordinates
-    if (recompute) {
-      column_of_rows(eval, x, d, run, t, 0, out);
-      double s = kdiag[i];
-      for (int p = 0; p < t; ++p) s = var_step(s, out[p]);
-      out[t] = s;
-    } else {
-      for (int p = 0; p < t; ++p) out[p] = v_at(r, p, i);
-      out[t] = s2_of(r)[i];
-    }
+    for (int p = 0; p < t; ++p) out[p] = v_at(r, p, i);
+    out[t] = s2_of(r)[i];
     std::copy(x, x + d, out + t + 1);
   }
 
