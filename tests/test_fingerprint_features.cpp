@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "gpbandit/engine/domain.hpp"
@@ -54,6 +55,70 @@ TEST(TanimotoFeatures, ApplyEqualsFeaturesTimesW) {
   EXPECT_LT((tf.apply(dom, W, 2) - direct).cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_THROW(tf.apply(dom, Eigen::MatrixXd::Zero(63, 1)), gpb::InvalidArgument);
   EXPECT_THROW(TanimotoFeatures(512, 8, 0).features(dom, 0, 1), gpb::InvalidArgument);
+}
+
+/// n count fingerprints of `bits` positions, related (each a random edit of a few shared
+/// parents) so that MinMax spans (0, 1), counts up to 12 with some positions above 1.
+Domain related_counts(int n, int bits, std::uint64_t seed) {
+  gpb::Rng rng(seed, 0, 3);
+  std::vector<std::vector<double>> parents(3, std::vector<double>(static_cast<std::size_t>(bits)));
+  for (auto& p : parents) {
+    for (double& v : p) v = rng.uniform() < 0.15 ? 1.0 + std::floor(4 * rng.uniform()) : 0.0;
+  }
+  std::vector<std::int64_t> dense(static_cast<std::size_t>(n) * bits);
+  for (int r = 0; r < n; ++r) {
+    const auto& p = parents[static_cast<std::size_t>(r % 3)];
+    for (int b = 0; b < bits; ++b) {
+      double v = p[static_cast<std::size_t>(b)];
+      if (rng.uniform() < 0.04) v = rng.uniform() < 0.5 ? 0.0 : std::floor(13 * rng.uniform());
+      dense[static_cast<std::size_t>(r) * bits + b] = static_cast<std::int64_t>(v);
+    }
+  }
+  return Domain::fingerprints(
+      gpb::Fingerprints::from_dense(dense.data(), n, bits, gpb::FingerprintKind::Counts));
+}
+
+TEST(TanimotoFeatures, CountsEstimateMinMaxWithoutBias) {
+  const Domain dom = related_counts(12, 256, 4);
+  const int m = 8192;
+  const TanimotoFeatures tf(256, m, 17);
+  const Eigen::MatrixXd phi = tf.features(dom, 0, 12);
+  const gpb::Context ctx = gpb::test::make_cpu_context(2);
+  const Eigen::MatrixXd K =
+      gpb::kernel_matrix(ctx, gpb::Kernel::minmax(), dom.points(), dom.points());
+  double lo = 1, hi = 0;
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_NEAR(phi.row(i).squaredNorm(), 1.0, 1e-12);
+    for (int j = 0; j < i; ++j) {
+      lo = std::min(lo, K(i, j));
+      hi = std::max(hi, K(i, j));
+      // As for bits: m independent ±1 terms with mean MinMax(x_i, x_j); 6 sd over the 66 pairs,
+      // false failure < 66·2e-9 for a random seed.
+      const double sd = std::sqrt((1 - K(i, j) * K(i, j)) / m);
+      EXPECT_NEAR(phi.row(i).dot(phi.row(j)), K(i, j), 6 * sd + 1e-12) << i << "," << j;
+    }
+  }
+  EXPECT_LT(lo, 0.4);  // the pairs span the kernel's range: the test can see a bias
+  EXPECT_GT(hi, 0.6);
+}
+
+TEST(TanimotoFeatures, ZeroOneCountsHashAsTheirBits) {
+  // Copy 1 of a position hashes as its bit: a 0/1 count fingerprint has its bit
+  // fingerprint's features, and the apply() path of counts equals features()·W.
+  gpb::Rng bit_rng(8, 0, 2);
+  std::vector<std::int64_t> dense(static_cast<std::size_t>(300) * 200);
+  for (std::int64_t& v : dense) v = bit_rng.uniform() < 0.1 ? 1 : 0;
+  const auto from = [&dense](gpb::FingerprintKind kind) {
+    return Domain::fingerprints(gpb::Fingerprints::from_dense(dense.data(), 300, 200, kind));
+  };
+  const Domain bits = from(gpb::FingerprintKind::Bits), counts = from(gpb::FingerprintKind::Counts);
+  const TanimotoFeatures tf(200, 64, 3);
+  EXPECT_EQ(tf.features(counts, 0, 300), tf.features(bits, 0, 300));
+  Eigen::MatrixXd W(64, 2);
+  gpb::Rng rng(2, 0, 1);
+  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = rng.normal();
+  const Domain many = related_counts(600, 200, 5);  // several chunks of 256
+  EXPECT_LT((tf.apply(many, W, 2) - tf.features(many, 0, 600) * W).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 TEST(ScaleNoiseFit, MaximisesTheLikelihoodAndRecoversAGpSample) {

@@ -146,8 +146,9 @@ void bind_fingerprint(py::module_& m) {
       "K(A, B) for fingerprint rows A (n × ...) and B (m × ...), in any form "
       "Domain.from_fingerprints takes; returns n×m (SIMD popcount on the CPU, __popcll on CUDA)");
   py::class_<TanimotoFeatures>(m, "TanimotoFeatures",
-                               "MinHash random features of the Tanimoto kernel: "
-                               "E[φ(x)·φ(y)] = T(x, y), φ(x)·φ(x) = 1")
+                               "MinHash random features of the Tanimoto kernel (bit "
+                               "fingerprints) and the MinMax kernel (counts): "
+                               "E[φ(x)·φ(y)] = k(x, y), φ(x)·φ(x) = 1")
       .def(py::init<int, int, std::uint64_t>(), py::arg("bits"), py::arg("features"),
            py::arg("seed") = 0,
            "Random features for fingerprints of `bits` positions: `features` MinHash "

@@ -254,15 +254,30 @@ std::string npy_bytes_u8(std::string_view data) {
   return npy_header("|u1", "(" + std::to_string(data.size()) + ",)") + std::string(data);
 }
 
+namespace {
+
+/// .npy bytes of a rows×cols array of 8-byte integers (`descr` '<u8' or '<i8').
+template <typename T>
+std::string npy_bytes_2d(const char* descr, const std::vector<T>& v, std::int64_t rows,
+                         std::int64_t cols) {
+  GPB_EXPECTS(static_cast<std::int64_t>(v.size()) == rows * cols,
+              "npy_bytes: " << v.size() << " values for a " << rows << " x " << cols << " array");
+  std::string out =
+      npy_header(descr, "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  return out;
+}
+
+}  // namespace
+
 std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows,
                           std::int64_t cols) {
-  GPB_EXPECTS(
-      static_cast<std::int64_t>(v.size()) == rows * cols,
-      "npy_bytes_u64: " << v.size() << " values for a " << rows << " x " << cols << " array");
-  std::string out =
-      npy_header("<u8", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(std::uint64_t));
-  return out;
+  return npy_bytes_2d("<u8", v, rows, cols);
+}
+
+std::string npy_bytes_i64(const std::vector<std::int64_t>& v, std::int64_t rows,
+                          std::int64_t cols) {
+  return npy_bytes_2d("<i8", v, rows, cols);
 }
 
 std::string npy_bytes_i64(const std::vector<std::int64_t>& v) {

@@ -55,6 +55,8 @@ std::string npy_bytes_i64(const std::vector<std::int64_t>& v);
 /// .npy bytes of a 2-d rows×cols '<u8' array (row-major `v`, rows·cols values).
 std::string npy_bytes_u64(const std::vector<std::uint64_t>& v, std::int64_t rows,
                           std::int64_t cols);
+/// .npy bytes of a 2-d rows×cols '<i8' array (row-major `v`, rows·cols values).
+std::string npy_bytes_i64(const std::vector<std::int64_t>& v, std::int64_t rows, std::int64_t cols);
 
 /// A zip archive of stored (uncompressed) members, as numpy.savez writes: (name, bytes) pairs.
 std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& members);

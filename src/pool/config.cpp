@@ -98,7 +98,7 @@ std::shared_ptr<Library> load_library(const Checker& c, const json& root, long l
 }
 
 AcquisitionSpec parse_policy(const Checker& c, const json& o, const std::string& path,
-                             const Library& lib, KernelType kernel) {
+                             const Library& lib) {
   const RegistryEntry& e = c.typed_entry(o, "acquisition", path);
   c.check_keys(o, e, path, true);
   const ConfigObject p(c, o, path);
@@ -115,12 +115,6 @@ AcquisitionSpec parse_policy(const Checker& c, const json& o, const std::string&
   if (a.type == "thompson") {
     const long long n = lib.domain.size();
     const bool exact = a.prior == "exact" || (a.prior == "auto" && n <= a.exact_limit);
-    if (!exact && kernel == KernelType::MinMax) {
-      p.fail("prior",
-             "MinHash prior features exist for the tanimoto kernel only; with minmax a "
-             "prior draw is exact (N x N Cholesky): set prior \"exact\" or exact_limit >= " +
-                 std::to_string(n));
-    }
     if (exact && n > 20000) {
       p.fail("prior", "an exact prior draw over " + std::to_string(n) +
                           " candidates needs an N x N Cholesky factor; use prior \"features\"");
@@ -176,7 +170,7 @@ Config parse_config(const Checker& c, const json& root, ExperimentSettings setti
   if (!pol.is_array() || pol.empty()) top.fail("policies", "must be a non-empty array");
   for (std::size_t i = 0; i < pol.size(); ++i) {
     const std::string path = "policies[" + std::to_string(i) + "]";
-    AcquisitionSpec a = parse_policy(c, pol[i], path, lib, cfg.kernel.type());
+    AcquisitionSpec a = parse_policy(c, pol[i], path, lib);
     for (const AcquisitionSpec& b : cfg.policies) {
       if (b.label == a.label) c.fail(path + ".label", "duplicate label '" + a.label + "'");
     }

@@ -1,6 +1,7 @@
 /// @file fingerprint_features.hpp
-/// Random features of the Tanimoto kernel (MinHash): prior draws over millions of fingerprints
-/// without an N×N Cholesky factor, e.g. for pathwise Thompson sampling.
+/// Random features of the Tanimoto kernel (MinHash) and of its count form, MinMax: prior draws
+/// over millions of fingerprints without an N×N Cholesky factor, e.g. for pathwise Thompson
+/// sampling.
 ///
 /// Feature i of a bit fingerprint x is φ_i(x) = ξ_i(h_i(x))/√m, where h_i(x) is the MinHash of
 /// x's set bits under the i-th random hash (the smallest of m·bits independent 32-bit Philox
@@ -11,6 +12,12 @@
 /// features of Tripp, Bacallado, Singh & Hernández-Lobato, NeurIPS 2023). A prior draw is
 /// f = √v·Φ w with w ~ N(0, I_m): Var f(x) = v exactly, covariances within O(v/√m) of v·T.
 /// Two empty fingerprints share every hash (T = 1, as the kernel's 0/0 convention).
+///
+/// Count fingerprints (MinMax): a position b with count c stands for the c elements (b, 1), …,
+/// (b, c) of a multiset, so that Σ min(xᵢ, yᵢ) / Σ max(xᵢ, yᵢ) is the Jaccard index of the two
+/// multisets and the same MinHash argument gives E[φ(x)·φ(y)] = MinMax(x, y) exactly. Element
+/// (b, 1) hashes to the table's T[b][i], as the bit b does (a 0/1 count fingerprint has the
+/// features of its bit fingerprint); elements (b, e ≥ 2) to Philox values of their own stream.
 #pragma once
 
 #include <Eigen/Core>
@@ -22,7 +29,8 @@
 
 namespace gpb {
 
-/// MinHash random features of the Tanimoto kernel for bit fingerprints of a fixed length.
+/// MinHash random features of the Tanimoto kernel (bit fingerprints) and of the MinMax kernel
+/// (count fingerprints) for fingerprints of a fixed length.
 class TanimotoFeatures {
  public:
   /// `features` (m) hashes over `bits` positions, keyed by `seed` (Philox): the table holds
@@ -36,8 +44,9 @@ class TanimotoFeatures {
   int bits() const { return bits_; }
 
   /// Φ for the held candidates [begin, end) of a bit-fingerprint domain: (end − begin) × m,
-  /// entries ±1/√m. O((end − begin)·(set bits)·m) with the hash minimum vectorised over m.
-  /// @throws InvalidArgument if the domain is not of bit fingerprints of bits() positions or the
+  /// entries ±1/√m. O((end − begin)·(set bits)·m) with the hash minimum vectorised over m; for
+  /// counts, O((end − begin)·(Σ counts)·m).
+  /// @throws InvalidArgument if the domain is not of fingerprints of bits() positions or the
   /// range is not held.
   Eigen::MatrixXd features(const Domain& domain, long long begin, long long end) const;
 
@@ -53,7 +62,10 @@ class TanimotoFeatures {
   std::uint64_t seed_ = 0;
   std::vector<std::uint32_t> table_;  // bits × m, row b = the m hash values of position b
   void check(const Domain& domain) const;
-  void hash_rows(const double* words, long long count, int w, double* out, long long ldo) const;
+  void hash_rows(const double* words, long long count, int w, bool counts, double* out,
+                 long long ldo) const;
+  /// The m hash values of element (b, copy) of a count fingerprint, copy ≥ 2.
+  void copy_hashes(int b, int copy, std::uint32_t* row) const;
 };
 
 }  // namespace gpb

@@ -1,4 +1,4 @@
-// MinHash random features of the Tanimoto kernel (fingerprint_features.hpp).
+// MinHash random features of the Tanimoto and MinMax kernels (fingerprint_features.hpp).
 #include "gpbandit/engine/fingerprint_features.hpp"
 
 #include <omp.h>
@@ -22,6 +22,8 @@ namespace {
 
 /// Philox stream of the hash table (one draw per table entry).
 constexpr std::uint32_t kTableStream = 0x4d48;  // "MH"
+/// Philox stream of the hash values of a count's second and later copies (counts fingerprints).
+constexpr std::uint32_t kCopyStream = 0x4d43;  // "MC"
 /// Candidates hashed per chunk in apply().
 constexpr long long kChunk = 256;
 
@@ -57,26 +59,53 @@ TanimotoFeatures::TanimotoFeatures(int bits, int features, std::uint64_t seed)
 }
 
 void TanimotoFeatures::check(const Domain& domain) const {
-  GPB_EXPECTS(domain.is_fingerprint() && domain.fingerprint_kind() == FingerprintKind::Bits,
-              "tanimoto_features: the domain is not of bit fingerprints");
+  GPB_EXPECTS(domain.is_fingerprint(), "tanimoto_features: the domain is not of fingerprints");
   GPB_EXPECTS(domain.fingerprint_bits() == bits_, "tanimoto_features: the fingerprints have "
                                                       << domain.fingerprint_bits()
                                                       << " bits, the features " << bits_);
 }
 
-void TanimotoFeatures::hash_rows(const double* words, long long count, int w, double* out,
-                                 long long ldo) const {
-  std::vector<std::uint32_t> h(static_cast<std::size_t>(m_));
+void TanimotoFeatures::copy_hashes(int b, int copy, std::uint32_t* row) const {
+  // Copy `copy` (≥ 2) of position b: m fresh Philox values, two per draw, counter
+  // (copy − 2)·⌈m/2⌉ + i/2 under run b: independent of the table and of every other copy.
+  const std::uint64_t per_copy = (static_cast<std::uint64_t>(m_) + 1) / 2;
+  const std::uint64_t base = static_cast<std::uint64_t>(copy - 2) * per_copy;
+  for (int i = 0; i < m_; i += 2) {
+    const std::uint64_t r = detail::philox_u64(seed_, static_cast<std::uint32_t>(b), kCopyStream,
+                                               base + static_cast<std::uint64_t>(i / 2));
+    row[i] = static_cast<std::uint32_t>(r);
+    if (i + 1 < m_) row[i + 1] = static_cast<std::uint32_t>(r >> 32);
+  }
+}
+
+void TanimotoFeatures::hash_rows(const double* words, long long count, int w, bool counts,
+                                 double* out, long long ldo) const {
+  std::vector<std::uint32_t> h(static_cast<std::size_t>(m_)), copy(counts ? m_ : 0);
   const double scale = 1.0 / std::sqrt(static_cast<double>(m_));
   for (long long r = 0; r < count; ++r) {
     std::fill(h.begin(), h.end(), 0xffffffffu);
     for (int k = 0; k < w; ++k) {
       std::uint64_t word;
       std::memcpy(&word, words + r * w + k, sizeof word);
-      while (word != 0) {
-        const int b = 64 * k + __builtin_ctzll(word);
-        word &= word - 1;
+      if (!counts) {
+        while (word != 0) {
+          const int b = 64 * k + __builtin_ctzll(word);
+          word &= word - 1;
+          min_into(h.data(), table_.data() + static_cast<std::size_t>(b) * m_, m_);
+        }
+        continue;
+      }
+      // Counts: position b with count c is the c elements (b, 1..c) of a multiset, so that
+      // |x ∩ y| / |x ∪ y| = Σ min / Σ max: copy 1 hashes as the bit b does, copies 2..c by
+      // copy_hashes.
+      for (int j = 0; j < 8 && word != 0; ++j, word >>= 8) {
+        const int c = static_cast<int>(word & 0xffu), b = 8 * k + j;
+        if (c == 0) continue;
         min_into(h.data(), table_.data() + static_cast<std::size_t>(b) * m_, m_);
+        for (int e = 2; e <= c; ++e) {
+          copy_hashes(b, e, copy.data());
+          min_into(h.data(), copy.data(), m_);
+        }
       }
     }
     for (int i = 0; i < m_; ++i) {
@@ -93,8 +122,8 @@ Eigen::MatrixXd TanimotoFeatures::features(const Domain& domain, long long begin
               "tanimoto_features: candidates [" << begin << ", " << end << ") are not held");
   const int w = domain.dim();
   Eigen::MatrixXd out(end - begin, m_);
-  hash_rows(domain.points().data() + (begin - domain.slice_begin()) * w, end - begin, w, out.data(),
-            end - begin);
+  hash_rows(domain.points().data() + (begin - domain.slice_begin()) * w, end - begin, w,
+            domain.fingerprint_kind() == FingerprintKind::Counts, out.data(), end - begin);
   return out;
 }
 
@@ -106,6 +135,7 @@ Eigen::MatrixXd TanimotoFeatures::apply(const Domain& domain,
               "tanimoto_features.apply: W has " << W.rows() << " rows, expected " << m_);
   const long long n = domain.points().cols();
   const int w = domain.dim();
+  const bool counts = domain.fingerprint_kind() == FingerprintKind::Counts;
   Eigen::MatrixXd out(n, W.cols());
   const long long chunks = (n + kChunk - 1) / kChunk;
   const int nt = threads > 0 ? threads : omp_get_max_threads();
@@ -115,7 +145,7 @@ Eigen::MatrixXd TanimotoFeatures::apply(const Domain& domain,
 #pragma omp for schedule(dynamic)
     for (long long c = 0; c < chunks; ++c) {
       const long long j0 = c * kChunk, len = std::min(kChunk, n - j0);
-      hash_rows(domain.points().data() + j0 * w, len, w, phi.data(), kChunk);
+      hash_rows(domain.points().data() + j0 * w, len, w, counts, phi.data(), kChunk);
       out.middleRows(j0, len).noalias() = phi.topRows(len) * W;
     }
   }
