@@ -11,6 +11,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from readme_io import check_or_write  # noqa: E402
+import verdict_rule as vr  # noqa: E402
 
 # The suites in table order: (config name, library, fingerprint).
 SUITES = [("enamine10k-atompair", "Enamine 10k", "atom pair"),
@@ -18,7 +19,11 @@ SUITES = [("enamine10k-atompair", "Enamine 10k", "atom pair"),
           ("enamine50k-atompair", "Enamine 50k", "atom pair"),
           ("enamine50k-atompair-greedy", "Enamine 50k", "atom pair"),
           ("enamine50k-morgan-greedy", "Enamine 50k", "Morgan"),
-          ("enamine50k-morgan", "Enamine 50k", "Morgan")]
+          ("enamine50k-morgan", "Enamine 50k", "Morgan"),
+          ("enamine10k-atompair-counts", "Enamine 10k", "atom pair counts"),
+          ("enamine10k-morgan-counts", "Enamine 10k", "Morgan counts"),
+          ("enamine50k-atompair-counts", "Enamine 50k", "atom pair counts"),
+          ("enamine50k-morgan-counts", "Enamine 50k", "Morgan counts")]
 
 # MolPAL's best reported surrogate per library (percentage of the top-1 % scores found after 6 %,
 # mean ± sd over its repeats; coleygroup/molpal, tag `publication`,
@@ -44,6 +49,86 @@ def margin(s, library):
     if s["n"] < 2 or s["se"] == 0:
         return "—"
     return f"{(100 * s['mean'] - best) / (100 * s['se']):+.1f}"
+
+
+def margins(p, library):
+    """Both metrics' margins over MolPAL's best ('—' for random search)."""
+    if p["type"] == "random":
+        return "—"
+    return f"{margin(p['found_scores'], library)}, {margin(p['found_molecules'], library)}"
+
+
+def goal():
+    """Per library and fingerprint, the GP acquisition with the most molecules found and whether
+    it is above MolPAL's best surrogate by more than two standard errors on both metrics."""
+    best = {}
+    for name, library, fp in SUITES:
+        s = load(name)
+        if s is None:
+            continue
+        for p in s["policies"]:
+            if p["type"] in ("random", "rf_greedy") or p["runs"] < 5:
+                continue
+            key = (library, fp)
+            if key not in best or p["found_molecules"]["mean"] > best[key][1]["found_molecules"]["mean"]:
+                best[key] = (name, p)
+    lines = ["| library | fingerprint | best acquisition (most molecules) | runs | scores % | "
+             "molecules % | MolPAL's best | above it by > 2 SE on both metrics |",
+             "|---|---|---|---:|---:|---:|---|---|"]
+    for (library, fp), (name, p) in best.items():
+        b = MOLPAL_BEST[library]
+        lo = min((100 * p[m]["mean"] - 2 * 100 * p[m]["se"]) for m in ("found_scores", "found_molecules"))
+        lines.append(f"| {library} | {fp} | {p['label']} (`{name}`) | {p['runs']} | "
+                     f"{pct(p['found_scores'])} | {pct(p['found_molecules'])} | {b[2]} {b[0]} | "
+                     f"{'yes' if lo > b[0] else 'no'} |")
+    return "\n".join(lines) if best else "(no results yet)"
+
+
+def final_found(name):
+    """{(policy label, run): (scores, molecules)} after the last batch, from the runs.csv beside
+    summary.json."""
+    path = os.path.join(HERE, "results", name, "runs.csv")
+    if not os.path.exists(path):
+        return {}
+    rows = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            key = (row["policy"], int(row["run"]))
+            if key not in rows or int(row["batch"]) > rows[key][0]:
+                rows[key] = (int(row["batch"]), float(row["found_scores"]),
+                             float(row["found_molecules"]))
+    return {k: v[1:] for k, v in rows.items()}
+
+
+# Bit suites and their count twins (the same seeds, so run i of both starts from the same random
+# batch): compared paired.
+COUNT_PAIRS = [("enamine10k-atompair", "Enamine 10k", "atom pair"),
+               ("enamine10k-morgan", "Enamine 10k", "Morgan"),
+               ("enamine50k-atompair", "Enamine 50k", "atom pair"),
+               ("enamine50k-morgan", "Enamine 50k", "Morgan")]
+
+
+def counts_vs_bits():
+    """Counts (MinMax) against bits (Tanimoto), paired by run, per GP acquisition."""
+    lines = ["| library | fingerprint | acquisition | runs | Δ scores, points (counts − bits) | "
+             "Δ molecules, points | counts higher / lower (molecules) | rule (molecules) |",
+             "|---|---|---|---:|---:|---:|---:|---|"]
+    for name, library, fp in COUNT_PAIRS:
+        bits, counts = final_found(name), final_found(name + "-counts")
+        for label in ("greedy", "ucb", "thompson", "gp_bucb"):
+            runs = sorted(r for (p, r) in counts if p == label and (p, r) in bits)
+            if len(runs) < 2:
+                continue
+            cmp = []
+            for m in (0, 1):
+                cmp.append(vr.paired([100 * counts[(label, r)][m] for r in runs],
+                                     [100 * bits[(label, r)][m] for r in runs]))
+            up = sum(counts[(label, r)][1] > bits[(label, r)][1] for r in runs)
+            down = sum(counts[(label, r)][1] < bits[(label, r)][1] for r in runs)
+            lines.append(f"| {library} | {fp} | {label} | {len(runs)} | "
+                         f"{cmp[0].d:+.1f} ± {cmp[0].se:.1f} | {cmp[1].d:+.1f} ± {cmp[1].se:.1f} | "
+                         f"{up} / {down} | counts {cmp[1].word} |")
+    return "\n".join(lines) if len(lines) > 2 else "(no count-fingerprint runs yet)"
 
 
 def batch_seconds(name):
@@ -76,7 +161,7 @@ def seconds(p, timing):
 
 def table():
     lines = ["| library | fingerprint | acquisition | runs | found, scores % | "
-             "found, molecules % | vs MolPAL's best (SE) | s per batch |",
+             "found, molecules % | vs MolPAL's best (SE): scores, molecules | s per batch |",
              "|---|---|---|---:|---:|---:|---:|---:|"]
     rows = 0
     for name, library, fp in SUITES:
@@ -88,7 +173,7 @@ def table():
             for p in s["policies"]:
                 lines.append(f"| {library} | {fp} | {p['label']} | {p['runs']} | "
                              f"{pct(p['found_scores'])} | {pct(p['found_molecules'])} | "
-                             f"{margin(p['found_scores'], library) if p['type'] != 'random' else '—'} | {seconds(p, timing)} |")
+                             f"{margins(p, library)} | {seconds(p, timing)} |")
                 rows += 1
     if rows == 0:
         return "(no results yet: run examples/pools/run_all.sh)"
@@ -169,6 +254,7 @@ def main(argv):
     with open(os.path.join(HERE, "README.template.md")) as f:
         text = f.read()
     text = text.replace("{{TABLE}}", table()).replace("{{SETTINGS}}", settings())
+    text = text.replace("{{GOAL}}", goal()).replace("{{COUNTS}}", counts_vs_bits())
     text = text.replace("{{PRECISION}}", precision())
     code, _ = check_or_write(os.path.join(HERE, "README.md"), text, argv)
     return code
