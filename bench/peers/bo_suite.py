@@ -108,6 +108,8 @@ ABLATION = {
     # Seventh round (2026-11-27): the knee screened (0.5 is the row MEDIAN_KNEE_ROW, 0.75 the
     # defaults).
     "output warp, knee at 0.9 (fit.warp_knee 0.9)": {"fit": {"warp_knee": 0.9}},
+    # Eighth round (2026-11-27): the knee between the median and 0.75.
+    "output warp, knee at 0.6 (fit.warp_knee 0.6)": {"fit": {"warp_knee": 0.6}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}
