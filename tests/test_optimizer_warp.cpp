@@ -90,8 +90,9 @@ TEST(OptimizerWarp, TheKneeIsTheConfiguredQuantileOfTheDistanceBelowTheBest) {
   // r sorted is 0⁴, 1⁴, ..., 19⁴: the ⌊q·20⌋-th smallest.
   EXPECT_EQ(knee_after_fit(0.5), std::pow(10, 4));
   EXPECT_EQ(knee_after_fit(0.75), std::pow(15, 4));
-  EXPECT_EQ(knee_after_fit(-1), std::pow(15, 4));  // the default, 0.75
-  EXPECT_EQ(gpb::FitOptions().warp_knee, 0.75);
+  EXPECT_EQ(knee_after_fit(0.6), std::pow(12, 4));
+  EXPECT_EQ(knee_after_fit(-1), std::pow(12, 4));  // the default, 0.6
+  EXPECT_EQ(gpb::FitOptions().warp_knee, 0.6);
   std::string saved;
   knee_after_fit(0.5, &saved);
   EXPECT_EQ(Optimizer::loads(saved).options().fit.warp_knee, 0.5);

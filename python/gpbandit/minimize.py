@@ -193,7 +193,7 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
         n_init = _count("n_initial_points", n_initial_points, 0)
         n_init = max(0, n_init - (len(x0) if x0 is not None else 0))
         model = dict(options)
-        # The output warp is minimize's default (fit.warp, its knee at fit.warp_knee = 0.75;
+        # The output warp is minimize's default (fit.warp, its knee at fit.warp_knee = 0.6;
         # fit={"warp": False} turns it off): chosen by the ablation of bench/RESULTS.md.
         if model.get("fit") is None or isinstance(model.get("fit"), dict):
             model["fit"] = {"warp": True, **(model.get("fit") or {})}

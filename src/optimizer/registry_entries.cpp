@@ -100,7 +100,7 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
         {"normalize", "boolean", "true", "standardise y after every tell"},
         {"warp", "boolean", "false",
          "Box-Cox compression of y's bad tail beyond its warp_knee quantile (exponent fitted)"},
-        {"warp_knee", "number", "0.75",
+        {"warp_knee", "number", "0.6",
          "with warp: the quantile of the distance below the best kept as it is, in (0, 1)"},
         {"warp_select", "boolean", "false",
          "with warp: keep it only where its marginal likelihood (with the Jacobian) is higher"},
