@@ -1,12 +1,14 @@
-// MinHash random features of the Tanimoto kernel (unit norm, unbiased, Φ·W without Φ) and the
+// MinHash random features of Tanimoto and MinMax (unit norm, unbiased, Φ·W without Φ) and the
 // marginal-likelihood fit of output scale and noise for a fixed kernel shape. Fixed seeds.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gpbandit/engine/domain.hpp"
@@ -25,24 +27,33 @@ using gpb::TanimotoFeatures;
 
 using gpb::test::related_fingerprints;
 
-TEST(TanimotoFeatures, UnitNormAndUnbiasedEstimate) {
-  const Domain dom = related_fingerprints(12, 1024, 1);
+/// Checks the 12 fingerprints' features (m = 8192, `seed`) against the kernel k: unit norm, and
+/// every pair's φ_i·φ_j within 6 sd of k(x_i, x_j). φ_i·φ_j averages m independent ±1 terms with
+/// mean k: sd = sqrt((1 − k²)/m) ≤ 0.011; 6 sd over the 66 pairs: false failure < 66·2e-9 for a
+/// random seed. Returns the smallest and largest k over the pairs.
+std::pair<double, double> expect_unbiased(const Domain& dom, const gpb::Kernel& k,
+                                          std::uint64_t seed) {
   const int m = 8192;
-  const TanimotoFeatures tf(1024, m, 99);
+  const TanimotoFeatures tf(dom.fingerprint_bits(), m, seed);
   const Eigen::MatrixXd phi = tf.features(dom, 0, 12);
   const gpb::Context ctx = gpb::test::make_cpu_context(2);
-  const Eigen::MatrixXd K =
-      gpb::kernel_matrix(ctx, gpb::Kernel::tanimoto(), dom.points(), dom.points());
+  const Eigen::MatrixXd K = gpb::kernel_matrix(ctx, k, dom.points(), dom.points());
   const Eigen::MatrixXd Khat = phi * phi.transpose();
+  double lo = 1, hi = 0;
   for (int i = 0; i < 12; ++i) {
     EXPECT_NEAR(Khat(i, i), 1.0, 1e-12);
     for (int j = 0; j < i; ++j) {
-      // φ_i·φ_j averages m independent ±1 terms with mean T: sd = sqrt((1 − T²)/m) ≤ 0.011;
-      // 6 sd over the 66 pairs: false failure < 66·2e-9 for a random seed.
+      lo = std::min(lo, K(i, j));
+      hi = std::max(hi, K(i, j));
       const double sd = std::sqrt((1 - K(i, j) * K(i, j)) / m);
       EXPECT_NEAR(Khat(i, j), K(i, j), 6 * sd + 1e-12) << i << "," << j;
     }
   }
+  return {lo, hi};
+}
+
+TEST(TanimotoFeatures, UnitNormAndUnbiasedEstimate) {
+  expect_unbiased(related_fingerprints(12, 1024, 1), gpb::Kernel::tanimoto(), 99);
 }
 
 TEST(TanimotoFeatures, ApplyEqualsFeaturesTimesW) {
@@ -79,26 +90,9 @@ Domain related_counts(int n, int bits, std::uint64_t seed) {
 }
 
 TEST(TanimotoFeatures, CountsEstimateMinMaxWithoutBias) {
-  const Domain dom = related_counts(12, 256, 4);
-  const int m = 8192;
-  const TanimotoFeatures tf(256, m, 17);
-  const Eigen::MatrixXd phi = tf.features(dom, 0, 12);
-  const gpb::Context ctx = gpb::test::make_cpu_context(2);
-  const Eigen::MatrixXd K =
-      gpb::kernel_matrix(ctx, gpb::Kernel::minmax(), dom.points(), dom.points());
-  double lo = 1, hi = 0;
-  for (int i = 0; i < 12; ++i) {
-    EXPECT_NEAR(phi.row(i).squaredNorm(), 1.0, 1e-12);
-    for (int j = 0; j < i; ++j) {
-      lo = std::min(lo, K(i, j));
-      hi = std::max(hi, K(i, j));
-      // As for bits: m independent ±1 terms with mean MinMax(x_i, x_j); 6 sd over the 66 pairs,
-      // false failure < 66·2e-9 for a random seed.
-      const double sd = std::sqrt((1 - K(i, j) * K(i, j)) / m);
-      EXPECT_NEAR(phi.row(i).dot(phi.row(j)), K(i, j), 6 * sd + 1e-12) << i << "," << j;
-    }
-  }
-  EXPECT_LT(lo, 0.4);  // the pairs span the kernel's range: the test can see a bias
+  // As for bits, with MinMax; the pairs span the kernel's range, so a bias would show.
+  const auto [lo, hi] = expect_unbiased(related_counts(12, 256, 4), gpb::Kernel::minmax(), 17);
+  EXPECT_LT(lo, 0.4);
   EXPECT_GT(hi, 0.6);
 }
 

@@ -306,16 +306,25 @@ std::map<std::string, double> found_means(const std::string& summary) {
   return out;
 }
 
-TEST(PoolProtocol, SyntheticLibraryEndToEnd) {
-  const std::string dir = testing::TempDir() + "/pool_e2e";
-  json cfg = synthetic_library(dir, 800, 21);
+/// A pool config over synthetic_library(dir, n, seed, counts): `runs` runs of 16 random
+/// candidates and 4 batches of 16, the output scale and noise refitted before every batch (16
+/// initial points alone leave the output scale poorly fitted).
+json small_protocol(const std::string& dir, long long n, std::uint64_t seed, int runs, int top_k,
+                    bool counts = false) {
+  json cfg = synthetic_library(dir, n, seed, counts);
   cfg["experiment"] = "pool";
-  cfg["runs"] = 4;
+  cfg["runs"] = runs;
   cfg["init"] = 16;
   cfg["batch"] = 16;
   cfg["batches"] = 4;
-  cfg["top_k"] = 16;
-  cfg["fit"] = "every_batch";  // 16 initial points alone leave the output scale poorly fitted
+  cfg["top_k"] = top_k;
+  cfg["fit"] = "every_batch";
+  return cfg;
+}
+
+TEST(PoolProtocol, SyntheticLibraryEndToEnd) {
+  const std::string dir = testing::TempDir() + "/pool_e2e";
+  json cfg = small_protocol(dir, 800, 21, 4, 16);
   cfg["policies"] = json::array(
       {{{"type", "greedy"}},
        {{"type", "thompson"}, {"label", "ts-features"}, {"prior", "features"}, {"features", 256}},
@@ -359,14 +368,7 @@ TEST(PoolProtocol, CountFingerprintsWithMinMaxAndFeatureDraws) {
   // MinMax on count fingerprints, Thompson sampling's prior drawn by MinHash features of MinMax
   // (refused before they existed): the protocol runs and learns (fixed seeds).
   const std::string dir = testing::TempDir() + "/pool_counts";
-  json cfg = synthetic_library(dir, 600, 22, true);
-  cfg["experiment"] = "pool";
-  cfg["runs"] = 2;
-  cfg["init"] = 16;
-  cfg["batch"] = 16;
-  cfg["batches"] = 4;
-  cfg["top_k"] = 12;
-  cfg["fit"] = "every_batch";
+  json cfg = small_protocol(dir, 600, 22, 2, 12, true);
   cfg["policies"] = json::array(
       {{{"type", "thompson"}, {"label", "ts-features"}, {"prior", "features"}, {"features", 256}},
        {{"type", "random"}}});

@@ -84,19 +84,23 @@ def goal():
     return "\n".join(lines) if best else "(no results yet)"
 
 
-def final_found(name):
-    """{(policy label, run): (scores, molecules)} after the last batch, from the runs.csv beside
-    summary.json."""
+def runs_rows(name):
+    """The rows of the runs.csv copied beside summary.json (none when it is absent)."""
     path = os.path.join(HERE, "results", name, "runs.csv")
     if not os.path.exists(path):
-        return {}
-    rows = {}
+        return []
     with open(path) as f:
-        for row in csv.DictReader(f):
-            key = (row["policy"], int(row["run"]))
-            if key not in rows or int(row["batch"]) > rows[key][0]:
-                rows[key] = (int(row["batch"]), float(row["found_scores"]),
-                             float(row["found_molecules"]))
+        return list(csv.DictReader(f))
+
+
+def final_found(name):
+    """{(policy label, run): (scores, molecules)} after the last batch."""
+    rows = {}
+    for row in runs_rows(name):
+        key = (row["policy"], int(row["run"]))
+        if key not in rows or int(row["batch"]) > rows[key][0]:
+            rows[key] = (int(row["batch"]), float(row["found_scores"]),
+                         float(row["found_molecules"]))
     return {k: v[1:] for k, v in rows.items()}
 
 
@@ -134,18 +138,14 @@ def counts_vs_bits():
 def batch_seconds(name):
     """Mean seconds per acquisition batch (batches 1..) by policy label, from the runs.csv copied
     beside summary.json: (fit + acquire, update)."""
-    path = os.path.join(HERE, "results", name, "runs.csv")
-    if not os.path.exists(path):
-        return {}
     sums = {}
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            if int(row["batch"]) < 1:
-                continue
-            s = sums.setdefault(row["policy"], [0.0, 0.0, 0])
-            s[0] += float(row["fit_seconds"]) + float(row["acquire_seconds"])
-            s[1] += float(row.get("update_seconds") or 0)
-            s[2] += 1
+    for row in runs_rows(name):
+        if int(row["batch"]) < 1:
+            continue
+        s = sums.setdefault(row["policy"], [0.0, 0.0, 0])
+        s[0] += float(row["fit_seconds"]) + float(row["acquire_seconds"])
+        s[1] += float(row.get("update_seconds") or 0)
+        s[2] += 1
     return {k: (a / n, u / n) for k, (a, u, n) in sums.items()}
 
 

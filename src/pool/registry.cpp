@@ -38,8 +38,8 @@ void add_pool_entries(std::vector<RegistryEntry>& r) {
                "q pathwise posterior draws over every candidate, the best new candidate of each",
                {label,
                 {"prior", "string", "\"auto\"",
-                 "exact (N x N Cholesky) | features (MinHash: tanimoto or minmax) | auto (exact when N <= "
-                 "exact_limit)"},
+                 "exact (N x N Cholesky) | features (MinHash: tanimoto or minmax) | auto "
+                 "(exact when N <= exact_limit)"},
                 {"features", "integer", "1024", "MinHash features of a prior draw"},
                 {"exact_limit", "integer", "4096", "auto: largest N drawn exactly"}}});
   r.push_back({"acquisition",
