@@ -101,6 +101,39 @@ void dense_gp(const gpb::Kernel& k, double lambda, const Eigen::MatrixXd& X,
   var = gpb::kernel_diag(ctx, k, Q.transpose()) - W.colwise().squaredNorm().transpose();
 }
 
+TEST(Optimizer, SetAcquisitionRulesLaterAsksIsSavedAndRefusesBadRules) {
+  // Two optimizers told the same 15 points; one switches to UCB with a constant β of 1e-8 (the
+  // posterior mean, minimize's exploit_last) and asks the argmax of μ over the candidates, which
+  // the default rule (Srinivas' width) does not choose here.
+  OptimizerOptions o = grid_options(3);
+  Optimizer mean_rule(o), default_rule(o);
+  const gpb::Domain dom = o.domain.build();
+  for (int j = 0; j < 500; j += 33) {
+    mean_rule.tell({j}, {f2(dom.point(j), j)});
+    default_rule.tell({j}, {f2(dom.point(j), j)});
+  }
+  gpb::AcquisitionOptions greedy;
+  greedy.kind = gpb::AcquisitionKind::Ucb;
+  greedy.beta.kind = gpb::BetaSchedule::Kind::Constant;
+  greedy.beta.value = 1e-8;
+  mean_rule.set_acquisition(greedy);
+  Eigen::Index best = 0;
+  mean_rule.predict_candidates().mean.maxCoeff(&best);
+  const std::string saved = mean_rule.dumps();
+  EXPECT_EQ(mean_rule.ask().indices[0], static_cast<int>(best));
+  EXPECT_NE(default_rule.ask().indices[0], static_cast<int>(best));  // the switch matters
+  const Optimizer loaded = Optimizer::loads(saved);
+  EXPECT_EQ(loaded.options().acquisition.beta.kind, gpb::BetaSchedule::Kind::Constant);
+  EXPECT_EQ(loaded.options().acquisition.beta.value, 1e-8);
+  // A bad rule is one message and changes nothing.
+  gpb::AcquisitionOptions bad = greedy;
+  bad.kind = gpb::AcquisitionKind::ExpectedImprovement;
+  bad.xi = -1;
+  EXPECT_TRUE(contains(error_of([&] { mean_rule.set_acquisition(bad); }), "acquisition.xi"));
+  EXPECT_EQ(mean_rule.options().acquisition.kind, gpb::AcquisitionKind::Ucb);
+  EXPECT_EQ(mean_rule.options().acquisition.beta.value, 1e-8);
+}
+
 TEST(Optimizer, TellsAnyPointsInAnyOrderAndPredictsAnywhere) {
   OptimizerOptions o = grid_options(1);
   o.minimize = true;

@@ -42,6 +42,8 @@ SOBOL_ROW = "Sobol initial design (the default until 2026-11-27)"
 # off, or its knee at the median), so every row still means what it was run as.
 NO_WARP_ROW = "no output warp (fit.warp false: minimize's default until 2026-11-27)"
 MEDIAN_KNEE_ROW = "output warp, knee at the median (fit.warp_knee 0.5, its knee until 2026-11-27)"
+NO_EXPLOIT_ROW = ("no final exploitation (exploit_last 0: the default until the ninth round; "
+                  "the last 5 % of the calls on the posterior mean since)")
 KNEE_075_ROW = ("output warp, knee at 0.75 (fit.warp_knee 0.75, its knee from the seventh to the "
                 "eighth round)")
 
@@ -113,6 +115,10 @@ ABLATION = {
     # Eighth round (2026-11-27): the knee at 0.6 became the default; the runs of the defaults
     # until then (knee 0.75) are this row.
     KNEE_075_ROW: {"fit": {"warp_knee": 0.75}},
+    # Ninth round (2026-11-27): the end of the budget on the posterior mean. 0.05 became the
+    # default; the runs of the defaults until then (no exploitation) are NO_EXPLOIT_ROW.
+    "last 10 % of the calls on the posterior mean (exploit_last 0.1)": {"exploit_last": 0.1},
+    NO_EXPLOIT_ROW: {"exploit_last": 0.0},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}

@@ -407,6 +407,18 @@ class Optimizer:
 
     # ------------------------------------------------------------------ ask / tell / predict
 
+    def set_acquisition(self, acquisition, beta=None, xi=0.0, exact_max=4096, features=1024):
+        """Replaces the acquisition rule of later asks (the constructor's keywords, the same
+        meanings): e.g. ``set_acquisition("ucb", beta=1e-8)`` spends the next asks on the
+        posterior mean's best point, refined beyond the candidates on a box (``minimize``'s
+        ``exploit_last``). Saved with the state; pending asks stay pending. Raises
+        InvalidArgument naming a bad value; nothing changes then."""
+        if str(acquisition).lower() not in _ACQUISITIONS:
+            raise _invalid(f"acquisition: expected one of {', '.join(_ACQUISITIONS)} (any "
+                           f"case), got {acquisition!r}")
+        self._core.set_acquisition(str(acquisition), _beta(beta), float(xi), int(exact_max),
+                                   int(features))
+
     def ask(self, q=1):
         """Chooses ``q`` points (a batch by GP-BUCB hallucination when q > 1).
 

@@ -410,7 +410,27 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
           "fit_hyperparameters",
           [](Optimizer& o) { return without_gil([&] { return o.fit_hyperparameters(); }); },
           "Fits lengthscales, kernel variance and noise by marginal likelihood; rebuilds the "
-          "posterior");
+          "posterior")
+      .def(
+          "set_acquisition",
+          [](Optimizer& o, const std::string& acquisition, const py::dict& beta, double xi,
+             int exact_max, int features) {
+            AcquisitionOptions a;
+            a.kind = parse_acquisition_kind(acquisition);
+            a.beta = beta_from_dict(beta);
+            a.xi = xi;
+            a.exact_max = exact_max;
+            a.features = features;
+            without_gil([&] { o.set_acquisition(a); });
+          },
+          py::arg("acquisition"), py::arg("beta"), py::arg("xi"), py::arg("exact_max"),
+          py::arg("features"), "Replaces the acquisition rule of later asks")
+      .def_property(
+          "acquisition_rule", [](const Optimizer& o) { return o.options().acquisition; },
+          [](Optimizer& o, const AcquisitionOptions& a) {
+            without_gil([&] { o.set_acquisition(a); });
+          },
+          "The acquisition rule (opaque): read it to restore it later");
 }
 
 void bind_optimizer_state(py::class_<Optimizer>& c) {
@@ -503,6 +523,8 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
 void bind_optimizer(py::module_& m) {
   bind_domain_spec(m);
   bind_hyperfit(m);
+  py::class_<AcquisitionOptions>(
+      m, "AcquisitionRule", "An Optimizer's acquisition rule (OptimizerCore.acquisition_rule)");
   py::class_<Optimizer> c(m, "OptimizerCore",
                           "The C++ ask/tell optimizer behind gpbandit.Optimizer (use that)");
   c.def(py::init([](const DomainSpec& domain, const Kernel& kernel, double noise_variance,

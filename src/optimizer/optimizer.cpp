@@ -27,6 +27,14 @@ std::unique_ptr<Context> make_context(const ContextOptions& o) {
   return std::make_unique<Context>(o);
 }
 
+void check_acquisition(const AcquisitionOptions& a) {
+  if (a.kind == AcquisitionKind::Ucb) a.beta.validate();
+  GPB_EXPECTS(std::isfinite(a.xi) && a.xi >= 0,
+              "acquisition.xi must be >= 0 and finite, got " << a.xi);
+  GPB_EXPECTS(a.exact_max >= 1, "acquisition.exact_max must be >= 1, got " << a.exact_max);
+  GPB_EXPECTS(a.features >= 1, "acquisition.features must be >= 1, got " << a.features);
+}
+
 void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(std::isfinite(o.noise_variance) && o.noise_variance > 0,
               "noise_variance must be > 0 and finite, got " << o.noise_variance);
@@ -40,12 +48,7 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(!o.kernel.composite() || o.kernel.input_dim() == dom.dim(),
               "kernel.parts cover " << o.kernel.input_dim()
                                     << " features but the domain has dimension " << dom.dim());
-  const AcquisitionOptions& a = o.acquisition;
-  if (a.kind == AcquisitionKind::Ucb) a.beta.validate();
-  GPB_EXPECTS(std::isfinite(a.xi) && a.xi >= 0,
-              "acquisition.xi must be >= 0 and finite, got " << a.xi);
-  GPB_EXPECTS(a.exact_max >= 1, "acquisition.exact_max must be >= 1, got " << a.exact_max);
-  GPB_EXPECTS(a.features >= 1, "acquisition.features must be >= 1, got " << a.features);
+  check_acquisition(o.acquisition);
   GPB_EXPECTS(o.initial_points >= 0, "initial_points must be >= 0, got " << o.initial_points);
   GPB_EXPECTS(o.capacity >= 1, "capacity must be >= 1, got " << o.capacity);
   const FitOptions& f = o.fit;
@@ -649,6 +652,16 @@ Prediction Optimizer::predict_candidates() const {
   }
   s.flush_warnings();
   return p;
+}
+
+void Optimizer::set_acquisition(const AcquisitionOptions& acquisition) {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  check_acquisition(acquisition);
+  GPB_EXPECTS(acquisition.kind != AcquisitionKind::Thompson || !s.domain.streams_points(),
+              "acquisition.kind: thompson needs every candidate's encoding, but this parameter "
+              "space is streamed; use ucb, ei, pi or random");
+  s.opt.acquisition = acquisition;
 }
 
 const OptimizerOptions& Optimizer::options() const {

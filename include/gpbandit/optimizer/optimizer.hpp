@@ -493,6 +493,14 @@ class Optimizer {
   /// Matérn 3/2 or 5/2, or when an input column is constant on the observations.
   HyperFit fit_hyperparameters();
 
+  /// Replaces the acquisition rule of later asks, e.g. for the last calls of a budget: UCB with a
+  /// constant β near 0 chooses the posterior mean's best point (refined beyond the candidates on
+  /// a box), which spends them on the incumbent's neighbourhood instead of on exploration
+  /// (`minimize`'s exploit_last). Saved with the state; outstanding asks are kept.
+  /// @throws InvalidArgument for options the constructor refuses (a bad β schedule, ξ < 0,
+  /// exact_max or features < 1), or Thompson sampling on a streamed space; nothing changes then.
+  void set_acquisition(const AcquisitionOptions& acquisition);
+
   /// The options, with the current (possibly fitted) kernel and noise variance (see the class's
   /// thread-safety note: use kernel() and noise_variance() while other threads fit).
   const OptimizerOptions& options() const;
