@@ -119,6 +119,9 @@ ABLATION = {
     # default; the runs of the defaults until then (no exploitation) are NO_EXPLOIT_ROW.
     "last 10 % of the calls on the posterior mean (exploit_last 0.1)": {"exploit_last": 0.1},
     NO_EXPLOIT_ROW: {"exploit_last": 0.0},
+    # Tenth round (2026-11-27): the kernel's structure chosen at every fit, the product (ARD) or
+    # the additive kernel of 1-d parts, by BIC-penalised marginal likelihood.
+    "product or additive kernel by evidence (fit.kernel_select)": {"fit": {"kernel_select": True}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}

@@ -49,6 +49,7 @@ _ACQUISITIONS = ("ei", "logei", "ucb", "lcb", "pi", "ts", "random")
 _FIT_KEYS = ("every", "min_observations", "ard", "restarts", "max_rows", "normalize", "warp",
              "warp_select", "warp_knee", "unit_inputs", "prior", "lengthscale_prior_loc",
              "lengthscale_prior_log_d", "lengthscale_prior_scale", "lengthscale_prior_select",
+             "kernel_select",
              "noise_floor", "mean_shift", "warm_start", "restarts_every")
 
 
@@ -305,10 +306,12 @@ class Optimizer:
     ``fit["min_observations"]`` = 5 on, by maximum a posteriori in unit coordinates with a lengthscale prior that grows with
     the dimension; ``fit`` sets the rest (every, min_observations, ard, restarts, max_rows,
     normalize, warp, warp_select, warp_knee, unit_inputs, prior, lengthscale_prior_loc,
-    lengthscale_prior_log_d, lengthscale_prior_scale, lengthscale_prior_select, noise_floor,
-    mean_shift, warm_start, restarts_every; ``fit_every=0`` never refits: then the kernel stays
-    as given; ``lengthscale_prior_select`` also fits the prior without its ln(d) term at every
-    fit and keeps the fit of higher marginal likelihood). Each refit costs
+    lengthscale_prior_log_d, lengthscale_prior_scale, lengthscale_prior_select, kernel_select,
+    noise_floor, mean_shift, warm_start, restarts_every; ``fit_every=0`` never refits: then the
+    kernel stays as given; ``lengthscale_prior_select`` also fits the prior without its ln(d)
+    term at every fit and keeps the fit of higher marginal likelihood; ``kernel_select`` also
+    fits the additive kernel, one 1-d part per input, and keeps the structure of higher
+    marginal likelihood, penalised by BIC for the additive kernel's extra variances). Each refit costs
     O(restarts·iterations·t³) on t observations.
     ``refine`` (a dict: enabled, local_points, centres, starts, iterations,
     coordinate_points, face_tolerance; or False) controls the

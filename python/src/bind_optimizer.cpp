@@ -217,6 +217,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
       f.lengthscale_prior_scale = typed<double>(v, "fit." + key);
     } else if (key == "lengthscale_prior_select") {
       f.lengthscale_prior_select = typed<bool>(v, "fit." + key);
+    } else if (key == "kernel_select") {
+      f.kernel_select = typed<bool>(v, "fit." + key);
     } else if (key == "noise_floor") {
       f.noise_floor = typed<double>(v, "fit." + key);
     } else if (key == "mean_shift") {
@@ -231,8 +233,8 @@ void set_fit(FitOptions& f, const py::dict& fit) {
           ": unknown key (every, min_observations, ard, restarts, max_rows, "
           "normalize, warp, warp_select, warp_knee, unit_inputs, prior, lengthscale_prior_loc, "
           "lengthscale_prior_log_d, "
-          "lengthscale_prior_scale, lengthscale_prior_select, noise_floor, mean_shift, "
-          "warm_start, restarts_every)");
+          "lengthscale_prior_scale, lengthscale_prior_select, kernel_select, noise_floor, "
+          "mean_shift, warm_start, restarts_every)");
     }
   }
 }

@@ -287,6 +287,7 @@ FitOptions parse_fit(const Checker& c, const json& o) {
            "must be in (0, 100], got " + o["lengthscale_prior_scale"].dump());
   f.lengthscale_prior_select =
       boolean(c, o, "lengthscale_prior_select", "fit.", f.lengthscale_prior_select);
+  f.kernel_select = boolean(c, o, "kernel_select", "fit.", f.kernel_select);
   f.noise_floor = num(c, o, "noise_floor", "fit.", f.noise_floor);
   if (!(f.noise_floor > 0 && f.noise_floor < 0.5))
     c.fail("fit.noise_floor", "must be in (0, 0.5), got " + o["noise_floor"].dump());
@@ -521,6 +522,7 @@ json options_to_json(const OptimizerOptions& o) {
               {"lengthscale_prior_log_d", f.lengthscale_prior_log_d},
               {"lengthscale_prior_scale", f.lengthscale_prior_scale},
               {"lengthscale_prior_select", f.lengthscale_prior_select},
+              {"kernel_select", f.kernel_select},
               {"noise_floor", f.noise_floor},
               {"mean_shift", f.mean_shift},
               {"warm_start", f.warm_start},

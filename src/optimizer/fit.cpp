@@ -86,7 +86,7 @@ double log_density_of_y(const HyperFit& r, const std::vector<double>& g,
 
 }  // namespace
 
-HyperFit Optimizer::State::fit() {
+HyperFit Optimizer::State::fit_structure() {
   const KernelType type = opt.kernel.type();
   const bool composite = opt.kernel.composite();
   GPB_EXPECTS(composite || type == KernelType::SE || type == KernelType::Matern32 ||
@@ -202,6 +202,90 @@ HyperFit Optimizer::State::fit() {
   dirty = true;
   thompson.invalidate();
   return res;
+}
+
+namespace {
+
+/// Whether k is the additive kernel FitOptions::kernel_select builds over d inputs: a sum of d
+/// parts of one stationary type, part j on input j alone.
+bool is_additive_form(const Kernel& k, int d) {
+  if (!k.composite() || k.type() != KernelType::Sum || static_cast<int>(k.parts().size()) != d) {
+    return false;
+  }
+  for (int j = 0; j < d; ++j) {
+    const KernelPart& p = k.parts()[static_cast<std::size_t>(j)];
+    if (p.begin != j || p.size != 1 || p.type != k.parts()[0].type) return false;
+  }
+  return true;
+}
+
+/// The two structures of FitOptions::kernel_select from the current kernel (either of them):
+/// the product (one ARD kernel) and the additive kernel, each started from the other's
+/// lengthscales (the variance split evenly over the parts, or their sum).
+std::pair<Kernel, Kernel> structures(const Kernel& k, int d) {
+  if (is_additive_form(k, d)) {
+    double v = 0;
+    for (const KernelPart& p : k.parts()) v += p.variance;
+    return {Kernel::ard(k.parts()[0].type, k.lengthscales(), v), k};
+  }
+  Eigen::VectorXd l = k.lengthscales();
+  if (l.size() == 1) l = Eigen::VectorXd::Constant(d, l[0]);
+  std::vector<KernelPart> parts;
+  for (int j = 0; j < d; ++j) {
+    KernelPart p;
+    p.type = k.type();
+    p.begin = j;
+    p.size = 1;
+    p.lengthscales = Eigen::VectorXd::Constant(1, l[j]);
+    p.variance = k.variance() / d;
+    parts.push_back(std::move(p));
+  }
+  return {k, Kernel::sum(std::move(parts))};
+}
+
+}  // namespace
+
+HyperFit Optimizer::State::fit() {
+  const bool stationary = opt.kernel.type() == KernelType::SE ||
+                          opt.kernel.type() == KernelType::Matern32 ||
+                          opt.kernel.type() == KernelType::Matern52;
+  if (!opt.fit.kernel_select || d < 2 || !(stationary || is_additive_form(opt.kernel, d))) {
+    return fit_structure();
+  }
+  // FitOptions::kernel_select: both structures from the same state, the better one kept.
+  struct Fitted {
+    Kernel kernel;
+    double noise = 0, offset = 0, scale = 1;
+    detail::OutputWarp warp;
+    HyperFit res;
+  };
+  const int fits_before = fits;
+  const auto [product, additive] = structures(opt.kernel, d);
+  const auto fit_as = [&](const Kernel& k) {
+    fits = fits_before;
+    opt.kernel = k;
+    Fitted f;
+    f.res = fit_structure();
+    f.kernel = opt.kernel;
+    f.noise = opt.noise_variance;
+    f.offset = y_offset;
+    f.scale = y_scale;
+    f.warp = warp;
+    return f;
+  };
+  const double noise_before = opt.noise_variance;
+  Fitted a = fit_as(product);
+  opt.noise_variance = noise_before;
+  Fitted b = fit_as(additive);
+  // BIC: the additive kernel has d − 1 more variances than the product.
+  const double penalty = 0.5 * (d - 1) * std::log(static_cast<double>(b.res.rows_used));
+  Fitted& keep = b.res.log_likelihood - penalty > a.res.log_likelihood ? b : a;
+  opt.kernel = keep.kernel;
+  opt.noise_variance = keep.noise;
+  y_offset = keep.offset;
+  y_scale = keep.scale;
+  warp = keep.warp;
+  return keep.res;
 }
 
 HyperFit Optimizer::fit_hyperparameters() {

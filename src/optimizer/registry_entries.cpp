@@ -114,6 +114,8 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
         {"lengthscale_prior_scale", "number", "1.1", "lengthscale prior: sd of ln l"},
         {"lengthscale_prior_select", "boolean", "false",
          "also fit without the ln(d) term; keep the fit of higher marginal likelihood"},
+        {"kernel_select", "boolean", "false",
+         "also fit the additive kernel (1-d parts); keep the structure of higher evidence (BIC)"},
         {"noise_floor", "number", "1e-08", "lowest noise variance (standardised y)"},
         {"mean_shift", "number", "0", "prior mean this many sd of y worse than their mean"},
         {"warm_start", "boolean", "true", "also start from the current hyperparameters"},

@@ -190,6 +190,8 @@ struct Optimizer::State {
   /// Fits the hyperparameters to the observations and marks the posterior for rebuilding
   /// (fit.cpp; see Optimizer::fit_hyperparameters).
   HyperFit fit();
+  /// One fit of the current kernel's structure (fit() without FitOptions::kernel_select).
+  HyperFit fit_structure();
 
   /// One point by the acquisition rule (acquisition.cpp): a posterior point index; on a box the
   /// refinement may add a new extra (then `excluded`, when not empty, grows by one excluded entry).
