@@ -42,6 +42,8 @@ SOBOL_ROW = "Sobol initial design (the default until 2026-11-27)"
 # off, or its knee at the median), so every row still means what it was run as.
 NO_WARP_ROW = "no output warp (fit.warp false: minimize's default until 2026-11-27)"
 MEDIAN_KNEE_ROW = "output warp, knee at the median (fit.warp_knee 0.5, its knee until 2026-11-27)"
+NO_SELECT_ROW = ("product kernel only (fit.kernel_select false: the default until the tenth "
+                 "round, the structure chosen by the data since)")
 NO_EXPLOIT_ROW = ("no final exploitation (exploit_last 0: the default until the ninth round; "
                   "the last 5 % of the calls on the posterior mean since)")
 KNEE_075_ROW = ("output warp, knee at 0.75 (fit.warp_knee 0.75, its knee from the seventh to the "
@@ -120,8 +122,9 @@ ABLATION = {
     "last 10 % of the calls on the posterior mean (exploit_last 0.1)": {"exploit_last": 0.1},
     NO_EXPLOIT_ROW: {"exploit_last": 0.0},
     # Tenth round (2026-11-27): the kernel's structure chosen at every fit, the product (ARD) or
-    # the additive kernel of 1-d parts, by BIC-penalised marginal likelihood.
-    "product or additive kernel by evidence (fit.kernel_select)": {"fit": {"kernel_select": True}},
+    # the additive kernel of 1-d parts, by BIC-penalised marginal likelihood, became the default;
+    # the runs of the defaults until then are NO_SELECT_ROW.
+    NO_SELECT_ROW: {"fit": {"kernel_select": False}},
 }
 SOBOL_BASED = {n for n, o in ABLATION.items() if n != SOBOL_ROW and o.get(
     "initial_point_generator") == "sobol"}

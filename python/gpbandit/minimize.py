@@ -140,6 +140,9 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     Unlike a bare ``Optimizer``, ``minimize`` turns on the output warp (``fit={"warp": True}``:
     the worst 40 % of the distances below the best value Box-Cox compressed before the GP sees
     them; chosen by the ablation of bench/RESULTS.md); ``fit={"warp": False}`` turns it off.
+    It also chooses the kernel's structure at every fit (``fit={"kernel_select": True}``: the
+    product kernel over all inputs or the additive kernel of 1-d parts, by BIC-penalised
+    marginal likelihood; ``fit={"kernel_select": False}`` keeps the product).
     ``exploit_last`` (a fraction in [0, 1), default 0.05, chosen by the ablation of
     bench/RESULTS.md; 0 turns it off): the last ⌊exploit_last·n_calls⌋ evaluations choose the
     posterior mean's best point (UCB with β = 1e-8, refined beyond the candidates on a box)
@@ -203,8 +206,10 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
         model = dict(options)
         # The output warp is minimize's default (fit.warp, its knee at fit.warp_knee = 0.6;
         # fit={"warp": False} turns it off): chosen by the ablation of bench/RESULTS.md.
+        # So is the kernel's structure chosen by the data (fit.kernel_select: the product or the
+        # additive kernel at every fit; fit={"kernel_select": False} keeps the product).
         if model.get("fit") is None or isinstance(model.get("fit"), dict):
-            model["fit"] = {"warp": True, **(model.get("fit") or {})}
+            model["fit"] = {"warp": True, "kernel_select": True, **(model.get("fit") or {})}
         # n_points (scikit-optimize's name) or n_candidates (Optimizer's): the Sobol candidates.
         model["n_candidates"] = _count("n_points", model.get("n_candidates", n_points), 1)
         if kappa is not None:
