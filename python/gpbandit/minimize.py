@@ -232,16 +232,15 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
         optimizer.tell(x0 if optimizer._user_points() else np.asarray(x0, dtype=float), values)
         state.report(x0, values)
     spent = len(x0) if evaluate_x0 else 0
-    exploiting = False
-    rule = optimizer._core.acquisition_rule  # restored at the end (exploit_last)
+    rule = None  # the optimizer's own rule while exploit_last has replaced it
     pool = concurrent.futures.ThreadPoolExecutor(n_jobs) if n_jobs > 1 else None
     try:
         while spent < n_calls:
             if max_time is not None and time.monotonic() - start >= max_time:
                 break
-            if exploit and not exploiting and n_calls - spent <= exploit:
+            if exploit and rule is None and n_calls - spent <= exploit:
+                rule = optimizer._core.acquisition_rule
                 optimizer.set_acquisition("ucb", beta=_EXPLOIT_BETA)
-                exploiting = True
             points, _ = optimizer.ask(min(batch, n_calls - spent))
             if pool is None:
                 values = [state.call(x) for x in points]
@@ -256,7 +255,8 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     finally:
         if pool is not None:
             pool.shutdown()
-        optimizer._core.acquisition_rule = rule
+        if rule is not None:
+            optimizer._core.acquisition_rule = rule
     return _result(optimizer, state, seed)
 
 

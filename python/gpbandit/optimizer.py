@@ -231,6 +231,13 @@ def _kernel(kernel, lengthscale, variance, spec, space=None):
     return Kernel.matern(nu, lengthscale, variance)
 
 
+def _check_acquisition(acquisition):
+    """Raises InvalidArgument naming an acquisition that is not one of _ACQUISITIONS."""
+    if str(acquisition).lower() not in _ACQUISITIONS:
+        raise _invalid(f"acquisition: expected one of {', '.join(_ACQUISITIONS)} (any "
+                       f"case), got {acquisition!r}")
+
+
 def _beta(beta):
     if beta is None:
         return {}
@@ -350,9 +357,7 @@ class Optimizer:
         exclude_observed = bool(exclude_observed)
         spec, self._space = _domain_spec(domain, n_candidates,
                                          seed if domain_seed is None else domain_seed)
-        if str(acquisition).lower() not in _ACQUISITIONS:
-            raise _invalid(f"acquisition: expected one of {', '.join(_ACQUISITIONS)} (any "
-                           f"case), got {acquisition!r}")
+        _check_acquisition(acquisition)
         if refine is None or refine is True:
             refine = {}
         elif refine is False:
@@ -416,9 +421,7 @@ class Optimizer:
         posterior mean's best point, refined beyond the candidates on a box (``minimize``'s
         ``exploit_last``). Saved with the state; pending asks stay pending. Raises
         InvalidArgument naming a bad value; nothing changes then."""
-        if str(acquisition).lower() not in _ACQUISITIONS:
-            raise _invalid(f"acquisition: expected one of {', '.join(_ACQUISITIONS)} (any "
-                           f"case), got {acquisition!r}")
+        _check_acquisition(acquisition)
         self._core.set_acquisition(str(acquisition), _beta(beta), float(xi), int(exact_max),
                                    int(features))
 

@@ -183,6 +183,18 @@ BetaSchedule beta_from_dict(const py::dict& d) {
   return b;
 }
 
+/// An acquisition rule from the Python keywords (the constructor's and set_acquisition's).
+AcquisitionOptions acquisition_options(const std::string& acquisition, const py::dict& beta,
+                                       double xi, int exact_max, int features) {
+  AcquisitionOptions a;
+  a.kind = parse_acquisition_kind(acquisition);
+  a.beta = beta_from_dict(beta);
+  a.xi = xi;
+  a.exact_max = exact_max;
+  a.features = features;
+  return a;
+}
+
 void set_fit(FitOptions& f, const py::dict& fit) {
   for (auto item : fit) {
     const auto key = item.first.cast<std::string>();
@@ -277,11 +289,7 @@ OptimizerOptions make_options(const DomainSpec& domain, const Kernel& kernel, do
   o.domain = domain;
   o.kernel = kernel;
   o.noise_variance = noise_variance;
-  o.acquisition.kind = parse_acquisition_kind(acquisition);
-  o.acquisition.beta = beta_from_dict(beta);
-  o.acquisition.xi = xi;
-  o.acquisition.exact_max = exact_max;
-  o.acquisition.features = features;
+  o.acquisition = acquisition_options(acquisition, beta, xi, exact_max, features);
   o.minimize = minimize;
   o.initial_points = initial_points;
   o.distinct = distinct;
@@ -417,12 +425,8 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
           "set_acquisition",
           [](Optimizer& o, const std::string& acquisition, const py::dict& beta, double xi,
              int exact_max, int features) {
-            AcquisitionOptions a;
-            a.kind = parse_acquisition_kind(acquisition);
-            a.beta = beta_from_dict(beta);
-            a.xi = xi;
-            a.exact_max = exact_max;
-            a.features = features;
+            const AcquisitionOptions a =
+                acquisition_options(acquisition, beta, xi, exact_max, features);
             without_gil([&] { o.set_acquisition(a); });
           },
           py::arg("acquisition"), py::arg("beta"), py::arg("xi"), py::arg("exact_max"),

@@ -12,12 +12,16 @@ namespace gpb {
 
 namespace {
 
+/// Whether the hyperparameter fit handles kernels (or parts) of this type.
+bool fittable(KernelType type) {
+  return type == KernelType::SE || type == KernelType::Matern32 || type == KernelType::Matern52;
+}
+
 /// The fit's view of a composite kernel's parts.
 std::vector<HyperFitPart> fit_parts(const Kernel& k) {
   std::vector<HyperFitPart> out;
   for (const KernelPart& p : k.parts()) {
-    GPB_EXPECTS(p.type == KernelType::SE || p.type == KernelType::Matern32 ||
-                    p.type == KernelType::Matern52,
+    GPB_EXPECTS(fittable(p.type),
                 "fit_hyperparameters: every part of a composite kernel must be se, matern32 or "
                 "matern52, got "
                     << k.describe());
@@ -89,8 +93,7 @@ double log_density_of_y(const HyperFit& r, const std::vector<double>& g,
 HyperFit Optimizer::State::fit_structure() {
   const KernelType type = opt.kernel.type();
   const bool composite = opt.kernel.composite();
-  GPB_EXPECTS(composite || type == KernelType::SE || type == KernelType::Matern32 ||
-                  type == KernelType::Matern52,
+  GPB_EXPECTS(composite || fittable(type),
               "fit_hyperparameters: the kernel must be se, matern32, matern52 or a product or "
               "sum of them, got "
                   << opt.kernel.describe());
@@ -246,10 +249,8 @@ std::pair<Kernel, Kernel> structures(const Kernel& k, int d) {
 }  // namespace
 
 HyperFit Optimizer::State::fit() {
-  const bool stationary = opt.kernel.type() == KernelType::SE ||
-                          opt.kernel.type() == KernelType::Matern32 ||
-                          opt.kernel.type() == KernelType::Matern52;
-  if (!opt.fit.kernel_select || d < 2 || !(stationary || is_additive_form(opt.kernel, d))) {
+  if (!opt.fit.kernel_select || d < 2 ||
+      !(fittable(opt.kernel.type()) || is_additive_form(opt.kernel, d))) {
     return fit_structure();
   }
   // FitOptions::kernel_select: both structures from the same state, the better one kept.
