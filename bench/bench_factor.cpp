@@ -117,8 +117,9 @@ void set_block_counters(benchmark::State& state, int q) {
 void BM_BatchFactorByRows(benchmark::State& state) {
   const int q = static_cast<int>(state.range(0));
   const BlockInput b = make_block(q);
+  const std::vector<double> noise(static_cast<std::size_t>(q), 1e-2);
   for (auto _ : state) {
-    auto f = gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), 1e-2);
+    auto f = gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), noise.data());
     benchmark::DoNotOptimize(f.lbb.data());
   }
   set_block_counters(state, q);
@@ -127,8 +128,9 @@ void BM_BatchFactorByRows(benchmark::State& state) {
 void BM_BatchFactorTiled(benchmark::State& state) {
   const int q = static_cast<int>(state.range(0));
   const BlockInput b = make_block(q);
+  const std::vector<double> noise(static_cast<std::size_t>(q), 1e-2);
   for (auto _ : state) {
-    auto f = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), 1e-2, {1, 0.0});
+    auto f = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(), {1, 0.0});
     benchmark::DoNotOptimize(f.lbb.data());
   }
   set_block_counters(state, q);

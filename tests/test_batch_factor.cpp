@@ -18,6 +18,7 @@ namespace {
 struct Block {
   Eigen::MatrixXd S;
   std::vector<double> var0, prior;
+  std::vector<double> noise;  // λ_i: 1e-2 on every row
 };
 
 // S = K(X, X) over q points of [0, 1]^3 (`repeats`: every third point a copy of the one before),
@@ -38,6 +39,7 @@ Block make_block(int q, bool repeats, std::uint64_t seed) {
   for (int i = 0; i < q; ++i) {
     b.var0.push_back(b.S(i, i));
     b.prior.push_back(1.0);
+    b.noise.push_back(1e-2);
   }
   return b;
 }
@@ -50,12 +52,14 @@ TEST(BatchFactor, TiledEqualsRowByRowBitForBit) {
   for (const bool repeats : {false, true}) {
     for (const int q : {1, 2, 3, 4, 5, 8, 16, 17, 21, 33, 70}) {
       const Block b = make_block(q, repeats, static_cast<std::uint64_t>(q));
-      const double lambda = repeats ? 1e-12 : 1e-2;
+      // Per-row noise: 1e-12 with the repeats (the pivot floor binds), else varying by row.
+      std::vector<double> noise;
+      for (int i = 0; i < q; ++i) noise.push_back(repeats ? 1e-12 : 1e-2 * (1 + i % 3));
       const auto want =
-          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), lambda);
+          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), noise.data());
       for (const int threads : {1, 2}) {
         const gpb::detail::Threads th{threads, 0.0};
-        const auto got = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), lambda, th);
+        const auto got = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(), th);
         for (int i = 0; i < q; ++i) {
           ASSERT_TRUE(same_bits(got.vars[static_cast<std::size_t>(i)],
                                 want.vars[static_cast<std::size_t>(i)]))
@@ -82,9 +86,9 @@ TEST(BatchFactor, WithAPrefixTiledEqualsRowByRowBitForBit) {
         for (int p = 0; p < t; ++p) prefix(i, p) = 0.1 * (rng.uniform() - 0.5);
       }
       const auto want =
-          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), 1e-2, &prefix);
+          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), b.noise.data(), &prefix);
       const auto got =
-          gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), 1e-2, {2, 0.0}, &prefix);
+          gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), b.noise.data(), {2, 0.0}, &prefix);
       for (int i = 0; i < q; ++i) {
         for (int j = 0; j <= i; ++j) {
           ASSERT_TRUE(same_bits(got.lbb(i, j), want.lbb(i, j)))
@@ -93,19 +97,25 @@ TEST(BatchFactor, WithAPrefixTiledEqualsRowByRowBitForBit) {
       }
       // The prefix enters: without it the factor differs.
       const auto plain =
-          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), 1e-2);
-      if (q > 1) EXPECT_NE(plain.lbb(q - 1, 0), want.lbb(q - 1, 0));
+          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), b.noise.data());
+      if (q > 1) {
+        EXPECT_NE(plain.lbb(q - 1, 0), want.lbb(q - 1, 0));
+      }
     }
   }
 }
 
 TEST(BatchFactor, IsTheCholeskyFactorOfTheRegularisedBlock) {
-  // A check of the definition itself: L Lᵀ = S + λI where nothing clamps.
+  // A check of the definition itself: L Lᵀ = S + Λ where nothing clamps, with a different noise
+  // variance λ_i on every row.
   const Block b = make_block(30, false, 3);
-  const auto f = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), 1e-2, {1, 0.0});
+  Eigen::VectorXd noise(30);
+  for (int i = 0; i < 30; ++i) noise[i] = 1e-3 * (1 + i);
+  const auto f = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(),
+                                           {1, 0.0});
   const Eigen::MatrixXd s = b.S.triangularView<Eigen::Lower>();
   const Eigen::MatrixXd full = s + s.transpose() - Eigen::MatrixXd(s.diagonal().asDiagonal()) +
-                               1e-2 * Eigen::MatrixXd::Identity(30, 30);
+                               Eigen::MatrixXd(noise.asDiagonal());
   EXPECT_LT((f.lbb * f.lbb.transpose() - full).cwiseAbs().maxCoeff(), 1e-12);
 }
 

@@ -62,13 +62,29 @@ Eigen::LLT<Eigen::MatrixXd> robust_llt(Eigen::MatrixXd& A) {
   throw NumericalError("hyperfit: K + noise is not positive definite after 3 jitter steps");
 }
 
-/// log N(y; 0, K + noise·I) from the signal covariance K, and (when W is not null)
-/// W = ααᵀ − (K + noise·I)⁻¹ with α = (K + noise·I)⁻¹y, the matrix every gradient entry
+/// The noise variance of row i: known[i] where given and not NaN, else the fitted σ_n².
+double row_noise(const Eigen::VectorXd* known, double noise_variance, Eigen::Index i) {
+  return known != nullptr && !std::isnan((*known)(i)) ? (*known)(i) : noise_variance;
+}
+
+/// ∂ll/∂ln σ_n² = ½ σ_n² Σ_i W_ii over the rows whose noise is fitted (not known).
+double noise_gradient(const Eigen::MatrixXd& W, double noise_variance,
+                      const Eigen::VectorXd* known) {
+  double s = 0;
+  for (Eigen::Index i = 0; i < W.rows(); ++i) {
+    if (known == nullptr || std::isnan((*known)(i))) s += W(i, i);
+  }
+  return 0.5 * noise_variance * s;
+}
+
+/// log N(y; 0, K + Λ) from the signal covariance K, Λ = diag(row_noise), and (when W is not
+/// null) W = ααᵀ − (K + Λ)⁻¹ with α = (K + Λ)⁻¹y, the matrix every gradient entry
 /// ½ Σ_ab W_ab ∂K_ab/∂ψ needs.
 double gaussian_log_likelihood(Eigen::MatrixXd Ky, double noise_variance,
+                               const Eigen::VectorXd* known,
                                const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::MatrixXd* W) {
   const Eigen::Index m = Ky.rows();
-  Ky.diagonal().array() += noise_variance;
+  for (Eigen::Index i = 0; i < m; ++i) Ky(i, i) += row_noise(known, noise_variance, i);
   const Eigen::LLT<Eigen::MatrixXd> llt = robust_llt(Ky);
   const Eigen::VectorXd alpha = llt.solve(y);
   const double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
@@ -77,6 +93,18 @@ double gaussian_log_likelihood(Eigen::MatrixXd Ky, double noise_variance,
     W->noalias() += alpha * alpha.transpose();
   }
   return -0.5 * y.dot(alpha) - 0.5 * logdet - 0.5 * static_cast<double>(m) * kLn2Pi;
+}
+
+/// Known noise variances: null or m values, each NaN (fitted) or finite and ≥ 0.
+void check_known_noise(const Eigen::VectorXd* known, Eigen::Index m) {
+  if (known == nullptr) return;
+  GPB_EXPECTS(known->size() == m,
+              "hyperfit: known noise has " << known->size() << " values for " << m << " rows");
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const double v = (*known)(i);
+    GPB_EXPECTS(std::isnan(v) || (std::isfinite(v) && v >= 0),
+                "hyperfit: known noise[" << i << "] = " << v << " must be >= 0 (or NaN: fitted)");
+  }
 }
 
 /// Each part of a known type and in the columns, every column in exactly one part.
@@ -115,17 +143,17 @@ std::vector<HyperFitPart> effective_parts(const HyperFitOptions& o) {
 /// LBFGSpp), remembering the best point it saw.
 class NegLogLik {
  public:
-  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const HyperFitOptions& o,
-            Eigen::Index nl, Eigen::Index nv)
-      : X_(X), y_(y), o_(o), parts_(effective_parts(o)), nl_(nl), nv_(nv) {}
+  NegLogLik(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd* known,
+            const HyperFitOptions& o, Eigen::Index nl, Eigen::Index nv)
+      : X_(X), y_(y), known_(known), o_(o), parts_(effective_parts(o)), nl_(nl), nv_(nv) {}
 
   double operator()(const Eigen::VectorXd& psi, Eigen::VectorXd& grad) {
     ++evaluations;
     const GpHyperparameters th = unpack(psi);
     double ll = 0;
     try {
-      ll = parts_.empty() ? gp_log_likelihood(X_, y_, o_.kernel, th, &grad)
-                          : gp_log_likelihood(X_, y_, parts_, o_.sum, th, &grad);
+      ll = parts_.empty() ? gp_log_likelihood(X_, y_, o_.kernel, th, &grad, known_)
+                          : gp_log_likelihood(X_, y_, parts_, o_.sum, th, &grad, known_);
     } catch (const NumericalError&) {
       grad.setZero(psi.size());
       return std::numeric_limits<double>::infinity();
@@ -175,6 +203,7 @@ class NegLogLik {
  private:
   const Eigen::MatrixXd& X_;
   const Eigen::VectorXd& y_;
+  const Eigen::VectorXd* known_;
   const HyperFitOptions& o_;
   std::vector<HyperFitPart> parts_;
   Eigen::Index nl_, nv_;
@@ -184,11 +213,13 @@ class NegLogLik {
 
 double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
-                         const GpHyperparameters& theta, Eigen::VectorXd* grad) {
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad,
+                         const Eigen::VectorXd* known_noise) {
   check_kernel(kernel);
   const Eigen::Index m = X.rows(), d = X.cols();
   GPB_EXPECTS(m >= 1 && d >= 1 && y.size() == m,
               "hyperfit: X is " << m << "x" << d << " but y has length " << y.size());
+  check_known_noise(known_noise, m);
   const Eigen::Index q = theta.lengthscales.size();
   GPB_EXPECTS(q == 1 || q == d, "hyperfit: " << q << " length-scales for d = " << d);
   GPB_EXPECTS((theta.lengthscales.array() > 0).all() && theta.signal_variance > 0 &&
@@ -212,8 +243,8 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
   }
   // ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ with W = ααᵀ − K_θ⁻¹.
   Eigen::MatrixXd W;
-  const double ll =
-      gaussian_log_likelihood(Kf, theta.noise_variance, y, grad != nullptr ? &W : nullptr);
+  const double ll = gaussian_log_likelihood(Kf, theta.noise_variance, known_noise, y,
+                                            grad != nullptr ? &W : nullptr);
   if (grad == nullptr) return ll;
   grad->setZero(q + 2);
   const Eigen::MatrixXd H = W.cwiseProduct(G);
@@ -232,18 +263,20 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
   }
   grad->head(q) *= 0.5;
   (*grad)(q) = 0.5 * W.cwiseProduct(Kf).sum();
-  (*grad)(q + 1) = 0.5 * theta.noise_variance * W.trace();
+  (*grad)(q + 1) = noise_gradient(W, theta.noise_variance, known_noise);
   return ll;
 }
 
 double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y,
                          const std::vector<HyperFitPart>& parts, bool sum,
-                         const GpHyperparameters& theta, Eigen::VectorXd* grad) {
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad,
+                         const Eigen::VectorXd* known_noise) {
   const Eigen::Index m = X.rows(), d = X.cols();
   const auto P = static_cast<Eigen::Index>(parts.size());
   GPB_EXPECTS(m >= 1 && d >= 1 && y.size() == m,
               "hyperfit: X is " << m << "x" << d << " but y has length " << y.size());
+  check_known_noise(known_noise, m);
   check_parts(parts, d);
   // Column → length-scale index (parts in order; one per column with ARD, else one per part).
   std::vector<Eigen::Index> first(static_cast<std::size_t>(P));
@@ -293,7 +326,7 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
   }
   // ∂ll/∂ψ = ½ Σ_ab W_ab ∂K_ab/∂ψ with W = ααᵀ − K_θ⁻¹, pair by pair (the part values again).
   Eigen::MatrixXd W;
-  const double ll = gaussian_log_likelihood(std::move(Ky), theta.noise_variance, y,
+  const double ll = gaussian_log_likelihood(std::move(Ky), theta.noise_variance, known_noise, y,
                                             grad != nullptr ? &W : nullptr);
   if (grad == nullptr) return ll;
   const Eigen::Index nv = sum ? P : 1;
@@ -327,7 +360,7 @@ double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
       if (!sum) (*grad)(q) += w * k;
     }
   }
-  (*grad)(q + nv) = 0.5 * theta.noise_variance * W.trace();
+  (*grad)(q + nv) = noise_gradient(W, theta.noise_variance, known_noise);
   return ll;
 }
 
@@ -345,6 +378,10 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   GPB_EXPECTS(y.size() == n,
               "hyperfit: y has length " << y.size() << " but X has " << n << " rows");
   GPB_EXPECTS(X.allFinite() && y.allFinite(), "hyperfit: X or y has a non-finite entry");
+  GPB_EXPECTS(o.known_noise.size() == 0 || o.known_noise.size() == n,
+              "hyperfit: known_noise has " << o.known_noise.size() << " values for " << n
+                                           << " rows");
+  if (o.known_noise.size() > 0) check_known_noise(&o.known_noise, n);
   GPB_EXPECTS(o.max_rows >= 2, "hyperfit: max_rows must be >= 2, got " << o.max_rows);
   GPB_EXPECTS(o.random_starts >= 0, "hyperfit: random_starts must be >= 0");
   GPB_EXPECTS(o.max_iterations >= 1, "hyperfit: max_iterations must be >= 1");
@@ -365,10 +402,11 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
     }
   }
   Eigen::MatrixXd Xm(m, d);
-  Eigen::VectorXd ym(m);
+  Eigen::VectorXd ym(m), known(o.known_noise.size() > 0 ? m : 0);
   for (Eigen::Index i = 0; i < m; ++i) {
     Xm.row(i) = X.row(idx[static_cast<std::size_t>(i)]);
     ym(i) = y(idx[static_cast<std::size_t>(i)]);
+    if (known.size() > 0) known(i) = o.known_noise(idx[static_cast<std::size_t>(i)]);
   }
 
   // Standardise the inputs for conditioning; length-scales are mapped back at the end.
@@ -419,7 +457,7 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   param.max_linesearch = 40;
   LBFGSpp::LBFGSBSolver<double> solver(param);
 
-  NegLogLik fun(Xm, ym, o, q, nv);
+  NegLogLik fun(Xm, ym, known.size() > 0 ? &known : nullptr, o, q, nv);
   HyperFit out;
   const int given = static_cast<int>(o.starts.size());
   for (int s = -given; s <= o.random_starts; ++s) {

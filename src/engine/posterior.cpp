@@ -95,6 +95,14 @@ struct FinitePosterior::Impl {
       GPB_EXPECTS(std::isfinite(y[i]), what << ": y[" << i << "] = " << y[i] << " is not finite");
     }
   }
+  /// Row noise variances: null (λ), or `count` values, each finite and > 0.
+  static void check_noise(const double* noise, int count, const char* what) {
+    if (noise == nullptr) return;
+    for (int i = 0; i < count; ++i) {
+      GPB_EXPECTS(std::isfinite(noise[i]) && noise[i] > 0,
+                  what << ": noise[" << i << "] = " << noise[i] << " must be > 0 and finite");
+    }
+  }
 };
 
 FinitePosterior::FinitePosterior(const Context& ctx, const Kernel& kernel, const Domain& domain,
@@ -163,17 +171,19 @@ std::pair<int, int> FinitePosterior::slice() const {
   return impl_->slice;
 }
 
-void FinitePosterior::observe(const int* index, const double* y) {
+void FinitePosterior::observe(const int* index, const double* y, const double* noise) {
   Impl& s = *impl_;
   GPB_EXPECTS(
       s.backend->pending() == 0,
       "posterior.observe: " << s.backend->pending() << " pending row(s) must be resolved first");
   s.check_indices(index, "posterior.observe");
   Impl::check_rewards(y, s.backend->runs(), "posterior.observe");
-  s.backend->observe(index, y);
+  Impl::check_noise(noise, s.backend->runs(), "posterior.observe");
+  s.backend->observe(index, y, noise);
 }
 
-void FinitePosterior::observe_batch(int q, const int* index, const double* y) {
+void FinitePosterior::observe_batch(int q, const int* index, const double* y,
+                                    const double* noise) {
   Impl& s = *impl_;
   GPB_EXPECTS(q >= 1, "posterior.observe_batch: q must be >= 1, got " << q);
   GPB_EXPECTS(s.backend->pending() == 0,
@@ -187,12 +197,14 @@ void FinitePosterior::observe_batch(int q, const int* index, const double* y) {
                                                    << " is out of range [0, " << n << ")");
   }
   Impl::check_rewards(y, R * q, "posterior.observe_batch");
-  s.backend->observe_batch(q, index, y);
+  Impl::check_noise(noise, R * q, "posterior.observe_batch");
+  s.backend->observe_batch(q, index, y, noise);
 }
 
-void FinitePosterior::add_pending(const int* index) {
+void FinitePosterior::add_pending(const int* index, const double* noise) {
   impl_->check_indices(index, "posterior.add_pending");
-  impl_->backend->add_pending(index);
+  Impl::check_noise(noise, runs(), "posterior.add_pending");
+  impl_->backend->add_pending(index, noise);
 }
 
 void FinitePosterior::resolve_pending(const double* y) {
@@ -326,6 +338,7 @@ PosteriorFactor FinitePosterior::factor(int run) const {
     for (int p = 0; p <= q; ++p) f.L(q, p) = rr.L[static_cast<std::size_t>(q)][p];
   }
   f.alpha = Eigen::Map<const Eigen::VectorXd>(rr.alpha.data(), t);
+  f.noise = Eigen::Map<const Eigen::VectorXd>(rr.noise.data(), t);
   f.resolved = rr.resolved;
   for (int q = 0; q < t; ++q) {
     if (f.resolved[static_cast<std::size_t>(q)] == 0) f.alpha[q] = 0.0;

@@ -69,6 +69,11 @@ struct HyperFitOptions {
   /// and a product has one signal variance, a sum one per part (GpHyperparameters::part_variances).
   std::vector<HyperFitPart> parts;
   bool sum = false;  ///< with parts: Σ_p v_p·u_p (else the product v·Π_p u_p)
+  /// Known per-row noise variances of y (heteroscedastic, e.g. replicate variances): length n
+  /// (one per row of X) with K_θ = K + Λ, Λ_ii = known_noise(i), or NaN where a row's noise is
+  /// not known (that row gets the fitted σ_n²); empty: σ_n² on every row. Known values are ≥ 0,
+  /// in y's units, and fixed (not fitted); when every row is known, σ_n² only meets its prior.
+  Eigen::VectorXd known_noise;
   /// Further starts tried before the default one, in the caller's input units (e.g. the previous
   /// fit, clamped into the bounds); length-scales of length 1 or d as the fit's.
   std::vector<GpHyperparameters> starts;
@@ -87,24 +92,28 @@ struct HyperFit {
 /// log p(y | X, θ) = −½ yᵀK_θ⁻¹y − ½ ln|K_θ| − (m/2) ln 2π with K_θ = K + σ_n²I, by Cholesky
 /// (jitter 1e−10·mean diag, ×10 up to 3 times). X is m×d (one row per point), y has length m.
 /// If `grad` is not null it receives ∂/∂ψ for ψ = (ln l_1..ln l_q, ln σ_y², ln σ_n²), q = 1 or
-/// d: ½ tr((ααᵀ − K_θ⁻¹) ∂K_θ/∂ψ_j), α = K_θ⁻¹y. O(m³ + m²·d).
+/// d: ½ tr((ααᵀ − K_θ⁻¹) ∂K_θ/∂ψ_j), α = K_θ⁻¹y. O(m³ + m²·d). `known_noise` (m values, NaN:
+/// unknown; HyperFitOptions::known_noise) replaces σ_n² on the rows where it is known.
 /// @throws InvalidArgument for mismatched shapes, a kernel other than SE/Matérn 3/2/Matérn 5/2,
-/// or non-positive parameters; NumericalError if K_θ stays indefinite after the jitter.
+/// non-positive parameters or a negative known noise; NumericalError if K_θ stays indefinite
+/// after the jitter.
 double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y, KernelType kernel,
-                         const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr,
+                         const Eigen::VectorXd* known_noise = nullptr);
 
 /// log p(y | X, θ) for a composite kernel: the product v·Π_p u_p or (sum) Σ_p v_p·u_p of the
 /// stationary `parts` (each on its columns of X). θ.lengthscales holds the parts' length-scales in
 /// order (size values for a part with ard, one otherwise); a product reads θ.signal_variance, a sum
 /// θ.part_variances. `grad` receives ∂/∂ψ for ψ = (ln l…, ln v (product) or ln v_1..ln v_P (sum),
-/// ln σ_n²). O(m³ + m²·d).
+/// ln σ_n²). O(m³ + m²·d). `known_noise` as above.
 /// @throws InvalidArgument for parts that do not cover the columns once, a part type other than
 /// SE/Matérn 3/2/5/2, mismatched counts or non-positive values; NumericalError as above.
 double gp_log_likelihood(const Eigen::Ref<const Eigen::MatrixXd>& X,
                          const Eigen::Ref<const Eigen::VectorXd>& y,
                          const std::vector<HyperFitPart>& parts, bool sum,
-                         const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr);
+                         const GpHyperparameters& theta, Eigen::VectorXd* grad = nullptr,
+                         const Eigen::VectorXd* known_noise = nullptr);
 
 /// Output scale and noise of a GP whose kernel shape is fixed (Tanimoto, MinMax, any kernel with
 /// v = 1): the model y ~ N(m·1, v·K + λI) with m = mean(y).

@@ -50,6 +50,9 @@ struct PosteriorFactor {
   Eigen::MatrixXd L;
   /// α = L⁻¹y (length t); 0 for a pending row.
   Eigen::VectorXd alpha;
+  /// λ_q, the noise variance of each row (length t): the posterior's λ unless the row was added
+  /// with its own (observe(…, noise)), so K_t + Λ = L Lᵀ with Λ = diag(λ_q).
+  Eigen::VectorXd noise;
   /// 1 for an observed or resolved row, 0 for a pending one (length t).
   std::vector<unsigned char> resolved;
   /// Candidate index a_q of each row (length t).
@@ -58,6 +61,14 @@ struct PosteriorFactor {
 
 /// Exact GP posterior (prior GP(0, k), Gaussian likelihood N(0, λ)) over the N candidates of a
 /// Domain, for R independent runs advanced in lockstep.
+///
+/// Known per-observation noise (heteroscedastic): observe(), observe_batch() and add_pending()
+/// take an optional noise variance λ_q for each row they append (null: λ for every row); the
+/// posterior is then that of K_t + Λ, Λ = diag(λ_q). λ_q enters only its own row's pivot,
+/// L[q,q] = √(λ_q + σ²_{q−1}[a_q]) (every other step is λ-free), so incremental, recompute, block
+/// and lazy updates, sharding, add_candidates and the CUDA backend all hold it unchanged, and
+/// factor() reports it (PosteriorFactor::noise). A pending row's λ_q is fixed when it is added:
+/// resolving it with an observation of another noise needs a rebuild.
 ///
 /// State per run: V (t×N, row q = v_q), the factor L of K_t + λI (t×t; L[q,p] = v_p[a_q],
 /// L[q,q] = √(λ + σ²_{q−1}[a_q])), α = L⁻¹y, μ and σ² over the domain. An observation at
@@ -156,10 +167,11 @@ class FinitePosterior {
   /// This rank's candidates [begin, end) (the whole [0, N) when not sharded).
   std::pair<int, int> slice() const;
 
-  /// Observes y[r] at candidate index[r] for every run r (arrays of length R). Only allowed
-  /// when no row is pending. O(N·t) per run (incremental), O(t²) (recompute).
-  /// @throws InvalidArgument on a bad index or a non-finite y.
-  void observe(const int* index, const double* y);
+  /// Observes y[r] at candidate index[r] for every run r (arrays of length R), with noise
+  /// variance noise[r] (null: λ; see "Known per-observation noise"). Only allowed when no row is
+  /// pending. O(N·t) per run (incremental), O(t²) (recompute).
+  /// @throws InvalidArgument on a bad index, a non-finite y or a noise that is not finite and > 0.
+  void observe(const int* index, const double* y, const double* noise = nullptr);
   /// Observes a batch of q rewards per run as one block update: index and y are R×q, run-major
   /// (index[r·q + i], y[r·q + i]); the same posterior as q calls of observe() with the batch's
   /// columns i = 0..q−1 in order (rows appended in that order), up to rounding. CPU incremental
@@ -172,11 +184,12 @@ class FinitePosterior {
   /// observe() calls would append, bit for bit, computed for the whole batch at once (the
   /// batch's columns over the old rows in groups, its factor block in tiles, on every thread:
   /// O(q·t² + q²·t + q³) steps, several times faster than row by row). CUDA applies the rows one
-  /// by one. Only allowed when no row is
-  /// pending. @throws InvalidArgument if q < 1, on a bad index or a non-finite y.
-  void observe_batch(int q, const int* index, const double* y);
-  /// Hallucinates candidate index[r] for every run: σ² update only.
-  void add_pending(const int* index);
+  /// by one. noise: R×q run-major row noise variances, or null (λ). Only allowed when no row is
+  /// pending. @throws InvalidArgument if q < 1, on a bad index, a non-finite y or a bad noise.
+  void observe_batch(int q, const int* index, const double* y, const double* noise = nullptr);
+  /// Hallucinates candidate index[r] for every run: σ² update only; with noise (R values) as
+  /// the rows' noise variances, else λ.
+  void add_pending(const int* index, const double* noise = nullptr);
   /// Resolves every pending row with its reward: y is R×P run-major (y[r·P + i] for the
   /// i-th pending row of run r), in the order the rows were added.
   void resolve_pending(const double* y);
@@ -232,7 +245,8 @@ class FinitePosterior {
   /// recompute mode rebuilds V chunk by chunk. @throws InvalidArgument for a bad run or a B
   /// without t rows; on CUDA with mixed precision.
   Eigen::MatrixXd apply_rows(int run, const Eigen::Ref<const Eigen::MatrixXd>& B) const;
-  /// γ̂ = ½ Σ_q ln(L[q,q]²/λ) = ½ ln|I + λ⁻¹K_t| over every row of run r (pending included).
+  /// γ̂ = ½ Σ_q ln(L[q,q]²/λ_q) = ½ ln|I + Λ^{−1/2}K_tΛ^{−1/2}| over every row of run r (pending
+  /// included; ½ ln|I + λ⁻¹K_t| when every row has λ).
   double info_gain(int run) const;
   /// Candidate indices of run r's rows, in order.
   const std::vector<int>& history(int run) const;

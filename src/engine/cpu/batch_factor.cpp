@@ -9,7 +9,7 @@
 namespace gpb::detail {
 
 BatchFactor factor_batch_by_rows(const Eigen::MatrixXd& S, const double* var0, const double* prior,
-                                 double lambda, const Eigen::MatrixXd* prefix) {
+                                 const double* noise, const Eigen::MatrixXd* prefix) {
   const int q = static_cast<int>(S.rows());
   const int t = prefix != nullptr ? static_cast<int>(prefix->cols()) : 0;
   BatchFactor f;
@@ -25,7 +25,7 @@ BatchFactor factor_batch_by_rows(const Eigen::MatrixXd& S, const double* var0, c
       s = var_step(s, f.lbb(i, j));
     }
     f.vars[static_cast<std::size_t>(i)] = s;
-    f.lbb(i, i) = pivot(lambda, s, prior[i]);
+    f.lbb(i, i) = pivot(noise[i], s, prior[i]);
   }
   return f;
 }
@@ -70,7 +70,7 @@ void tile_prefix(const Eigen::MatrixXd& S, const Eigen::MatrixXd* P, const Eigen
 }  // namespace
 
 BatchFactor factor_batch(const Eigen::MatrixXd& S, const double* var0, const double* prior,
-                         double lambda, Threads threads, const Eigen::MatrixXd* prefix) {
+                         const double* noise, Threads threads, const Eigen::MatrixXd* prefix) {
   const int q = static_cast<int>(S.rows());
   BatchFactor f;
   f.lbb = Eigen::MatrixXd::Zero(q, q);
@@ -93,7 +93,7 @@ BatchFactor factor_batch(const Eigen::MatrixXd& S, const double* var0, const dou
     // Within the tile, column by column: the steps k ∈ [j0, j), then the division and σ².
     for (int b = 0; b < nb; ++b) {
       const int j = j0 + b;
-      L(j, j) = pivot(lambda, f.vars[static_cast<std::size_t>(j)], prior[j]);
+      L(j, j) = pivot(noise[j], f.vars[static_cast<std::size_t>(j)], prior[j]);
       const double ljj = L(j, j);
       for (int i = j + 1; i < q; ++i) {
         const int gi = (i - first) / kGroup, c = (i - first) % kGroup;

@@ -51,14 +51,16 @@ class CpuPosterior final : public detail::PosteriorBackend {
   bool recompute_mode() const override { return s_.recompute; }
   double noise_variance() const override { return s_.lambda; }
 
-  void observe(const int* index, const double* y) override { s_.append(index, y); }
-
-  void observe_batch(int q, const int* index, const double* y) override {
-    s_.append_block(q, index, y);
+  void observe(const int* index, const double* y, const double* noise) override {
+    s_.append(index, y, noise);
   }
 
-  void add_pending(const int* index) override {
-    s_.append(index, nullptr);
+  void observe_batch(int q, const int* index, const double* y, const double* noise) override {
+    s_.append_block(q, index, y, noise);
+  }
+
+  void add_pending(const int* index, const double* noise) override {
+    s_.append(index, nullptr, noise);
     ++s_.pending;
   }
 
@@ -163,10 +165,7 @@ class CpuPosterior final : public detail::PosteriorBackend {
   }
 
   double info_gain(int run) const override {
-    const detail::RunRows& rr = s_.runs[static_cast<std::size_t>(run)];
-    double g = 0;
-    for (const double v : rr.pivot_var) g += 0.5 * std::log1p(v / s_.lambda);
-    return g;
+    return s_.runs[static_cast<std::size_t>(run)].info_gain();
   }
 
   const std::vector<int>& history(int run) const override {

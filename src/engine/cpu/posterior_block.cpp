@@ -52,8 +52,9 @@ void kernel_columns(const KernelEval& eval, const double* points, int n, const d
 /// the steps of q single observations (each batch row's column over the t old rows, then over the
 /// batch rows before it), so that observe_batch appends the rows observe() would, bit for bit:
 /// k(x_j, x_i) with the old rows' values Cᵀ as every element's prefix instead of the product.
+/// `noise`: the q rows' noise variances.
 BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int d, int q,
-                         double lambda, Threads threads, bool as_single_rows) {
+                         const double* noise, Threads threads, bool as_single_rows) {
   const long w = t + 1 + d;
   const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> C(cols, t, q,
                                                                      Eigen::OuterStride<>(w));
@@ -77,7 +78,7 @@ BatchFactor batch_factor(const KernelEval& eval, const double* cols, int t, int 
     var0[static_cast<std::size_t>(i)] = cols[i * w + t];  // σ²_t[a_i]
     prior[static_cast<std::size_t>(i)] = eval(x, x, d);
   }
-  return factor_batch(S, var0.data(), prior.data(), lambda, threads,
+  return factor_batch(S, var0.data(), prior.data(), noise, threads,
                       as_single_rows ? &prefix : nullptr);
 }
 
@@ -151,7 +152,7 @@ void apply_new_rows(CpuState& s, int r, int t, int q, const VT* vnew) {
 
 }  // namespace
 
-void CpuState::append_block(int q, const int* candidate, const double* y) {
+void CpuState::append_block(int q, const int* candidate, const double* y, const double* noise) {
   const int R = num_runs(), t = rows;
   const long w = t + 1 + d;
   if (!recompute) {
@@ -193,10 +194,14 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
   }
   share_owned(shard, cols.data(), static_cast<int>(cols.size()), "observe_batch");
 
+  // The rows' noise variances (λ unless given), R×q run-major.
+  std::vector<double> lam(static_cast<std::size_t>(R) * q, lambda);
+  if (noise != nullptr) std::copy(noise, noise + lam.size(), lam.begin());
   std::vector<BatchFactor> factors;
   for (int r = 0; r < R; ++r) {
     const double* c = cols.data() + static_cast<std::size_t>(r) * q * w;
-    factors.push_back(batch_factor(eval, c, t, d, q, lambda, threads, recompute));
+    factors.push_back(batch_factor(eval, c, t, d, q, lam.data() + static_cast<std::size_t>(r) * q,
+                                   threads, recompute));
   }
   // The factor rows, in the order q observe() calls would append them.
   std::vector<double> col;
@@ -213,7 +218,8 @@ void CpuState::append_block(int q, const int* candidate, const double* y) {
       history_ext[static_cast<std::size_t>(r)].push_back(
           candidate[static_cast<std::size_t>(r) * q + i]);
       yr[static_cast<std::size_t>(r)] = y[static_cast<std::size_t>(r) * q + i];
-      append_factor_row(r, index[static_cast<std::size_t>(r) * q + i], col.data(), yr.data());
+      append_factor_row(r, index[static_cast<std::size_t>(r) * q + i], col.data(), yr.data(),
+                        lam[static_cast<std::size_t>(r) * q + i]);
       const double a = runs[static_cast<std::size_t>(r)].alpha.back();
       alpha2[static_cast<std::size_t>(r)].push_back(alpha2[static_cast<std::size_t>(r)].back() +
                                                     a * a);

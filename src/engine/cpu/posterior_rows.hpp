@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "engine/cpu/fingerprint_block.hpp"
@@ -28,6 +29,7 @@ inline void kernel_row(const KernelEval& eval, const double* xa, const double* p
 struct RunRows {
   std::vector<std::vector<double>> L;
   std::vector<double> pivot_var;        ///< σ²_{q−1}[a_q] (clamped) of each row
+  std::vector<double> noise;            ///< λ_q, the noise variance of each row
   std::vector<double> alpha;            ///< α_q, valid once the row is resolved
   std::vector<unsigned char> resolved;  ///< 1 for observed or resolved rows, 0 while pending
   std::vector<int> history;             ///< a_q (the backend's own position of the candidate)
@@ -35,6 +37,12 @@ struct RunRows {
 
   /// The d coordinates of row q's candidate x_{a_q}.
   const double* x(int q, int d) const { return xs.data() + static_cast<long>(q) * d; }
+  /// γ̂ = ½ Σ_q ln(1 + σ²_{q−1}[a_q]/λ_q) = ½ ln|I + Λ^{−1/2} K_t Λ^{−1/2}| over every row.
+  double info_gain() const {
+    double g = 0;
+    for (std::size_t q = 0; q < pivot_var.size(); ++q) g += 0.5 * std::log1p(pivot_var[q] / noise[q]);
+    return g;
+  }
 };
 
 /// v_q[j] for one column j and every row q < t of `run`, by the row recurrence restricted to

@@ -268,18 +268,19 @@ struct CpuState {
   }
 
   /// Appends row t = rows for run r from its column `col` (owned_column's layout, shared by the
-  /// owner): L[t, 0..t], the pivot variance, x_a and, when observed, α_t. `i` is the candidate's
-  /// internal position, or −1 when another rank holds it.
-  void append_factor_row(int r, int i, const double* col, const double* y) {
+  /// owner): L[t, 0..t] with the row's noise variance `lam`, the pivot variance, x_a and, when
+  /// observed, α_t. `i` is the candidate's internal position, or −1 when another rank holds it.
+  void append_factor_row(int r, int i, const double* col, const double* y, double lam) {
     RunRows& run = runs[static_cast<std::size_t>(r)];
     const int t = rows;
     const double* x = col + t + 1;
     std::vector<double> row(col, col + t + 1);
-    row[static_cast<std::size_t>(t)] = pivot(lambda, col[t], eval(x, x, d));  // eval: kdiag[a]
+    row[static_cast<std::size_t>(t)] = pivot(lam, col[t], eval(x, x, d));  // eval: kdiag[a]
     run.history.push_back(i);
     run.xs.insert(run.xs.end(), x, x + d);
     run.L.push_back(std::move(row));
     run.pivot_var.push_back(col[t]);
+    run.noise.push_back(lam);
     run.alpha.push_back(0.0);
     run.resolved.push_back(0);
     if (y != nullptr) resolve_row(run, t, y[r]);
@@ -474,10 +475,10 @@ struct CpuState {
     }
   }
 
-  /// Appends one row per run (observed when y is non-null, pending otherwise): the owner of each
-  /// run's candidate provides its column (t + 1 + d doubles), every rank appends the same factor
-  /// row and applies it to its slice.
-  void append(const int* candidate, const double* y) {
+  /// Appends one row per run (observed when y is non-null, pending otherwise) with noise variance
+  /// noise[r] (λ when null): the owner of each run's candidate provides its column (t + 1 + d
+  /// doubles), every rank appends the same factor row and applies it to its slice.
+  void append(const int* candidate, const double* y, const double* noise) {
     const int R = num_runs(), t = rows, w = t + 1 + d;
     std::vector<int> index(static_cast<std::size_t>(R), -1);  // internal position, −1: not held
     for (int r = 0; r < R; ++r) {
@@ -502,8 +503,10 @@ struct CpuState {
       if (index[r] >= 0) owned_column(r, index[r], cols.data() + static_cast<std::size_t>(r) * w);
     }
     share_owned(shard, cols.data(), R * w, y != nullptr ? "observe" : "add_pending");
-    for (int r = 0; r < R; ++r)
-      append_factor_row(r, index[r], cols.data() + static_cast<std::size_t>(r) * w, y);
+    for (int r = 0; r < R; ++r) {
+      append_factor_row(r, index[r], cols.data() + static_cast<std::size_t>(r) * w, y,
+                        noise != nullptr ? noise[r] : lambda);
+    }
     for (int r = 0; r < R; ++r) {
       const double a = runs[static_cast<std::size_t>(r)].alpha.back();
       alpha2[static_cast<std::size_t>(r)].push_back(alpha2[static_cast<std::size_t>(r)].back() +
@@ -527,11 +530,12 @@ struct CpuState {
   void new_columns(int first, int count);
   /// Widens the candidate capacity to at least `need`, keeping every stored value.
   void widen(int need);
-  /// Appends q observed rows per run (candidate and y: R×q, run-major) as one block update
+  /// Appends q observed rows per run (candidate, y and noise: R×q, run-major; noise null: λ for
+  /// every row) as one block update
   /// (cpu/posterior_block.cpp; FinitePosterior::observe_batch): incremental mode updates V by a
   /// GEMM and a TRSM (in float when V is); recompute mode appends the factor rows q observe()
   /// calls would, bit for bit, computed in groups and tiles.
-  void append_block(int q, const int* candidate, const double* y);
+  void append_block(int q, const int* candidate, const double* y, const double* noise);
 
   /// Lazy mode: an upper bound of the UCB score any candidate of stale block b of run r (not
   /// excluded) reaches once brought up to `t` rows (see the header's "Lazy blocks"); NaN when a

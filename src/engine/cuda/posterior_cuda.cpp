@@ -103,10 +103,12 @@ class CudaPosterior final : public detail::PosteriorBackend {
   bool recompute_mode() const override { return recompute_; }
   double noise_variance() const override { return lambda_; }
 
-  void observe(const int* index, const double* y) override { append(index, y); }
+  void observe(const int* index, const double* y, const double* noise) override {
+    append(index, y, noise);
+  }
 
-  void add_pending(const int* index) override {
-    append(index, nullptr);
+  void add_pending(const int* index, const double* noise) override {
+    append(index, nullptr, noise);
     ++pending_;
   }
 
@@ -300,11 +302,7 @@ class CudaPosterior final : public detail::PosteriorBackend {
   }
 
   double info_gain(int run) const override {
-    double g = 0;
-    for (const double v : runs_[static_cast<std::size_t>(run)].pivot_var) {
-      g += 0.5 * std::log1p(v / lambda_);
-    }
-    return g;
+    return runs_[static_cast<std::size_t>(run)].info_gain();
   }
 
   const std::vector<int>& history(int run) const override {
@@ -527,8 +525,9 @@ class CudaPosterior final : public detail::PosteriorBackend {
     return cols;
   }
 
-  /// Appends one row per run (observed when y is non-null, pending otherwise).
-  void append(const int* index, const double* y) {
+  /// Appends one row per run (observed when y is non-null, pending otherwise), with the noise
+  /// variance noise[r] (λ when null).
+  void append(const int* index, const double* y, const double* noise) {
     cuda::set_device(*ctx_);
     cudaStream_t s = stream();
     if (!recompute_ && rows_ == cap_) grow();
@@ -542,13 +541,15 @@ class CudaPosterior final : public detail::PosteriorBackend {
       detail::RunRows& run = runs_[r];
       const double sv = c[t];
       std::copy(c, c + t, lrows.begin() + static_cast<long>(r * l));
-      lrows[r * l + t] = detail::pivot(lambda_, sv, c[t + 1]);
+      const double lam = noise != nullptr ? noise[r] : lambda_;
+      lrows[r * l + t] = detail::pivot(lam, sv, c[t + 1]);
       std::copy(c + t + 2, c + t + 2 + d_, xa.begin() + static_cast<long>(r * dd));
       run.history.push_back(index[r]);  // global candidate indices
       run.xs.insert(run.xs.end(), c + t + 2, c + t + 2 + d_);
       run.L.emplace_back(lrows.begin() + static_cast<long>(r * l),
                          lrows.begin() + static_cast<long>((r + 1) * l));
       run.pivot_var.push_back(sv);
+      run.noise.push_back(lam);
       run.alpha.push_back(0.0);
       run.resolved.push_back(0);
       if (y != nullptr) {

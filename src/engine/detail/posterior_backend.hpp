@@ -25,22 +25,27 @@ class PosteriorBackend {
   virtual int pending() const = 0;
   virtual bool recompute_mode() const = 0;
   virtual double noise_variance() const = 0;
-  /// index, y: R entries each, already checked (indices in range, y finite, nothing pending).
-  virtual void observe(const int* index, const double* y) = 0;
-  /// index, y: R×q run-major, checked. Default: q observe() calls, column by column.
-  virtual void observe_batch(int q, const int* index, const double* y) {
+  /// index, y: R entries each, already checked (indices in range, y finite, nothing pending);
+  /// noise: R row noise variances (finite, > 0), or null for λ.
+  virtual void observe(const int* index, const double* y, const double* noise) = 0;
+  /// index, y, noise (may be null): R×q run-major, checked. Default: q observe() calls, column by
+  /// column.
+  virtual void observe_batch(int q, const int* index, const double* y, const double* noise) {
     const int R = runs();
     std::vector<int> idx(static_cast<std::size_t>(R));
-    std::vector<double> val(static_cast<std::size_t>(R));
+    std::vector<double> val(static_cast<std::size_t>(R)), lam(static_cast<std::size_t>(R));
     for (int i = 0; i < q; ++i) {
       for (int r = 0; r < R; ++r) {
-        idx[static_cast<std::size_t>(r)] = index[static_cast<std::size_t>(r) * q + i];
-        val[static_cast<std::size_t>(r)] = y[static_cast<std::size_t>(r) * q + i];
+        const std::size_t e = static_cast<std::size_t>(r) * q + i;
+        idx[static_cast<std::size_t>(r)] = index[e];
+        val[static_cast<std::size_t>(r)] = y[e];
+        if (noise != nullptr) lam[static_cast<std::size_t>(r)] = noise[e];
       }
-      observe(idx.data(), val.data());
+      observe(idx.data(), val.data(), noise != nullptr ? lam.data() : nullptr);
     }
   }
-  virtual void add_pending(const int* index) = 0;
+  /// noise: R row noise variances, or null for λ.
+  virtual void add_pending(const int* index, const double* noise) = 0;
   /// y: R×P run-major, finite; P = pending() ≥ 1.
   virtual void resolve_pending(const double* y) = 0;
   /// points: d×m, checked (dimension, finite; not sharded, not precomputed), m ≥ 1.
