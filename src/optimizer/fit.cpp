@@ -159,6 +159,7 @@ HyperFit Optimizer::State::fit_structure() {
     ho.starts.push_back(g);
   }
   const Eigen::VectorXd y_std = (y.array() - offset) / scale;
+  ho.known_noise = known_noise(w, scale);  // tell's known variances, fixed in the fit
   HyperFit res = fit_gp_hyperparameters(X, y_std, ho);
   if (f.prior && f.lengthscale_prior_select &&
       ho.lengthscale_prior_loc != f.lengthscale_prior_loc) {
@@ -177,7 +178,10 @@ HyperFit Optimizer::State::fit_structure() {
     double plain_offset = 0.0, plain_scale = 1.0;
     detail::OutputWarp identity;
     standardization(plain_offset, plain_scale, identity, true);
-    HyperFit plain = fit_gp_hyperparameters(X, (plain_y.array() - plain_offset) / plain_scale, ho);
+    HyperFitOptions plain_ho = ho;
+    plain_ho.known_noise = known_noise(identity, plain_scale);
+    HyperFit plain =
+        fit_gp_hyperparameters(X, (plain_y.array() - plain_offset) / plain_scale, plain_ho);
     if (log_density_of_y(plain, signed_y, identity, plain_scale) >=
         log_density_of_y(res, signed_y, w, scale)) {
       res = plain;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -25,6 +26,22 @@ std::unique_ptr<Context> make_context(const ContextOptions& o) {
         "backend 'cuda' requested but no CUDA device is available (use cpu or auto)");
   }
   return std::make_unique<Context>(o);
+}
+
+/// tell's known noise variances: none, or one per value of y, each ≥ 0 and finite or NaN.
+void check_noise(const std::vector<double>& noise, std::size_t m) {
+  GPB_EXPECTS(noise.empty() || noise.size() == m,
+              "tell: " << noise.size() << " noise variances for " << m << " values of y");
+  for (std::size_t i = 0; i < noise.size(); ++i) {
+    GPB_EXPECTS(std::isnan(noise[i]) || (std::isfinite(noise[i]) && noise[i] >= 0),
+                "tell: noise[" << i << "] = " << noise[i]
+                               << " must be >= 0 and finite (or NaN: not known)");
+  }
+}
+
+/// Value i's known noise variance (NaN when none was given).
+double noise_at(const std::vector<double>& noise, std::size_t i) {
+  return noise.empty() ? std::numeric_limits<double>::quiet_NaN() : noise[i];
 }
 
 void check_acquisition(const AcquisitionOptions& a) {
@@ -241,7 +258,8 @@ void Optimizer::State::apply(const PosteriorOp& op) {
     case PosteriorOp::Kind::Observe: {
       const int p = obs_point[static_cast<std::size_t>(op.value)];
       const double g = model_y(op.value);
-      post->observe(&p, &g);
+      const double lam = model_noise(op.value);
+      post->observe(&p, &g, std::isnan(lam) ? nullptr : &lam);
       break;
     }
     case PosteriorOp::Kind::Pending:
@@ -302,7 +320,10 @@ void Optimizer::State::sync(bool for_ask) {
   if (!slot_answer.empty()) {
     const auto answered =
         std::count_if(slot_answer.begin(), slot_answer.end(), [](int id) { return id >= 0; });
-    if (answered == static_cast<long>(slot_answer.size())) {
+    // A pending row was added with λ: an answer with a known noise needs the row rebuilt.
+    const bool noisy = std::any_of(slot_answer.begin(), slot_answer.end(),
+                                   [this](int id) { return id >= 0 && !std::isnan(model_noise(id)); });
+    if (answered == static_cast<long>(slot_answer.size()) && !noisy) {
       apply({PosteriorOp::Kind::Resolve, 0, slot_answer});
       slot_answer.clear();
     } else if (answered > 0) {
@@ -338,10 +359,31 @@ int Optimizer::State::add_extra(const double* x) {
   return p;
 }
 
-void Optimizer::State::record(const double* x, double y, int p) {
+double Optimizer::State::model_noise(int i, const detail::OutputWarp& w, double scale) const {
+  if (obs_noise.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double v = obs_noise[static_cast<std::size_t>(i)];
+  if (std::isnan(v)) return v;
+  const double s = w.slope(sign() * obs_y[static_cast<std::size_t>(i)]) / scale;
+  return std::max(v * s * s, opt.fit.noise_floor);
+}
+
+Eigen::VectorXd Optimizer::State::known_noise(const detail::OutputWarp& w, double scale) const {
+  const bool any = std::any_of(obs_noise.begin(), obs_noise.end(),
+                               [](double v) { return !std::isnan(v); });
+  if (!any) return {};
+  Eigen::VectorXd out(num_obs());
+  for (int i = 0; i < num_obs(); ++i) out[i] = model_noise(i, w, scale);
+  return out;
+}
+
+void Optimizer::State::record(const double* x, double y, int p, double noise) {
   const int id = num_obs();
   obs_x.insert(obs_x.end(), x, x + d);
   obs_y.push_back(y);
+  if (!std::isnan(noise) || !obs_noise.empty()) {  // from the first known noise on, one per obs
+    obs_noise.resize(static_cast<std::size_t>(id), std::numeric_limits<double>::quiet_NaN());
+    obs_noise.push_back(noise);
+  }
   obs_point.push_back(p);
   update_trust_region(y);
   const auto it = std::find_if(outstanding.begin(), outstanding.end(),
@@ -509,11 +551,13 @@ AskResult Optimizer::ask(int q) {
   return out;
 }
 
-void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>& y) {
+void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>& y,
+                     const std::vector<double>& noise) {
   State& s = *s_;
   const std::lock_guard<std::mutex> lock(s.mu);
   GPB_EXPECTS(indices.size() == y.size(),
               "tell: " << indices.size() << " indices but " << y.size() << " values of y");
+  check_noise(noise, y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
     GPB_EXPECTS(indices[i] >= 0 && indices[i] < s.n, "tell: index[" << i << "] = " << indices[i]
                                                                     << " is out of range [0, "
@@ -521,17 +565,18 @@ void Optimizer::tell(const std::vector<int>& indices, const std::vector<double>&
     GPB_EXPECTS(std::isfinite(y[i]), "tell: y[" << i << "] = " << y[i] << " is not finite");
   }
   for (std::size_t i = 0; i < y.size(); ++i) {
-    s.record(s.point(indices[i]), y[i], indices[i]);
+    s.record(s.point(indices[i]), y[i], indices[i], noise_at(noise, i));
   }
   s.maybe_refit();
 }
 
-void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
-                     const std::vector<double>& y) {
+void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std::vector<double>& y,
+                     const std::vector<double>& noise) {
   State& s = *s_;
   const std::lock_guard<std::mutex> lock(s.mu);
   GPB_EXPECTS(points.rows() == static_cast<Eigen::Index>(y.size()),
               "tell: " << points.rows() << " points but " << y.size() << " values of y");
+  check_noise(noise, y.size());
   GPB_EXPECTS(points.rows() == 0 || points.cols() == s.d,
               "tell: points have " << points.cols() << " coordinates, the domain has " << s.d);
   for (Eigen::Index i = 0; i < points.rows(); ++i) {
@@ -555,7 +600,8 @@ void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points,
       }
     }
     if (p < 0) p = s.add_extra(x.data());  // a new point off the candidate set
-    s.record(x.data(), y[static_cast<std::size_t>(i)], p);
+    s.record(x.data(), y[static_cast<std::size_t>(i)], p,
+             noise_at(noise, static_cast<std::size_t>(i)));
   }
   s.maybe_refit();
 }
@@ -692,6 +738,12 @@ Eigen::MatrixXd Optimizer::observed_points() const {
 std::vector<double> Optimizer::observed_values() const {
   const std::lock_guard<std::mutex> lock(s_->mu);
   return s_->obs_y;
+}
+std::vector<double> Optimizer::observed_noise() const {
+  const std::lock_guard<std::mutex> lock(s_->mu);
+  std::vector<double> out = s_->obs_noise;
+  out.resize(s_->obs_y.size(), std::numeric_limits<double>::quiet_NaN());
+  return out;
 }
 std::vector<int> Optimizer::observed_indices() const {
   const std::lock_guard<std::mutex> lock(s_->mu);

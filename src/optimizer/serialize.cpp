@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -81,6 +82,17 @@ json rows_json(const std::vector<double>& flat, int d) {
   return out;
 }
 
+/// The observations: x, y, point and, when any was told, the known noise variances (null where
+/// not known: JSON has no NaN).
+json observations_json(const Optimizer::State& s) {
+  json o = {{"x", rows_json(s.obs_x, s.d)}, {"y", s.obs_y}, {"point", s.obs_point}};
+  if (s.obs_noise.empty()) return o;
+  json nz = json::array();
+  for (const double v : s.obs_noise) nz.push_back(std::isnan(v) ? json(nullptr) : json(v));
+  o["noise"] = std::move(nz);
+  return o;
+}
+
 std::vector<double> flat_rows(const json& rows, int d, const char* name) {
   GPB_EXPECTS(rows.is_array(),
               "state: " << name << ": expected an array of points, got " << shortened(rows));
@@ -154,7 +166,7 @@ json state_json(const Optimizer::State& s) {
        {{"y_offset", s.y_offset},
         {"y_scale", s.y_scale},
         {"warp", {{"lambda", s.warp.lambda}, {"top", s.warp.top}, {"knee", s.warp.knee}}}}},
-      {"observations", {{"x", rows_json(s.obs_x, s.d)}, {"y", s.obs_y}, {"point", s.obs_point}}},
+      {"observations", observations_json(s)},
       {"extras", rows_json(s.extras, s.d)},
       {"failed", s.failed},
       {"outstanding", asks},
@@ -196,6 +208,18 @@ void restore_records(Optimizer::State& s, const json& j) {
   s.obs_x = flat_rows(member(o, "observations", "x"), s.d, "observations.x");
   s.obs_y = field<std::vector<double>>(o, "observations", "y");
   s.obs_point = field<std::vector<int>>(o, "observations", "point");
+  if (o.contains("noise")) {  // known noise variances (null: not known); older states have none
+    const json& nz = o.at("noise");
+    GPB_EXPECTS(nz.is_array() && nz.size() == s.obs_y.size(),
+                "state: observations.noise must be an array with one entry per observation");
+    for (const json& v : nz) {
+      GPB_EXPECTS(v.is_null() || (v.is_number() && v.get<double>() >= 0 &&
+                                  std::isfinite(v.get<double>())),
+                  "state: observations.noise: each entry must be null or a number >= 0");
+      s.obs_noise.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                        : v.get<double>());
+    }
+  }
   s.extras = flat_rows(member(j, "", "extras"), s.d, "extras");
   GPB_EXPECTS(s.obs_x.size() == s.obs_y.size() * static_cast<std::size_t>(s.d) &&
                   s.obs_point.size() == s.obs_y.size(),

@@ -74,6 +74,9 @@ struct Optimizer::State {
   // Observations, in tell order.
   std::vector<double> obs_x;   ///< d values per observation
   std::vector<double> obs_y;   ///< y as told
+  /// Known noise variance of each observation, in y's units (tell's `noise`); NaN: not known (the
+  /// model's fitted λ). Empty when none was ever told (states of older versions alike).
+  std::vector<double> obs_noise;
   std::vector<int> obs_point;  ///< posterior point: candidate (< N) or N + extra index
   std::vector<double> extras;  ///< d values per point off the candidate set, first-seen order
   std::vector<int> failed;     ///< posterior points of failed evaluations (tell_failed), in order
@@ -127,6 +130,15 @@ struct Optimizer::State {
   double model_y(int i) const {
     return (warp.forward(sign() * obs_y[static_cast<std::size_t>(i)]) - y_offset) / y_scale;
   }
+  /// Observation i's known noise variance in the model's units, where h = (w(g) − offset)/scale:
+  /// the variance told times (w'(g)/scale)² (first order through the warp), at least the fit's
+  /// noise floor (FitOptions::noise_floor); NaN when its noise is not known.
+  double model_noise(int i, const detail::OutputWarp& w, double scale) const;
+  /// The same with the current warp and scale.
+  double model_noise(int i) const { return model_noise(i, warp, y_scale); }
+  /// model_noise of every observation for a fit with warp w and scale (NaN where not known), or
+  /// an empty vector when no observation has a known noise.
+  Eigen::VectorXd known_noise(const detail::OutputWarp& w, double scale) const;
   /// Coordinates of posterior point p (a candidate or an extra).
   /// A streamed space's candidates are encoded on first use and kept (`encoded`).
   const double* point(int p) const;
@@ -147,8 +159,9 @@ struct Optimizer::State {
   /// Brings the posterior up to date with the observations; with `for_ask` also adds every
   /// outstanding ask as a pending row.
   void sync(bool for_ask);
-  /// Records observation (x, y) at posterior point p and matches it against the asks.
-  void record(const double* x, double y, int p);
+  /// Records observation (x, y) at posterior point p, with its known noise variance (NaN: not
+  /// known), and matches it against the asks.
+  void record(const double* x, double y, int p, double noise);
   /// The candidate of an outstanding ask within OptimizerOptions::match_tolerance of x (the
   /// nearest, in the max-norm scaled per axis), or −1 (asks.cpp).
   int match_ask(const double* x) const;

@@ -42,11 +42,10 @@ Eigen::VectorXd ThompsonSampler::draw(const Context& ctx, const Kernel& kernel,
   const PosteriorFactor F = post.factor(0);
   Eigen::VectorXd c(t);
   Eigen::MatrixXd H(points.rows(), t);
-  const double sd = std::sqrt(post.noise_variance());
-  for (int q = 0; q < t; ++q) {
+  for (int q = 0; q < t; ++q) {  // each row's own noise variance (known or λ)
     const int a = F.history[static_cast<std::size_t>(q)];
     H.col(q) = points.col(a);
-    c[q] = f0[a] + sd * rng.normal();
+    c[q] = f0[a] + std::sqrt(F.noise[q]) * rng.normal();
   }
   const auto L = F.L.triangularView<Eigen::Lower>();
   L.solveInPlace(c);

@@ -453,18 +453,29 @@ class Optimizer {
   AskResult ask(int q = 1);
 
   /// Tells y[i] observed at candidate indices[i] (any candidates, asked or not).
-  /// @throws InvalidArgument for sizes that differ, an index outside [0, N) or a non-finite y
-  /// (naming the position); nothing is recorded then.
-  void tell(const std::vector<int>& indices, const std::vector<double>& y);
+  ///
+  /// Known noise: noise[i] is the variance of y[i]'s measurement error when it is known (e.g.
+  /// from replicates), in y's units; NaN where it is not (empty: none known). An observation
+  /// with a known noise enters the model with that variance (mapped like y into the model's
+  /// units and at least FitOptions::noise_floor) instead of the fitted λ, so the posterior is that
+  /// of K_t + Λ; fits keep the known variances fixed and fit λ for the other observations only
+  /// (HyperFitOptions::known_noise). An ask answered by an observation with a known noise is
+  /// resolved by a rebuild of the posterior (its pending row was hallucinated with λ).
+  /// @throws InvalidArgument for sizes that differ, an index outside [0, N), a non-finite y or a
+  /// noise that is negative or infinite (naming the position); nothing is recorded then.
+  void tell(const std::vector<int>& indices, const std::vector<double>& y,
+            const std::vector<double>& noise = {});
   /// Tells y[i] observed at the point in row i of the m×d matrix `points`. A point equal (bit for
   /// bit) to a candidate counts as that candidate; a point within match_tolerance of an
   /// outstanding ask's candidate answers that ask and is recorded at the candidate (points that
   /// went through a text file with fewer digits); any other point is added to the model as an
   /// observation off the candidate set (it is never asked for).
   /// @throws InvalidArgument for a wrong dimension, non-finite values, sizes that differ, a point
-  /// outside the candidates' bounding box (unless allow_outside), or a point off the candidate
-  /// set with a precomputed kernel; nothing is recorded then.
-  void tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std::vector<double>& y);
+  /// outside the candidates' bounding box (unless allow_outside), a point off the candidate
+  /// set with a precomputed kernel, or a bad noise; nothing is recorded then. `noise`: the
+  /// known noise variances, as for the indices' tell.
+  void tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std::vector<double>& y,
+            const std::vector<double>& noise = {});
 
   /// Marks evaluations that failed (the function crashed or returned no number): no value enters
   /// the model, an outstanding ask at the point is released, and the point is never suggested
@@ -527,6 +538,9 @@ class Optimizer {
   Eigen::MatrixXd observed_points() const;
   /// The observed y, as told, in tell order.
   std::vector<double> observed_values() const;
+  /// The known noise variance of each observation, as told, in tell order (NaN where none was
+  /// given).
+  std::vector<double> observed_noise() const;
   /// The candidate index of each observation (−1 for a point off the candidate set).
   std::vector<int> observed_indices() const;
   /// Candidates asked for and not yet told, in ask order (−1 for a point off the candidate set).
