@@ -86,6 +86,28 @@ def _callbacks(callback):
     raise TypeError("minimize: callback must be a callable or a list of callables")
 
 
+def _noise_mode(noise):
+    """minimize's noise: "gaussian" (fitted), "returned", or a known variance ≥ 0 (a float)."""
+    if isinstance(noise, str) and noise.lower() in ("gaussian", "returned"):
+        return noise.lower()
+    if isinstance(noise, numbers.Real) and not isinstance(noise, bool) and math.isfinite(
+            noise) and noise >= 0:
+        return float(noise)
+    raise _invalid(f"minimize: noise must be 'gaussian' (fitted), 'returned' (func returns "
+                   f"(value, variance)) or a known variance >= 0, got {noise!r}")
+
+
+def _variance(v):
+    """A returned noise variance: None (not known) or a finite number >= 0."""
+    if v is None:
+        return None
+    arr = np.asarray(v, dtype=float)
+    if arr.size != 1 or not np.isfinite(arr).all() or arr.reshape(-1)[0] < 0:
+        raise _invalid(f"minimize: the objective returned the noise variance {v!r}; it must be "
+                       "a number >= 0 (or None: not known)")
+    return float(arr.reshape(-1)[0])
+
+
 def _value(v):
     """One evaluation's value: a number, or a 1-element array; NaN or None means failed."""
     if v is None:
@@ -128,7 +150,10 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     gpbandit has no acquisition portfolio), "ts", "random". ``acq_optimizer``
     "auto"/"lbfgs" refines each ask beyond the candidates by local candidates and L-BFGS-B
     (``n_restarts_optimizer`` polished points), "sampling" stays on the candidates.
-    ``noise``: "gaussian" (fitted, the default). ``random_state`` (or ``seed``): an int or a NumPy
+    ``noise``: "gaussian" (the noise level is fitted, the default), a number ≥ 0 (the known
+    variance of every evaluation's error, as in scikit-optimize: it enters the model instead of a
+    fitted noise), or "returned" (``func`` returns ``(value, variance)``, the variance of that
+    evaluation's error, e.g. from replicates; None as the variance: not known). ``random_state`` (or ``seed``): an int or a NumPy
     random state; it also scrambles the Sobol candidates. ``n_jobs`` > 1 evaluates batches of
     n_jobs points in parallel threads (scikit-optimize uses n_jobs for its acquisition search
     instead), ``q`` sets the batch size alone. ``max_time`` stops starting new evaluations after
@@ -162,9 +187,7 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     if base_estimator not in (None, "GP", "gp"):
         raise _invalid(f"minimize: base_estimator must be None or 'GP' (a Gaussian process is "
                        f"the only model), got {base_estimator!r}")
-    if not (isinstance(noise, str) and noise == "gaussian"):
-        raise _invalid(f"minimize: noise must be 'gaussian' (the noise level is fitted), got "
-                       f"{noise!r}")
+    noise = _noise_mode(noise)
     if n_random_starts is not None:  # scikit-optimize's deprecated name
         n_initial_points = n_random_starts
     n_calls = _count("n_calls", n_calls, 1)
@@ -226,10 +249,14 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     if not getattr(optimizer._core, "minimize", True):
         raise _invalid("minimize: optimizer needs an Optimizer built with minimize=True")
     start = time.monotonic()
-    state = _Run(func, optimizer, verbose, n_calls, start)
+    state = _Run(func, optimizer, verbose, n_calls, start, noise)
     if x0 is not None:
-        values = [state.call(x) for x in x0] if evaluate_x0 else y0
-        optimizer.tell(x0 if optimizer._user_points() else np.asarray(x0, dtype=float), values)
+        if evaluate_x0:
+            values, variances = state.split([state.call(x) for x in x0])
+        else:
+            values, variances = y0, (noise if isinstance(noise, float) else None)
+        optimizer.tell(x0 if optimizer._user_points() else np.asarray(x0, dtype=float), values,
+                       variances)
         state.report(x0, values)
     spent = len(x0) if evaluate_x0 else 0
     rule = None  # the optimizer's own rule while exploit_last has replaced it
@@ -243,10 +270,10 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
                 optimizer.set_acquisition("ucb", beta=_EXPLOIT_BETA)
             points, _ = optimizer.ask(min(batch, n_calls - spent))
             if pool is None:
-                values = [state.call(x) for x in points]
+                values, variances = state.split([state.call(x) for x in points])
             else:
-                values = list(pool.map(state.call, points))
-            optimizer.tell(points, values)
+                values, variances = state.split(list(pool.map(state.call, points)))
+            optimizer.tell(points, values, variances)
             state.report(points, values)
             spent += len(values)
             result = _result(optimizer, state, seed)
@@ -298,16 +325,31 @@ def _point(x):
 class _Run:
     """What minimize keeps between calls: the function, the progress lines, the evaluations."""
 
-    def __init__(self, func, optimizer, verbose, n_calls, start):
+    def __init__(self, func, optimizer, verbose, n_calls, start, noise):
         self.func, self.optimizer, self.verbose = func, optimizer, verbose
-        self.n_calls, self.start, self.done = n_calls, start, 0
+        self.n_calls, self.start, self.done, self.noise = n_calls, start, 0, noise
         told = optimizer.X  # an optimizer that goes on keeps its earlier evaluations first
         self.x_iters = [_point(x) for x in told]
         self.values = [float(v) for v in optimizer.y]
 
     def call(self, x):
+        """(value, known noise variance or None) of one evaluation."""
         point = np.asarray(x, dtype=float) if not self.optimizer._user_points() else x
-        return _value(self.func(point))
+        r = self.func(point)
+        if self.noise == "returned":
+            if not isinstance(r, (tuple, list)) or len(r) != 2:
+                raise _invalid("minimize: with noise='returned' the objective must return "
+                               f"(value, variance), got {r!r}")
+            return _value(r[0]), _variance(r[1])
+        return _value(r), self.noise if isinstance(self.noise, float) else None
+
+    def split(self, results):
+        """Values and known noise variances (None when none is known) of (value, noise) pairs."""
+        values = [v for v, _ in results]
+        variances = [n for _, n in results]
+        if all(n is None for n in variances):
+            return values, None
+        return values, [np.nan if n is None else n for n in variances]
 
     def report(self, points, values):
         for x, v in zip(points, values):

@@ -443,7 +443,7 @@ class Optimizer:
                     self._asked[_key(x)] = row
         return Suggestion(out, indices)
 
-    def tell(self, points_or_indices, y):
+    def tell(self, points_or_indices, y, noise=None):
         """Tells the observed values ``y`` (a number, or one per point).
 
         ``points_or_indices`` is either candidate indices (an int or an array of integer dtype)
@@ -451,11 +451,26 @@ class Optimizer:
         any points, asked or not, on the candidate set or off it, in any order and batch size.
         A 1-D integer array means indices; points with integer coordinates go as a 2-D array. A
         value that is NaN or None marks a failed evaluation: it never enters the model and the
-        point is never suggested again (``failed``). Returns self.
+        point is never suggested again (``failed``).
+
+        ``noise`` is the known variance of each value's measurement error, in y's units (a
+        number for all, or one per value; NaN or None where it is not known), as BoTorch's
+        ``train_Yvar``: such an observation enters the model with that variance instead of the
+        fitted noise, and fits keep it fixed. Returns self.
         """
         values = np.reshape(np.asarray(y, dtype=object), -1)
         ok = _finite(values)
         values = np.where(ok, values, 0.0).astype(float)
+        if noise is not None:
+            lam = np.reshape(np.asarray(noise, dtype=object), -1)
+            if lam.size == 1 and values.size != 1:
+                lam = np.repeat(lam, values.size)
+            if lam.size != values.size:
+                raise _invalid(f"tell: {lam.size} noise variances for {values.size} values of y")
+            try:
+                noise = np.array([np.nan if v is None else float(v) for v in lam])[ok]
+            except (TypeError, ValueError):
+                raise TypeError("noise: expected numbers (or None / NaN where not known)") from None
         if self._user_points() and not isinstance(points_or_indices, (numbers.Integral,)):
             pts = points_or_indices
             if isinstance(pts, dict):  # one point of a parameter space
@@ -469,14 +484,14 @@ class Optimizer:
             index = arr.reshape(-1)
             if len(index) != len(values):
                 raise _invalid(f"tell: {len(index)} indices but {len(values)} values of y")
-            self._core.tell_indices(index[ok], values[ok])
+            self._core.tell_indices(index[ok], values[ok], noise)
             if not ok.all():
                 self._core.tell_failed_indices(index[~ok])
         elif arr.dtype.kind in "iuf":
             rows = self._as_rows(arr, "points")
             if len(rows) != len(values):
                 raise _invalid(f"tell: {len(rows)} points but {len(values)} values of y")
-            self._core.tell_points(rows[ok], values[ok])
+            self._core.tell_points(rows[ok], values[ok], noise)
             if not ok.all():
                 self._core.tell_failed_points(rows[~ok])
         else:
@@ -575,6 +590,11 @@ class Optimizer:
     def y(self):
         """The observed values (length n), as told, in tell order."""
         return np.asarray(self._core.observed_values, dtype=float)
+
+    @property
+    def noise(self):
+        """The known noise variance of each observation (length n, NaN where none was told)."""
+        return np.asarray(self._core.observed_noise, dtype=float)
 
     @property
     def failed(self):

@@ -122,6 +122,12 @@ py::array_t<double, py::array::c_style | py::array::forcecast> real_arg(const py
   return vector_arg<double>(arr, n, what);
 }
 
+std::vector<double> noise_arg(const py::handle& a, std::size_t n) {
+  if (a.is_none()) return {};
+  const auto v = real_arg(a, n, "noise");
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
 py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> mask_arg(const py::handle& a,
                                                                               std::size_t n,
                                                                               const char* what) {

@@ -350,22 +350,26 @@ void bind_optimizer_calls(py::class_<Optimizer>& c) {
        py::arg("q") = 1, "Chooses q candidates: (q×d points, q int64 indices)")
       .def(
           "tell_indices",
-          [](Optimizer& o, const py::handle& index, const py::handle& y) {
+          [](Optimizer& o, const py::handle& index, const py::handle& y, const py::handle& noise) {
             const auto i = index_arg(index, 0, o.domain().size(), "index");
             const auto v = real_arg(y, i.size(), "y");
             std::vector<double> values(v.data(), v.data() + v.size());
-            without_gil([&] { o.tell(i, values); });
+            const std::vector<double> lam = noise_arg(noise, i.size());
+            without_gil([&] { o.tell(i, values, lam); });
           },
-          py::arg("index"), py::arg("y"), "Tells y[i] observed at candidate index[i]")
+          py::arg("index"), py::arg("y"), py::arg("noise") = py::none(),
+          "Tells y[i] observed at candidate index[i], with known noise variances (NaN: not known; "
+          "None: none known)")
       .def(
           "tell_points",
-          [](Optimizer& o, const py::handle& points, const py::handle& y) {
+          [](Optimizer& o, const py::handle& points, const py::handle& y, const py::handle& noise) {
             const Eigen::MatrixXd x = rows_arg(points, "points");
             const auto v = real_arg(y, static_cast<std::size_t>(x.rows()), "y");
             std::vector<double> values(v.data(), v.data() + v.size());
-            without_gil([&] { o.tell(x, values); });
+            const std::vector<double> lam = noise_arg(noise, static_cast<std::size_t>(x.rows()));
+            without_gil([&] { o.tell(x, values, lam); });
           },
-          py::arg("points"), py::arg("y"),
+          py::arg("points"), py::arg("y"), py::arg("noise") = py::none(),
           "Tells y[i] observed at row i of the m×d points (candidates or any other points)")
       .def(
           "tell_failed_points",
@@ -463,6 +467,8 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
                              "The observed points, one per row, in tell order")
       .def_property_readonly("observed_values", getter(&Optimizer::observed_values),
                              "The observed y, as told, in tell order")
+      .def_property_readonly("observed_noise", getter(&Optimizer::observed_noise),
+                             "The known noise variance of each observation (NaN: not known)")
       .def_property_readonly("observed_indices", getter(&Optimizer::observed_indices),
                              "Candidate index of each observation (-1 off the candidate set)")
       .def_property_readonly("pending", getter(&Optimizer::pending),

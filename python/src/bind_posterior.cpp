@@ -108,18 +108,22 @@ void bind_posterior(py::module_& m) {
                              "λ, the Gaussian noise variance of the model")
       .def(
           "observe",
-          [](FinitePosterior& p, const py::handle& index, const py::handle& y) {
+          [](FinitePosterior& p, const py::handle& index, const py::handle& y,
+             const py::handle& noise) {
             const auto runs = static_cast<std::size_t>(p.runs());
             const auto i = index_arg(index, runs, p.size(), "index");
             const auto v = real_arg(y, runs, "y");
-            p.observe(i.data(), v.data());
+            const std::vector<double> lam = noise_arg(noise, runs);
+            p.observe(i.data(), v.data(), lam.empty() ? nullptr : lam.data());
           },
-          py::arg("index"), py::arg("y"),
+          py::arg("index"), py::arg("y"), py::arg("noise") = py::none(),
           "Observes y[r] at candidate index[r] for every run r (length-R arrays, or scalars for "
-          "R = 1); index must have an integer dtype and lie in [0, N)")
+          "R = 1); index must have an integer dtype and lie in [0, N). noise: each row's known "
+          "noise variance (> 0), or None for λ")
       .def(
           "observe_batch",
-          [](FinitePosterior& p, const py::handle& index, const py::handle& y) {
+          [](FinitePosterior& p, const py::handle& index, const py::handle& y,
+             const py::handle& noise) {
             const py::array ia = py::array::ensure(index);
             if (!ia || ia.ndim() < 1 || ia.ndim() > 2) {
               throw InvalidArgument("index: expected an R×q (or length-q for R = 1) array");
@@ -128,23 +132,29 @@ void bind_posterior(py::module_& m) {
             const auto total = q * static_cast<std::size_t>(p.runs());
             const auto i = index_arg(index, total, p.size(), "index");
             const auto v = real_arg(y, total, "y");
-            p.observe_batch(static_cast<int>(q), i.data(), v.data());
+            const std::vector<double> lam = noise_arg(noise, total);
+            p.observe_batch(static_cast<int>(q), i.data(), v.data(),
+                            lam.empty() ? nullptr : lam.data());
           },
-          py::arg("index"), py::arg("y"),
-          "Observes q rewards per run as one block update (GEMM + triangular solve): index and y "
-          "are R×q (run r's batch in row r; length-q arrays for R = 1)")
+          py::arg("index"), py::arg("y"), py::arg("noise") = py::none(),
+          "Observes q rewards per run as one block update (GEMM + triangular solve): index, y and "
+          "noise (known noise variances, or None for λ) are R×q (run r's batch in row r; length-q "
+          "arrays for R = 1)")
       .def("rows_at", &FinitePosterior::rows_at, py::arg("run"), py::arg("candidates"),
            "t×m: the stored rows v_p at the given candidates (Cov = k − VᵀV)")
       .def("apply_rows", &FinitePosterior::apply_rows, py::arg("run"), py::arg("B"),
            "Vᵀ B over the candidates (N×b) for a t×b matrix B")
       .def(
           "add_pending",
-          [](FinitePosterior& p, const py::handle& index) {
-            const auto i = index_arg(index, static_cast<std::size_t>(p.runs()), p.size(), "index");
-            p.add_pending(i.data());
+          [](FinitePosterior& p, const py::handle& index, const py::handle& noise) {
+            const auto runs = static_cast<std::size_t>(p.runs());
+            const auto i = index_arg(index, runs, p.size(), "index");
+            const std::vector<double> lam = noise_arg(noise, runs);
+            p.add_pending(i.data(), lam.empty() ? nullptr : lam.data());
           },
-          py::arg("index"),
-          "Hallucinates candidate index[r] for every run (variance update only), as GP-BUCB does")
+          py::arg("index"), py::arg("noise") = py::none(),
+          "Hallucinates candidate index[r] for every run (variance update only), as GP-BUCB does; "
+          "noise: the rows' noise variances, or None for λ")
       .def(
           "resolve_pending",
           [](FinitePosterior& p, const py::handle& y) {

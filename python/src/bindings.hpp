@@ -83,6 +83,10 @@ py::array_t<double, py::array::c_style | py::array::forcecast> real_arg(const py
                                                                         std::size_t n,
                                                                         const char* what);
 
+/// Known noise variances: None gives an empty vector (none known), else real_arg(a, n, "noise")
+/// as a vector (the engine checks the values).
+std::vector<double> noise_arg(const py::handle& a, std::size_t n);
+
 /// A mask of `n` elements from bool or integer dtype (nonzero = set) as uint8.
 /// @throws py::type_error naming `what` for other dtypes; InvalidArgument on a size mismatch.
 py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> mask_arg(const py::handle& a,
