@@ -59,7 +59,8 @@ TEST(BatchFactor, TiledEqualsRowByRowBitForBit) {
           gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), noise.data());
       for (const int threads : {1, 2}) {
         const gpb::detail::Threads th{threads, 0.0};
-        const auto got = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(), th);
+        const auto got =
+            gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(), th);
         for (int i = 0; i < q; ++i) {
           ASSERT_TRUE(same_bits(got.vars[static_cast<std::size_t>(i)],
                                 want.vars[static_cast<std::size_t>(i)]))
@@ -85,10 +86,10 @@ TEST(BatchFactor, WithAPrefixTiledEqualsRowByRowBitForBit) {
       for (int i = 0; i < q; ++i) {
         for (int p = 0; p < t; ++p) prefix(i, p) = 0.1 * (rng.uniform() - 0.5);
       }
-      const auto want =
-          gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(), b.noise.data(), &prefix);
-      const auto got =
-          gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), b.noise.data(), {2, 0.0}, &prefix);
+      const auto want = gpb::detail::factor_batch_by_rows(b.S, b.var0.data(), b.prior.data(),
+                                                          b.noise.data(), &prefix);
+      const auto got = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), b.noise.data(),
+                                                 {2, 0.0}, &prefix);
       for (int i = 0; i < q; ++i) {
         for (int j = 0; j <= i; ++j) {
           ASSERT_TRUE(same_bits(got.lbb(i, j), want.lbb(i, j)))
@@ -111,8 +112,8 @@ TEST(BatchFactor, IsTheCholeskyFactorOfTheRegularisedBlock) {
   const Block b = make_block(30, false, 3);
   Eigen::VectorXd noise(30);
   for (int i = 0; i < 30; ++i) noise[i] = 1e-3 * (1 + i);
-  const auto f = gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(),
-                                           {1, 0.0});
+  const auto f =
+      gpb::detail::factor_batch(b.S, b.var0.data(), b.prior.data(), noise.data(), {1, 0.0});
   const Eigen::MatrixXd s = b.S.triangularView<Eigen::Lower>();
   const Eigen::MatrixXd full = s + s.transpose() - Eigen::MatrixXd(s.diagonal().asDiagonal()) +
                                Eigen::MatrixXd(noise.asDiagonal());

@@ -4,8 +4,10 @@
 // its folder while it runs).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gpbandit/optimizer/optimizer.hpp"
 #include "shell_quote.hpp"
@@ -61,6 +63,40 @@ TEST(CliOptimizer, InitAskTellBestRoundTrip) {
   // stdout is the CSV itself.
   const auto one = run_cli("ask " + q(state));
   EXPECT_EQ(one.output.rfind("x0,x1\n", 0), 0u) << one.output;
+}
+
+// tell --noise: a CSV of known noise variances (a header, an empty cell and "nan" for not known)
+// lands with the rewards; a bad variance or a count that differs exits 2 and records nothing.
+TEST(CliOptimizer, TellWithKnownNoise) {
+  TempDir dir;
+  write_file(dir.file("cfg.json"), kConfig);
+  const std::string state = dir.file("s.json");
+  ASSERT_EQ(run_cli("init " + q(dir.file("cfg.json")) + " " + q(state)).exit_code, 0);
+  ASSERT_EQ(run_cli("ask " + q(state) + " --q 4 --out " + q(dir.file("p.csv"))).exit_code, 0);
+  write_file(dir.file("y.csv"), "1\n2\n3\n4\n");
+  const std::string tell =
+      "tell " + q(state) + " " + q(dir.file("p.csv")) + " " + q(dir.file("y.csv")) + " --noise ";
+  write_file(dir.file("bad.csv"), "0.1\n-2\n0.1\n0.1\n");
+  auto r = run_cli(tell + q(dir.file("bad.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "noise[1] = -2")) << r.output;
+  write_file(dir.file("short.csv"), "0.1\n0.2\n");
+  r = run_cli(tell + q(dir.file("short.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "2 noise variances")) << r.output;
+  write_file(dir.file("text.csv"), "var\n0.1\nabc\n");
+  r = run_cli(tell + q(dir.file("text.csv")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "text.csv:3")) << r.output;
+  EXPECT_EQ(gpb::Optimizer::load(state).num_observations(), 0);
+  write_file(dir.file("n.csv"), "variance\n0.25\n\nnan\n1e-4\n");
+  r = run_cli(tell + q(dir.file("n.csv")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<double> noise = gpb::Optimizer::load(state).observed_noise();
+  ASSERT_EQ(noise.size(), 4u);
+  EXPECT_EQ(noise[0], 0.25);
+  EXPECT_TRUE(std::isnan(noise[1]) && std::isnan(noise[2]));
+  EXPECT_EQ(noise[3], 1e-4);
 }
 
 TEST(CliOptimizer, ConcurrentTellsAllLand) {

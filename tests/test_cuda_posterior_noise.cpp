@@ -12,6 +12,7 @@
 #include "gpbandit/engine/kernel.hpp"
 #include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/rng.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -19,13 +20,9 @@ using gpb::FinitePosterior;
 using gpb::PosteriorMode;
 using gpb::PosteriorOptions;
 
-Eigen::MatrixXd random_points(int d, int n, std::uint64_t seed) {
-  gpb::Rng rng(seed, 0, 3);
-  Eigen::MatrixXd p(d, n);
-  for (Eigen::Index i = 0; i < p.size(); ++i) p.data()[i] = rng.uniform();
-  return p;
-}
+using gpb::test::random_domain;
 
+/// max |a − b| / max |b| over n values.
 double rel(const double* a, const double* b, int n) {
   return gpb::test::rel_err(Eigen::Map<const Eigen::VectorXd>(a, n),
                             Eigen::Map<const Eigen::VectorXd>(b, n));
@@ -40,14 +37,14 @@ void noise_parity(PosteriorMode mode) {
   o.noise_variance = 1e-2;
   o.capacity = 4;
   o.mode = PosteriorMode::Incremental;
-  FinitePosterior ref(*cpu, k, gpb::Domain::from_points(random_points(2, n, 1)), runs, o);
+  FinitePosterior ref(*cpu, k, random_domain(n, 2, 1), runs, o);
   o.mode = mode;
-  FinitePosterior got(*cuda, k, gpb::Domain::from_points(random_points(2, n, 1)), runs, o);
+  FinitePosterior got(*cuda, k, random_domain(n, 2, 1), runs, o);
   gpb::Rng rng(4, 0, 1);
   std::vector<double> width(runs, 1.5);
   for (int step = 0; step < 24; ++step) {
     if (step % 8 == 7) {
-      const Eigen::MatrixXd extra = random_points(2, 3, 200 + step);
+      const Eigen::MatrixXd extra = random_domain(3, 2, 200 + step).points();
       ref.add_candidates(extra);
       got.add_candidates(extra);
     }

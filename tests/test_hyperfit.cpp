@@ -10,33 +10,23 @@
 #include "gpbandit/engine/hyperfit.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
+#include "hyperfit_support.hpp"
+#include "test_support.hpp"
 
 namespace {
 
+using gpb::test::se_matrix;
+using gpb::test::theta;
+using gpb::test::uniform_rows;
+
 using gpb::GpHyperparameters;
 using gpb::KernelType;
-
-/// m points uniform on [0, width]^d from a seeded stream.
-Eigen::MatrixXd uniform_points(int m, int d, double width, std::uint64_t seed) {
-  gpb::Rng rng(seed, 0, 1);
-  Eigen::MatrixXd X(m, d);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < d; ++j) X(i, j) = width * rng.uniform();
-  }
-  return X;
-}
 
 /// One draw y = f(X) + noise with f ~ GP(0, ARD SE θ), by Cholesky of K_θ.
 Eigen::VectorXd sample_gp(const Eigen::MatrixXd& X, const GpHyperparameters& th,
                           std::uint64_t seed) {
   const Eigen::Index m = X.rows();
-  Eigen::MatrixXd K(m, m);
-  for (Eigen::Index a = 0; a < m; ++a) {
-    for (Eigen::Index b = 0; b < m; ++b) {
-      const Eigen::ArrayXd t = (X.row(a) - X.row(b)).array().transpose() / th.lengthscales.array();
-      K(a, b) = th.signal_variance * std::exp(-0.5 * t.square().sum());
-    }
-  }
+  Eigen::MatrixXd K = se_matrix(X, th);
   K.diagonal().array() += th.noise_variance;
   gpb::Rng rng(seed, 0, 2);
   Eigen::VectorXd g(m);
@@ -44,18 +34,10 @@ Eigen::VectorXd sample_gp(const Eigen::MatrixXd& X, const GpHyperparameters& th,
   return Eigen::LLT<Eigen::MatrixXd>(K).matrixL() * g;
 }
 
-GpHyperparameters theta(std::vector<double> l, double sv, double nv) {
-  GpHyperparameters th;
-  th.lengthscales = Eigen::Map<Eigen::VectorXd>(l.data(), static_cast<Eigen::Index>(l.size()));
-  th.signal_variance = sv;
-  th.noise_variance = nv;
-  return th;
-}
-
 // Deterministic: the analytic gradient of every supported kernel (ARD and isotropic) agrees with
 // central differences in ψ = ln θ to 1e-5 relative.
 TEST(HyperFit, GradientMatchesFiniteDifferences) {
-  const Eigen::MatrixXd X = uniform_points(60, 3, 4.0, 7);
+  const Eigen::MatrixXd X = uniform_rows(60, 3, 4.0, 7);
   const Eigen::VectorXd y = sample_gp(X, theta({1.0, 0.8, 2.0}, 1.2, 0.05), 8);
   for (KernelType k : {KernelType::SE, KernelType::Matern32, KernelType::Matern52}) {
     for (bool ard : {true, false}) {
@@ -92,7 +74,7 @@ TEST(HyperFit, GradientMatchesFiniteDifferences) {
 TEST(HyperFit, RecoversKnownHyperparametersOfASampledGp) {
   const GpHyperparameters truth = theta({0.8, 1.6}, 1.0, 0.01);
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    const Eigen::MatrixXd X = uniform_points(250, 2, 10.0, 100 + seed);
+    const Eigen::MatrixXd X = uniform_rows(250, 2, 10.0, 100 + seed);
     const Eigen::VectorXd y = sample_gp(X, truth, 200 + seed);
     gpb::HyperFitOptions o;
     o.seed = seed;
@@ -115,7 +97,7 @@ TEST(HyperFit, RecoversKnownHyperparametersOfASampledGp) {
 // The isotropic fit of an isotropic sample recovers its one length-scale.
 TEST(HyperFit, IsotropicFitRecoversOneLengthscale) {
   const GpHyperparameters truth = theta({1.0, 1.0}, 1.0, 0.01);
-  const Eigen::MatrixXd X = uniform_points(200, 2, 10.0, 41);
+  const Eigen::MatrixXd X = uniform_rows(200, 2, 10.0, 41);
   const Eigen::VectorXd y = sample_gp(X, truth, 42);
   gpb::HyperFitOptions o;
   o.ard = false;
@@ -127,7 +109,7 @@ TEST(HyperFit, IsotropicFitRecoversOneLengthscale) {
 
 // Subsampling: max_rows caps the rows used.
 TEST(HyperFit, MaxRowsSubsamples) {
-  const Eigen::MatrixXd X = uniform_points(500, 2, 10.0, 5);
+  const Eigen::MatrixXd X = uniform_rows(500, 2, 10.0, 5);
   const Eigen::VectorXd y = sample_gp(X, theta({1.0, 1.0}, 1.0, 0.01), 6);
   gpb::HyperFitOptions o;
   o.max_rows = 120;
@@ -136,7 +118,7 @@ TEST(HyperFit, MaxRowsSubsamples) {
 }
 
 TEST(HyperFit, RejectsBadInput) {
-  const Eigen::MatrixXd X = uniform_points(20, 2, 1.0, 3);
+  const Eigen::MatrixXd X = uniform_rows(20, 2, 1.0, 3);
   const Eigen::VectorXd y = Eigen::VectorXd::Ones(20);
   EXPECT_THROW(gpb::fit_gp_hyperparameters(X, Eigen::VectorXd::Ones(19)), gpb::InvalidArgument);
   Eigen::MatrixXd Xc = X;

@@ -18,18 +18,11 @@
 
 namespace {
 
+using gpb::test::uniform_rows;
+
 using gpb::GpHyperparameters;
 using gpb::HyperFitPart;
 using gpb::KernelType;
-
-Eigen::MatrixXd uniform_points(int m, int d, double width, std::uint64_t seed) {
-  gpb::Rng rng(seed, 0, 1);
-  Eigen::MatrixXd X(m, d);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < d; ++j) X(i, j) = width * rng.uniform();
-  }
-  return X;
-}
 
 /// One draw y = f(X) + noise, f ~ GP(0, k), by Cholesky of K(X, X) + noise·I.
 Eigen::VectorXd sample(const gpb::Kernel& k, const Eigen::MatrixXd& X, double noise,
@@ -65,7 +58,7 @@ std::vector<HyperFitPart> five_columns() {
 // Deterministic: ∂ log p / ∂ψ (ψ = ln l…, ln v or ln v_p, ln σ_n²) of the product and of the sum
 // agrees with central differences to 1e-5 relative.
 TEST(HyperFitComposite, GradientMatchesFiniteDifferences) {
-  const Eigen::MatrixXd X = uniform_points(50, 5, 3.0, 3);
+  const Eigen::MatrixXd X = uniform_rows(50, 5, 3.0, 3);
   const Eigen::VectorXd y = (X.col(0).array().sin() + 0.3 * X.col(3).array()).matrix();
   for (bool sum : {false, true}) {
     GpHyperparameters th;
@@ -98,7 +91,7 @@ TEST(HyperFitComposite, GradientMatchesFiniteDifferences) {
 
 // A product of one part over every column is the plain kernel's likelihood.
 TEST(HyperFitComposite, OnePartEqualsThePlainKernel) {
-  const Eigen::MatrixXd X = uniform_points(40, 3, 2.0, 5);
+  const Eigen::MatrixXd X = uniform_rows(40, 3, 2.0, 5);
   const Eigen::VectorXd y = X.rowwise().sum().array().cos().matrix();
   GpHyperparameters th;
   th.lengthscales = Eigen::Vector3d(0.5, 0.9, 1.4);
@@ -118,7 +111,7 @@ TEST(HyperFitComposite, ProductRecoversEachPartsLengthscale) {
   const gpb::Kernel truth =
       gpb::Kernel::product({kpart(KernelType::SE, 0, 2, 0.6), kpart(KernelType::SE, 2, 1, 2.5)});
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    const Eigen::MatrixXd X = uniform_points(200, 3, 5.0, 100 + seed);
+    const Eigen::MatrixXd X = uniform_rows(200, 3, 5.0, 100 + seed);
     const Eigen::VectorXd y = sample(truth, X, 0.01, 200 + seed);
     gpb::HyperFitOptions o;
     o.parts = {{KernelType::SE, 0, 2, false}, {KernelType::SE, 2, 1, true}};
@@ -142,7 +135,7 @@ TEST(HyperFitComposite, SumRecoversEachPartsLengthscaleAndVariance) {
   const gpb::Kernel truth = gpb::Kernel::sum(
       {kpart(KernelType::SE, 0, 1, 0.5, 1.0), kpart(KernelType::SE, 1, 1, 2.0, 0.25)});
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    const Eigen::MatrixXd X = uniform_points(200, 2, 20.0, 300 + seed);
+    const Eigen::MatrixXd X = uniform_rows(200, 2, 20.0, 300 + seed);
     const Eigen::VectorXd y = sample(truth, X, 0.01, 400 + seed);
     gpb::HyperFitOptions o;
     o.parts = {{KernelType::SE, 0, 1, true}, {KernelType::SE, 1, 1, true}};
@@ -160,7 +153,7 @@ TEST(HyperFitComposite, SumRecoversEachPartsLengthscaleAndVariance) {
 }
 
 TEST(HyperFitComposite, RefusesPartsThatDoNotCoverTheColumns) {
-  const Eigen::MatrixXd X = uniform_points(10, 3, 1.0, 1);
+  const Eigen::MatrixXd X = uniform_rows(10, 3, 1.0, 1);
   const Eigen::VectorXd y = X.col(0);
   GpHyperparameters th;
   th.lengthscales = Eigen::VectorXd::Ones(1);

@@ -13,47 +13,23 @@
 #include "gpbandit/engine/hyperfit.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/rng.hpp"
+#include "hyperfit_support.hpp"
+#include "test_support.hpp"
 
 namespace {
+
+using gpb::test::se_matrix;
+using gpb::test::theta;
+using gpb::test::uniform_rows;
 
 using gpb::GpHyperparameters;
 using gpb::KernelType;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Eigen::MatrixXd uniform_points(int m, int d, double width, std::uint64_t seed) {
-  gpb::Rng rng(seed, 0, 1);
-  Eigen::MatrixXd X(m, d);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < d; ++j) X(i, j) = width * rng.uniform();
-  }
-  return X;
-}
-
-/// K of ARD SE θ (signal part only).
-Eigen::MatrixXd se_matrix(const Eigen::MatrixXd& X, const GpHyperparameters& th) {
-  const Eigen::Index m = X.rows();
-  Eigen::MatrixXd K(m, m);
-  for (Eigen::Index a = 0; a < m; ++a) {
-    for (Eigen::Index b = 0; b < m; ++b) {
-      const Eigen::ArrayXd t = (X.row(a) - X.row(b)).array().transpose() / th.lengthscales.array();
-      K(a, b) = th.signal_variance * std::exp(-0.5 * t.square().sum());
-    }
-  }
-  return K;
-}
-
 /// Row i's noise: known(i), or σ_n² where it is NaN.
 Eigen::VectorXd row_noise(const Eigen::VectorXd& known, double sn2) {
   return known.unaryExpr([sn2](double v) { return std::isnan(v) ? sn2 : v; });
-}
-
-GpHyperparameters theta(std::vector<double> l, double sv, double nv) {
-  GpHyperparameters th;
-  th.lengthscales = Eigen::Map<Eigen::VectorXd>(l.data(), static_cast<Eigen::Index>(l.size()));
-  th.signal_variance = sv;
-  th.noise_variance = nv;
-  return th;
 }
 
 /// Known noise on every other row (spread over two orders of magnitude), NaN on the others.
@@ -64,7 +40,7 @@ Eigen::VectorXd mixed_known(Eigen::Index m) {
 }
 
 TEST(HyperFitKnownNoise, LikelihoodIsTheDenseFormula) {
-  const Eigen::MatrixXd X = uniform_points(40, 2, 3.0, 1);
+  const Eigen::MatrixXd X = uniform_rows(40, 2, 3.0, 1);
   gpb::Rng rng(2, 0, 1);
   Eigen::VectorXd y(40);
   for (Eigen::Index i = 0; i < 40; ++i) y(i) = rng.normal();
@@ -84,7 +60,7 @@ TEST(HyperFitKnownNoise, LikelihoodIsTheDenseFormula) {
 // Deterministic: ∂/∂ψ with known noise on half the rows, against central differences (1e-5
 // relative); σ_n²'s entry counts only the rows whose noise is fitted.
 TEST(HyperFitKnownNoise, GradientMatchesFiniteDifferences) {
-  const Eigen::MatrixXd X = uniform_points(50, 2, 3.0, 3);
+  const Eigen::MatrixXd X = uniform_rows(50, 2, 3.0, 3);
   gpb::Rng rng(4, 0, 1);
   Eigen::VectorXd y(50);
   for (Eigen::Index i = 0; i < 50; ++i) y(i) = rng.normal();
@@ -130,7 +106,7 @@ TEST(HyperFitKnownNoise, GradientMatchesFiniteDifferences) {
 TEST(HyperFitKnownNoise, RecoversTheNoiseOfTheUnknownRows) {
   const GpHyperparameters truth = theta({0.8, 1.6}, 1.0, 0.01);
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    const Eigen::MatrixXd X = uniform_points(200, 2, 10.0, 300 + seed);
+    const Eigen::MatrixXd X = uniform_rows(200, 2, 10.0, 300 + seed);
     Eigen::VectorXd known(200), noise(200);
     for (Eigen::Index i = 0; i < 200; ++i) {
       known(i) = i % 2 == 0 ? 0.5 : kNaN;
@@ -157,7 +133,7 @@ TEST(HyperFitKnownNoise, RecoversTheNoiseOfTheUnknownRows) {
 }
 
 TEST(HyperFitKnownNoise, RefusesBadKnownNoise) {
-  const Eigen::MatrixXd X = uniform_points(10, 2, 1.0, 5);
+  const Eigen::MatrixXd X = uniform_rows(10, 2, 1.0, 5);
   const Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(10, 0.0, 1.0);
   gpb::HyperFitOptions o;
   o.known_noise = Eigen::VectorXd::Constant(9, 0.1);  // one value short

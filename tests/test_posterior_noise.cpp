@@ -12,9 +12,9 @@
 #include <limits>
 #include <vector>
 
+#include "cuda_test_support.hpp"
 #include "gpbandit/engine/posterior.hpp"
 #include "gpbandit/error.hpp"
-#include "cuda_test_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -59,11 +59,9 @@ double rel_error(const double* a, const Eigen::VectorXd& b) {
   return gpb::test::rel_err(Eigen::Map<const Eigen::VectorXd>(a, b.size()), b);
 }
 
+/// d × n points uniform in [0, 1]^d (the columns of test_support's random_domain).
 Eigen::MatrixXd random_points(int d, int n, std::uint64_t seed) {
-  Rng rng(seed, 0, 3);
-  Eigen::MatrixXd p(d, n);
-  for (Eigen::Index i = 0; i < p.size(); ++i) p.data()[i] = rng.uniform();
-  return p;
+  return gpb::test::random_domain(n, d, seed).points();
 }
 
 /// The noise of observation i: spread over three orders of magnitude, so that a path that used λ
@@ -104,8 +102,9 @@ void check(PosteriorMode mode, bool lazy, Path path, bool grow, int n, int t) {
     for (int i = 0; i < block; ++i) {
       const int q = static_cast<int>(x.size()) + i;
       // Every 7th row repeats the one before (distinct noises at one candidate).
-      idx.push_back(q % 7 == 6 ? (i > 0 ? idx.back() : x.back())
-                               : static_cast<int>(rng.below(static_cast<std::uint64_t>(post.size()))));
+      idx.push_back(q % 7 == 6
+                        ? (i > 0 ? idx.back() : x.back())
+                        : static_cast<int>(rng.below(static_cast<std::uint64_t>(post.size()))));
       yy.push_back(rng.normal());
       lam.push_back(noise_of(q));
     }
@@ -129,7 +128,8 @@ void check(PosteriorMode mode, bool lazy, Path path, bool grow, int n, int t) {
   EXPECT_GT(gpb::test::rel_err(ref.mean, uniform.mean), 1e-3);
   const gpb::PosteriorFactor f = post.factor(0);
   ASSERT_EQ(f.noise.size(), static_cast<Eigen::Index>(x.size()));
-  for (std::size_t q = 0; q < x.size(); ++q) EXPECT_EQ(f.noise[static_cast<Eigen::Index>(q)], noise[q]);
+  for (std::size_t q = 0; q < x.size(); ++q)
+    EXPECT_EQ(f.noise[static_cast<Eigen::Index>(q)], noise[q]);
 }
 
 TEST(PosteriorNoise, SingleRowsMatchDenseInEveryMode) {
@@ -218,8 +218,7 @@ TEST(PosteriorNoise, InfoGainIsHalfLogDetWithTheRowsNoise) {
   for (int p = 0; p < t; ++p)
     for (int q = 0; q < t; ++q) K(p, q) = k(pts.col(x[p]).data(), pts.col(x[q]).data(), 2);
   const Eigen::VectorXd s = lam.cwiseSqrt().cwiseInverse();
-  const Eigen::MatrixXd A =
-      Eigen::MatrixXd::Identity(t, t) + s.asDiagonal() * K * s.asDiagonal();
+  const Eigen::MatrixXd A = Eigen::MatrixXd::Identity(t, t) + s.asDiagonal() * K * s.asDiagonal();
   const double want = 0.5 * std::log(A.determinant());
   EXPECT_NEAR(post.info_gain(0), want, 1e-9 * std::abs(want));
 }

@@ -6,11 +6,16 @@
 // save, so concurrent asks and tells queue instead of losing each other's updates. `ask` commits
 // its asks (saves the state) only once the points are written, so a failed write leaves nothing
 // outstanding.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <limits>
+#include <sstream>
 
 #include "commands.hpp"
 #include "gpbandit/error.hpp"
@@ -59,6 +64,50 @@ std::vector<double> read_rewards(const std::string& path) {
   return std::vector<double>(y.data(), y.data() + y.size());
 }
 
+/// The known noise variances of NOISE.csv: one value per line (or one row), an optional header,
+/// `#` comments; an empty cell, "nan" or "na" (any case) is a variance not known (NaN). The
+/// values themselves are checked by Optimizer::tell. @throws InvalidArgument naming file:line.
+std::vector<double> read_noise(const std::string& path) {
+  require_input(path, "noise variances");
+  std::ifstream in(path);
+  std::vector<double> out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line[0] == '#') continue;
+    std::vector<double> row;
+    bool text = false;
+    std::stringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) {
+      cell.erase(0, cell.find_first_not_of(" \t"));
+      cell.erase(cell.find_last_not_of(" \t") + 1);
+      std::string lower = cell;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (lower.empty() || lower == "nan" || lower == "na") {
+        row.push_back(std::numeric_limits<double>::quiet_NaN());
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      if (end == cell.c_str() || *end != '\0') {
+        text = true;
+        break;
+      }
+      row.push_back(v);
+    }
+    if (text && out.empty() && number == 1) continue;  // a header
+    if (text) {
+      throw InvalidArgument(path + ":" + std::to_string(number) + ": '" + line +
+                            "' is not a noise variance (a number, or nan / an empty cell: not "
+                            "known)");
+    }
+    if (line.empty()) row.assign(1, std::numeric_limits<double>::quiet_NaN());
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
 /// Writes `text` to stdout ("" or "-") or atomically to `path`. @throws IoError naming the path
 /// and the reason (a full disk, a closed stdout).
 void write_text(const std::string& path, const std::string& text) {
@@ -94,6 +143,8 @@ StateCommands add_state_commands(CLI::App& app, StateArgs& a) {
   c.tell->add_option("state", a.state, "state file")->required();
   c.tell->add_option("points", a.points, "CSV of the evaluated points (one per row)")->required();
   c.tell->add_option("y", a.y, "CSV of the rewards, one per point")->required();
+  c.tell->add_option("--noise", a.noise,
+                     "CSV of the known noise variance of each reward (nan where not known)");
   c.best = app.add_subcommand("best", "print the best observation so far (CSV: x0.., y)");
   c.best->add_option("state", a.state, "state file")->required();
   c.forget = app.add_subcommand("forget", "release asks that will not be told (failed runs)");
@@ -126,6 +177,7 @@ int state_command(const StateCommands& c, const StateArgs& a) {
   if (c.tell->parsed()) {  // before the state's lock is taken and the state loaded
     require_input(a.points, "points");
     require_input(a.y, "rewards");
+    if (!a.noise.empty()) require_input(a.noise, "noise variances");
   }
   const detail::StateLock lock(a.state, a.lock_timeout_s);
   Optimizer opt = Optimizer::load(a.state);
@@ -166,7 +218,13 @@ int state_command(const StateCommands& c, const StateArgs& a) {
       throw InvalidArgument(a.points + " has " + std::to_string(points.rows()) + " points but " +
                             a.y + " has " + std::to_string(y.size()) + " rewards");
     }
-    opt.tell(points, y);
+    const std::vector<double> noise = a.noise.empty() ? std::vector<double>{} : read_noise(a.noise);
+    if (!noise.empty() && noise.size() != y.size()) {
+      throw InvalidArgument(a.noise + " has " + std::to_string(noise.size()) +
+                            " noise variances but " + a.y + " has " + std::to_string(y.size()) +
+                            " rewards");
+    }
+    opt.tell(points, y, noise);
     opt.save(a.state);
     return 0;
   }

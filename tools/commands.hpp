@@ -46,6 +46,7 @@ struct StateArgs {
   std::string out;              ///< ask: CSV file (default stdout)
   std::string points;           ///< tell: CSV of the points
   std::string y;                ///< tell: CSV of the rewards
+  std::string noise;            ///< tell: CSV of the known noise variances (optional)
   bool all = false;             ///< forget: every outstanding ask
   double lock_timeout_s = 600;  ///< seconds to wait for the state's lock
 };

@@ -163,6 +163,8 @@ def _gpbandit(f, p, seed, calls, options):
     per_dim = options.pop("initial_points_per_dim", None)  # an initial design that grows with d
     if per_dim is not None:
         options["n_initial_points"] = per_dim * (p.dim + 1)
+    if options.get("noise") == "true":  # the problem's own noise variance, told as known
+        options["noise"] = p.noise ** 2
     gb.minimize(lambda x: f(x), p.bounds, n_calls=calls, random_state=seed, **options)
 
 

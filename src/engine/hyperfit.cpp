@@ -378,9 +378,9 @@ HyperFit fit_gp_hyperparameters(const Eigen::Ref<const Eigen::MatrixXd>& X,
   GPB_EXPECTS(y.size() == n,
               "hyperfit: y has length " << y.size() << " but X has " << n << " rows");
   GPB_EXPECTS(X.allFinite() && y.allFinite(), "hyperfit: X or y has a non-finite entry");
-  GPB_EXPECTS(o.known_noise.size() == 0 || o.known_noise.size() == n,
-              "hyperfit: known_noise has " << o.known_noise.size() << " values for " << n
-                                           << " rows");
+  GPB_EXPECTS(
+      o.known_noise.size() == 0 || o.known_noise.size() == n,
+      "hyperfit: known_noise has " << o.known_noise.size() << " values for " << n << " rows");
   if (o.known_noise.size() > 0) check_known_noise(&o.known_noise, n);
   GPB_EXPECTS(o.max_rows >= 2, "hyperfit: max_rows must be >= 2, got " << o.max_rows);
   GPB_EXPECTS(o.random_starts >= 0, "hyperfit: random_starts must be >= 0");

@@ -182,8 +182,7 @@ void FinitePosterior::observe(const int* index, const double* y, const double* n
   s.backend->observe(index, y, noise);
 }
 
-void FinitePosterior::observe_batch(int q, const int* index, const double* y,
-                                    const double* noise) {
+void FinitePosterior::observe_batch(int q, const int* index, const double* y, const double* noise) {
   Impl& s = *impl_;
   GPB_EXPECTS(q >= 1, "posterior.observe_batch: q must be >= 1, got " << q);
   GPB_EXPECTS(s.backend->pending() == 0,

@@ -321,8 +321,9 @@ void Optimizer::State::sync(bool for_ask) {
     const auto answered =
         std::count_if(slot_answer.begin(), slot_answer.end(), [](int id) { return id >= 0; });
     // A pending row was added with λ: an answer with a known noise needs the row rebuilt.
-    const bool noisy = std::any_of(slot_answer.begin(), slot_answer.end(),
-                                   [this](int id) { return id >= 0 && !std::isnan(model_noise(id)); });
+    const bool noisy = std::any_of(slot_answer.begin(), slot_answer.end(), [this](int id) {
+      return id >= 0 && !std::isnan(model_noise(id));
+    });
     if (answered == static_cast<long>(slot_answer.size()) && !noisy) {
       apply({PosteriorOp::Kind::Resolve, 0, slot_answer});
       slot_answer.clear();
@@ -368,8 +369,8 @@ double Optimizer::State::model_noise(int i, const detail::OutputWarp& w, double 
 }
 
 Eigen::VectorXd Optimizer::State::known_noise(const detail::OutputWarp& w, double scale) const {
-  const bool any = std::any_of(obs_noise.begin(), obs_noise.end(),
-                               [](double v) { return !std::isnan(v); });
+  const bool any =
+      std::any_of(obs_noise.begin(), obs_noise.end(), [](double v) { return !std::isnan(v); });
   if (!any) return {};
   Eigen::VectorXd out(num_obs());
   for (int i = 0; i < num_obs(); ++i) out[i] = model_noise(i, w, scale);

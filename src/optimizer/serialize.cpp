@@ -158,35 +158,34 @@ json state_json(const Optimizer::State& s) {
   for (const PosteriorOp& op : s.log) log.push_back(op_json(op));
   json asks = json::array();
   for (const OutstandingAsk& a : s.outstanding) asks.push_back(json::array({a.candidate, a.slot}));
-  return {
-      {"format", kFormat},
-      {"version", kVersion},
-      {"config", detail::options_to_json(s.opt)},
-      {"model",
-       {{"y_offset", s.y_offset},
-        {"y_scale", s.y_scale},
-        {"warp", {{"lambda", s.warp.lambda}, {"top", s.warp.top}, {"knee", s.warp.knee}}}}},
-      {"observations", observations_json(s)},
-      {"extras", rows_json(s.extras, s.d)},
-      {"failed", s.failed},
-      {"outstanding", asks},
-      {"posterior",
-       {{"extras", s.post_extras},
-        {"log", log},
-        {"slot_answer", s.slot_answer},
-        {"unposted", s.unposted},
-        {"dirty", s.dirty}}},
-      {"trust_region",
-       {{"length", s.tr_length},
-        {"success", s.tr_success},
-        {"failure", s.tr_failure},
-        {"best", s.tr_best}}},
-      {"counters",
-       {{"asks_served", s.asks_served},
-        {"fits", s.fits},
-        {"obs_at_last_fit", s.obs_at_last_fit},
-        {"last_fit_error", s.last_fit_error}}},
-      {"rng", {{"tiebreak", s.tiebreak.front().position()}, {"policy", s.policy.position()}}}};
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"config", detail::options_to_json(s.opt)},
+          {"model",
+           {{"y_offset", s.y_offset},
+            {"y_scale", s.y_scale},
+            {"warp", {{"lambda", s.warp.lambda}, {"top", s.warp.top}, {"knee", s.warp.knee}}}}},
+          {"observations", observations_json(s)},
+          {"extras", rows_json(s.extras, s.d)},
+          {"failed", s.failed},
+          {"outstanding", asks},
+          {"posterior",
+           {{"extras", s.post_extras},
+            {"log", log},
+            {"slot_answer", s.slot_answer},
+            {"unposted", s.unposted},
+            {"dirty", s.dirty}}},
+          {"trust_region",
+           {{"length", s.tr_length},
+            {"success", s.tr_success},
+            {"failure", s.tr_failure},
+            {"best", s.tr_best}}},
+          {"counters",
+           {{"asks_served", s.asks_served},
+            {"fits", s.fits},
+            {"obs_at_last_fit", s.obs_at_last_fit},
+            {"last_fit_error", s.last_fit_error}}},
+          {"rng", {{"tiebreak", s.tiebreak.front().position()}, {"policy", s.policy.position()}}}};
 }
 
 /// Restores everything but the posterior from `j` into `s` (built from j's config).
@@ -213,9 +212,9 @@ void restore_records(Optimizer::State& s, const json& j) {
     GPB_EXPECTS(nz.is_array() && nz.size() == s.obs_y.size(),
                 "state: observations.noise must be an array with one entry per observation");
     for (const json& v : nz) {
-      GPB_EXPECTS(v.is_null() || (v.is_number() && v.get<double>() >= 0 &&
-                                  std::isfinite(v.get<double>())),
-                  "state: observations.noise: each entry must be null or a number >= 0");
+      GPB_EXPECTS(
+          v.is_null() || (v.is_number() && v.get<double>() >= 0 && std::isfinite(v.get<double>())),
+          "state: observations.noise: each entry must be null or a number >= 0");
       s.obs_noise.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN()
                                         : v.get<double>());
     }

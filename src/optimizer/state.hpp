@@ -72,8 +72,8 @@ struct Optimizer::State {
   std::vector<QueuedWarning> queued;  ///< warnings not yet emitted, of every thread's calls
 
   // Observations, in tell order.
-  std::vector<double> obs_x;   ///< d values per observation
-  std::vector<double> obs_y;   ///< y as told
+  std::vector<double> obs_x;  ///< d values per observation
+  std::vector<double> obs_y;  ///< y as told
   /// Known noise variance of each observation, in y's units (tell's `noise`); NaN: not known (the
   /// model's fitted λ). Empty when none was ever told (states of older versions alike).
   std::vector<double> obs_noise;

@@ -177,4 +177,13 @@ gpb::Domain random_domain(int n, int d, std::uint64_t seed) {
   return gpb::Domain::from_rows(rows);
 }
 
+Eigen::MatrixXd uniform_rows(int m, int d, double width, std::uint64_t seed) {
+  gpb::Rng rng(seed, 0, 1);
+  Eigen::MatrixXd X(m, d);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < d; ++j) X(i, j) = width * rng.uniform();
+  }
+  return X;
+}
+
 }  // namespace gpb::test

@@ -75,6 +75,10 @@ gpb::Context make_cpu_context(int threads = 0);
 /// n points uniform in [0, 1]^d (stream 99 of Rng `seed`), as the posterior tests' domain.
 gpb::Domain random_domain(int n, int d, std::uint64_t seed);
 
+/// m×d points (one per row) uniform on [0, width]^d from Philox stream (seed, 0, 1), row by row:
+/// the hyperparameter-fit tests' data (their calibrations are of exactly these points).
+Eigen::MatrixXd uniform_rows(int m, int d, double width, std::uint64_t seed);
+
 /// n bit fingerprints of `bits` bits with a range of similarities: four random "scaffolds"
 /// (density 0.1), each row one of them with 1–6 % of its bits flipped (stream 2 of Rng `seed`).
 gpb::Domain related_fingerprints(long long n, int bits, std::uint64_t seed);

@@ -1,7 +1,8 @@
 /// @file batch_factor.hpp
 /// The factor block of a batch of q rows (FinitePosterior::observe_batch): the Cholesky factor
-/// L_bb of S + Λ (Λ = diag(λ_i), the rows' noise variances), computed with observe()'s per-element steps (row_step, var_step, pivot), so that
-/// a block update appends the same factor rows, bit for bit, as q single observations would.
+/// L_bb of S + Λ (Λ = diag(λ_i), the rows' noise variances), computed with observe()'s per-element
+/// steps (row_step, var_step, pivot), so that a block update appends the same factor rows, bit for
+/// bit, as q single observations would.
 #pragma once
 
 #include <Eigen/Core>
@@ -14,9 +15,9 @@ namespace gpb::detail {
 /// Inputs: S (q×q, lower triangle read) = k(x_i, x_j) − Σ_{p<t} v_p[a_i] v_p[a_j], or k(x_j, x_i)
 /// alone with `prefix` P (q×t, P(i, p) = v_p[a_i]) given, whose steps then open every element's
 /// chain; var0[i] = σ²_t[a_i], the variance before the batch; prior[i] = k(x_i, x_i) (the pivot
-/// floor's scale); noise[i] = λ_i. Output: lbb (q×q, lower; L[t+i, t+j]) and vars[i] = σ²_{t+i−1}[a_i], clamped
-/// as var_step does. With the prefix, the values are those of q single observations in recompute
-/// mode (column_of_rows over the t + i rows before each), bit for bit.
+/// floor's scale); noise[i] = λ_i. Output: lbb (q×q, lower; L[t+i, t+j]) and vars[i] =
+/// σ²_{t+i−1}[a_i], clamped as var_step does. With the prefix, the values are those of q single
+/// observations in recompute mode (column_of_rows over the t + i rows before each), bit for bit.
 struct BatchFactor {
   Eigen::MatrixXd lbb;
   std::vector<double> vars;

@@ -40,7 +40,8 @@ struct RunRows {
   /// γ̂ = ½ Σ_q ln(1 + σ²_{q−1}[a_q]/λ_q) = ½ ln|I + Λ^{−1/2} K_t Λ^{−1/2}| over every row.
   double info_gain() const {
     double g = 0;
-    for (std::size_t q = 0; q < pivot_var.size(); ++q) g += 0.5 * std::log1p(pivot_var[q] / noise[q]);
+    for (std::size_t q = 0; q < pivot_var.size(); ++q)
+      g += 0.5 * std::log1p(pivot_var[q] / noise[q]);
     return g;
   }
 };
