@@ -125,7 +125,7 @@ ABLATION = {
     # the additive kernel of 1-d parts, by BIC-penalised marginal likelihood, became the default;
     # the runs of the defaults until then are NO_SELECT_ROW.
     NO_SELECT_ROW: {"fit": {"kernel_select": False}},
-    # Known noise (2026-11-28): every evaluation told with the problem's true noise variance
+    # Known noise (2026-11-27): every evaluation told with the problem's true noise variance
     # (minimize's noise=; 0.01 on noisy Hartmann-6, 0 on the noise-free ones, floored at the fit's
     # noise floor) instead of a fitted noise.
     "known noise (noise = the true variance: 0.01 on noisy Hartmann-6, 0 elsewhere)": {

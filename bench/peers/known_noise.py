@@ -9,8 +9,26 @@ its posterior mean on a 30×30 grid; the statistic is the root-mean-square error
 against f. Paired by seed (both fits see the same points and values): the mean over seeds of
 log10(RMSE known / RMSE fitted) with its standard error, a difference counting at 2 SE.
 
+With --bo PROBLEM (a function of bench/peers/bo_problems.py) the same two instruments drive a
+whole `minimize` run instead: each evaluation of the noise-free function is measured by the precise
+instrument (variance 1e-4) or, with probability 1/2, the coarse one (--coarse, variance), and the
+run is told the variance (`noise="returned"`) or not (`noise="gaussian"`, the default); both arms
+of a seed see the same instrument draws and noise (the NumPy stream 500 + seed, in call
+order, so they part once their points differ). The recommended point is the observed point of
+lowest posterior mean (the best noisy value would favour lucky coarse measurements); the
+statistic is its true regret, paired by seed as above.
+
+With --sweep, the suite's noisy Hartmann-6 (bench/peers/bo_suite.py: noise sd 0.1, the best
+noisy observation recommended) under `minimize(noise=v)` for several told variances v and the
+fitted default, seeds 0..seeds−1: the final true regret, the share of asks with 4 or more
+coordinates on a face of the box, and the median fitted lengthscale (unit coordinates).
+
 Usage: PYTHONPATH=build/python python3 bench/peers/known_noise.py [--seeds 20]
+       PYTHONPATH=build/python python3 bench/peers/known_noise.py --bo branin --seeds 10 --coarse 1
+       PYTHONPATH=build/python python3 bench/peers/known_noise.py --sweep --seeds 6
 """
+import os
+import sys
 import argparse
 import math
 
@@ -37,10 +55,84 @@ def rmse(seed, known):
     return math.sqrt(float(np.mean((mean - f(Q)) ** 2)))
 
 
+def bo_regret(problem, seed, coarse, told):
+    """True regret of a minimize run's recommendation under the two instruments."""
+    rng = np.random.default_rng(500 + seed)
+
+    def f(x):
+        v = problem.true_value(x)
+        var = 1e-4 if rng.uniform() < 0.5 else coarse
+        y = v + math.sqrt(var) * rng.normal()
+        return (y, var) if told else y
+
+    res = g.minimize(f, problem.bounds, n_calls=problem.calls, random_state=seed,
+                     noise="returned" if told else "gaussian", threads=1)
+    X = np.asarray(res.x_iters, dtype=float)
+    mean, _ = res.optimizer.predict(X)
+    return problem.true_value(X[int(np.argmin(mean))]) - problem.optimum
+
+
+def paired(label_a, a, label_b, b):
+    d = np.log10(np.asarray(a) + 1e-12) - np.log10(np.asarray(b) + 1e-12)
+    se = d.std(ddof=1) / math.sqrt(len(d))
+    print(f"median {label_a} {np.median(a):.4g}, {label_b} {np.median(b):.4g}; log10 ratio "
+          f"{d.mean():+.3f} ± {se:.3f} (SE); {label_a} lower on {(d < 0).sum()} of {len(d)} "
+          f"seeds")
+
+
+def sweep(seeds):
+    """Noisy Hartmann-6 under several told variances and the fitted default."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bo_problems
+
+    p = bo_problems.BY_KEY["hartmann6_noisy"]
+    for told in ["gaussian", 1e-4, 1e-3, 1e-2]:
+        regret, faces, lengths = [], [], []
+        for seed in range(seeds):
+            opts = {}
+
+            def capture(f, problem, s, calls, options):  # bo_problems.run's objective, kept
+                res = g.minimize(f, problem.bounds, n_calls=calls, random_state=s, noise=told,
+                                 threads=1)
+                X = np.asarray(res.x_iters, dtype=float)
+                lo = np.array([b[0] for b in problem.bounds])
+                hi = np.array([b[1] for b in problem.bounds])
+                on = ((X - lo) < 1e-6 * (hi - lo)) | ((hi - X) < 1e-6 * (hi - lo))
+                opts["faces"] = float((on.sum(1) >= 4).mean())
+                opts["length"] = float(np.median(np.asarray(res.optimizer.kernel.lengthscales)
+                                                 / (hi - lo)))
+
+            bo_problems.RUNNERS["known-noise-sweep"] = capture
+            true, _, rec = bo_problems.run("known-noise-sweep", p, seed, p.calls)
+            regret.append(true[rec[-1]] - p.optimum)
+            faces.append(opts["faces"])
+            lengths.append(opts["length"])
+        print(f"noise {told}: final regret median {np.median(regret):.3g} "
+              f"{np.round(regret, 3).tolist()}; asks with >= 4 coordinates on a face "
+              f"{np.round(faces, 2).tolist()}; median lengthscale {np.round(lengths, 2).tolist()}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--bo", help="a bench/peers/bo_problems.py function: a minimize run instead")
+    ap.add_argument("--coarse", type=float, default=0.25, help="the coarse instrument's variance")
+    ap.add_argument("--sweep", action="store_true", help="noisy Hartmann-6, several told noises")
     args = ap.parse_args()
+    if args.sweep:
+        sweep(args.seeds)
+        return
+    if args.bo:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import bo_problems
+
+        problem = bo_problems.BY_KEY[args.bo]
+        told = [bo_regret(problem, s, args.coarse, True) for s in range(args.seeds)]
+        fitted = [bo_regret(problem, s, args.coarse, False) for s in range(args.seeds)]
+        print(f"{args.bo}, {problem.calls} calls, instruments 1e-4 and {args.coarse}, seeds "
+              f"0..{args.seeds - 1}: final true regret, ", end="")
+        paired("told", told, "fitted", fitted)
+        return
     d, known_all, fitted_all = [], [], []
     for s in range(args.seeds):
         a, b = rmse(s, True), rmse(s, False)
