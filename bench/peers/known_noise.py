@@ -19,8 +19,10 @@ lowest posterior mean (the best noisy value would favour lucky coarse measuremen
 statistic is its true regret, paired by seed as above.
 
 With --sweep, the suite's noisy Hartmann-6 (bench/peers/bo_suite.py: noise sd 0.1, the best
-noisy observation recommended) under `minimize(noise=v)` for several told variances v and the
-fitted default, seeds 0..seeds−1: the final true regret, the share of asks with 4 or more
+noisy observation recommended) under `minimize(noise=v)` for several told variances v with the
+lengthscale prior's location fixed (fit.lengthscale_prior_select off), the fitted default, and
+v = 0.01 with the location chosen (minimize's default when the noise is told), seeds
+0..seeds−1: the final true regret, the share of asks with 4 or more
 coordinates on a face of the box, and the median fitted lengthscale (unit coordinates).
 
 Usage: PYTHONPATH=build/python python3 bench/peers/known_noise.py [--seeds 20]
@@ -86,14 +88,15 @@ def sweep(seeds):
     import bo_problems
 
     p = bo_problems.BY_KEY["hartmann6_noisy"]
-    for told in ["gaussian", 1e-4, 1e-3, 1e-2]:
+    arms = [("gaussian", False), (1e-4, False), (1e-3, False), (1e-2, False), (1e-2, True)]
+    for told, select in arms:
         regret, faces, lengths = [], [], []
         for seed in range(seeds):
             opts = {}
 
             def capture(f, problem, s, calls, options):  # bo_problems.run's objective, kept
                 res = g.minimize(f, problem.bounds, n_calls=calls, random_state=s, noise=told,
-                                 threads=1)
+                                 threads=1, fit={"lengthscale_prior_select": select})
                 X = np.asarray(res.x_iters, dtype=float)
                 lo = np.array([b[0] for b in problem.bounds])
                 hi = np.array([b[1] for b in problem.bounds])
@@ -107,7 +110,7 @@ def sweep(seeds):
             regret.append(true[rec[-1]] - p.optimum)
             faces.append(opts["faces"])
             lengths.append(opts["length"])
-        print(f"noise {told}: final regret median {np.median(regret):.3g} "
+        print(f"noise {told}, lengthscale_prior_select {select}: final regret median {np.median(regret):.3g} "
               f"{np.round(regret, 3).tolist()}; asks with >= 4 coordinates on a face "
               f"{np.round(faces, 2).tolist()}; median lengthscale {np.round(lengths, 2).tolist()}")
 

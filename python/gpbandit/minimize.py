@@ -153,7 +153,10 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
     ``noise``: "gaussian" (the noise level is fitted, the default), a number ≥ 0 (the known
     variance of every evaluation's error, as in scikit-optimize: it enters the model instead of a
     fitted noise), or "returned" (``func`` returns ``(value, variance)``, the variance of that
-    evaluation's error, e.g. from replicates; None as the variance: not known). ``random_state`` (or ``seed``): an int or a NumPy
+    evaluation's error, e.g. from replicates; None as the variance: not known); told either way,
+    the fits also choose the lengthscale prior's location by marginal likelihood
+    (``fit={"lengthscale_prior_select": True}``; bench/RESULTS.md, "Known noise").
+    ``random_state`` (or ``seed``): an int or a NumPy
     random state; it also scrambles the Sobol candidates. ``n_jobs`` > 1 evaluates batches of
     n_jobs points in parallel threads (scikit-optimize uses n_jobs for its acquisition search
     instead), ``q`` sets the batch size alone. ``max_time`` stops starting new evaluations after
@@ -231,8 +234,13 @@ def minimize(func, dimensions=None, n_calls=100, *, n_initial_points=None,
         # fit={"warp": False} turns it off): chosen by the ablation of bench/RESULTS.md.
         # So is the kernel's structure chosen by the data (fit.kernel_select: the product or the
         # additive kernel at every fit; fit={"kernel_select": False} keeps the product).
+        # With the noise told (noise a number or "returned"), the lengthscale prior's location is
+        # chosen by marginal likelihood too (fit.lengthscale_prior_select): a told noise as large
+        # as a flat start's spread otherwise leaves the lengthscales to the prior's ln(d)/2 and
+        # log EI runs to a corner (bench/RESULTS.md, "Known noise": noisy Hartmann-6 1.86 → 0.213).
         if model.get("fit") is None or isinstance(model.get("fit"), dict):
-            model["fit"] = {"warp": True, "kernel_select": True, **(model.get("fit") or {})}
+            told = {"lengthscale_prior_select": True} if noise != "gaussian" else {}
+            model["fit"] = {"warp": True, "kernel_select": True, **told, **(model.get("fit") or {})}
         # n_points (scikit-optimize's name) or n_candidates (Optimizer's): the Sobol candidates.
         model["n_candidates"] = _count("n_points", model.get("n_candidates", n_points), 1)
         if kappa is not None:

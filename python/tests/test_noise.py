@@ -92,3 +92,21 @@ def test_minimize_with_noise_returned_by_the_objective():
         g.minimize(branin, [(-5.0, 10.0), (0.0, 15.0)], n_calls=3, noise="returned")
     with pytest.raises(InvalidArgument, match="noise must be"):
         g.minimize(branin, [(-5.0, 10.0), (0.0, 15.0)], n_calls=3, noise=-1)
+
+
+def _fit_config(res):
+    import json
+    return json.loads(res.optimizer._core.dumps())["config"]["fit"]
+
+
+def test_minimize_chooses_the_prior_location_when_the_noise_is_told():
+    # bench/RESULTS.md, "Known noise": told, the fit also chooses the lengthscale prior's
+    # location; fitted (the default) it does not; the user's own setting wins.
+    dims = [(-5.0, 10.0), (0.0, 15.0)]
+    told = g.minimize(branin, dims, n_calls=6, random_state=0, noise=0.1)
+    assert _fit_config(told)["lengthscale_prior_select"] is True
+    plain = g.minimize(branin, dims, n_calls=6, random_state=0)
+    assert _fit_config(plain)["lengthscale_prior_select"] is False
+    mine = g.minimize(branin, dims, n_calls=6, random_state=0, noise=0.1,
+                      fit={"lengthscale_prior_select": False})
+    assert _fit_config(mine)["lengthscale_prior_select"] is False
