@@ -162,7 +162,7 @@ TEST(CliOptimizer, BadInputExitsTwoNamingTheProblem) {
 
 /// A command-objective config in `dir` running `script` (sh -c) for T evaluations in batches of q.
 std::string command_config(const TempDir& dir, const std::string& script, int T, int q,
-                           double timeout_s = 30) {
+                           double timeout_s = 30, const std::string& extra = "") {
   std::string esc;
   for (char c : script) {
     if (c == '"' || c == '\\') esc += '\\';
@@ -175,7 +175,7 @@ std::string command_config(const TempDir& dir, const std::string& script, int T,
       "kernel": {"type": "matern52", "lengthscale": 0.25}, "goal": "minimize", "seed": 2,
       "acquisition": {"type": "ei"},
       "objective": {"type": "command", "cmd": ["sh", "-c", ")" +
-                       esc + R"("], "timeout_s": )" + std::to_string(timeout_s) + "}}");
+                       esc + R"("], "timeout_s": )" + std::to_string(timeout_s) + extra + "}}");
   return path;
 }
 
@@ -203,6 +203,36 @@ TEST(CliOptimizer, RunWithACommandObjective) {
   EXPECT_EQ(read_file(dir.file("out/evaluations.csv")), evals);
   again = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")) + " --resume --force");
   EXPECT_EQ(again.exit_code, 2);
+}
+
+// objective.noise "returned": the program prints a reward and its known noise variance per
+// candidate, and the run tells both; one number per candidate is then malformed (exit 2), and so
+// is a negative variance.
+TEST(CliOptimizer, RunWithACommandObjectiveThatReturnsNoise) {
+  TempDir dir;
+  const std::string pairs =
+      "awk -F, 'NR > 1 { printf \"%.17g,%.17g\\n\", ($1 - 0.3)^2 + ($2 - 0.7)^2, 0.01 + $1 }'";
+  std::string cfg = command_config(dir, pairs, 5, 2, 30, R"(, "noise": "returned")");
+  auto r = run_cli("run " + q(cfg) + " --out " + q(dir.file("out")) + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const gpb::Optimizer opt = gpb::Optimizer::load(dir.file("out/state.json"));
+  const Eigen::MatrixXd x = opt.observed_points();
+  const std::vector<double> noise = opt.observed_noise();
+  ASSERT_EQ(noise.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(noise[i], 0.01 + x(i, 0), 1e-12) << i;
+  cfg = command_config(dir, kAwk, 5, 2, 30, R"(, "noise": "returned")");
+  r = run_cli("run " + q(cfg) + " --out " + q(dir.file("one")) + " --quiet");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "a reward and its noise variance per candidate")) << r.output;
+  const std::string negative = "awk -F, 'NR > 1 { printf \"%.17g,-1\\n\", $1 }'";
+  cfg = command_config(dir, negative, 5, 2, 30, R"(, "noise": "returned")");
+  r = run_cli("run " + q(cfg) + " --out " + q(dir.file("neg")) + " --quiet");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "noise variance is negative")) << r.output;
+  cfg = command_config(dir, kAwk, 5, 2, 30, R"(, "noise": "known")");
+  r = run_cli("run " + q(cfg) + " --out " + q(dir.file("bad")) + " --quiet");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "objective.noise")) << r.output;
 }
 
 TEST(CliOptimizer, ACrashThenResumeEqualsAnUninterruptedRun) {

@@ -40,9 +40,10 @@ std::string bytes_text(std::size_t n) {
 }
 
 /// The q rewards in `out` (numbers separated by newlines, commas, spaces or tabs; a first line
-/// whose first field is not a number is a header), or a CommandError::Malformed naming the round
-/// and the line.
-std::vector<double> parse_rewards(const std::string& out, int q, int round) {
+/// whose first field is not a number is a header), or with `with_noise` the 2q numbers reward,
+/// variance per candidate (variances ≥ 0), or a CommandError::Malformed naming the round and the
+/// line.
+std::vector<double> parse_rewards(const std::string& out, int q, int round, bool with_noise) {
   std::vector<double> y;
   std::istringstream lines(out);
   std::string line;
@@ -71,11 +72,23 @@ std::vector<double> parse_rewards(const std::string& out, int q, int round) {
     }
     if (line.find_first_not_of(' ') != std::string::npos) first_line = false;
   }
-  if (static_cast<int>(y.size()) != q) {
+  const int per = with_noise ? 2 : 1;
+  if (static_cast<int>(y.size()) != per * q) {
     throw CommandError(CommandError::Kind::Malformed, round,
                        "round " + std::to_string(round) + ": the command printed " +
-                           std::to_string(y.size()) + " reward(s) for " + std::to_string(q) +
-                           " candidate(s) (expected one number per candidate)");
+                           std::to_string(y.size()) + (with_noise ? " number(s)" : " reward(s)") +
+                           " for " + std::to_string(q) + " candidate(s) (expected " +
+                           (with_noise ? "a reward and its noise variance" : "one number") +
+                           " per candidate)");
+  }
+  if (with_noise) {
+    for (int i = 0; i < q; ++i) {
+      if (y[static_cast<std::size_t>(2 * i + 1)] < 0) {
+        throw CommandError(CommandError::Kind::Malformed, round,
+                           "round " + std::to_string(round) + ": candidate " +
+                               std::to_string(i + 1) + "'s noise variance is negative");
+      }
+    }
   }
   return y;
 }
@@ -125,7 +138,7 @@ std::string labelled_text(const ParameterSpace& space, const Eigen::Ref<const Ei
 }  // namespace
 
 std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points,
-                                               int round) const {
+                                               int round, std::vector<double>* noise) const {
   const int q = static_cast<int>(points.rows());
   detail::ProcessSpec spec;
   spec.argv = options_.argv;
@@ -163,7 +176,16 @@ std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::Mat
     throw CommandError(CommandError::Kind::Failed, round,
                        head + "exited with status " + std::to_string(WEXITSTATUS(o.status)) + tail);
   }
-  return parse_rewards(o.out, q, round);
+  const std::vector<double> numbers = parse_rewards(o.out, q, round, options_.returns_noise);
+  if (!options_.returns_noise) return numbers;
+  GPB_EXPECTS(noise != nullptr, "objective: the command returns noise variances; pass `noise`");
+  std::vector<double> y(static_cast<std::size_t>(q));
+  noise->resize(static_cast<std::size_t>(q));
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    y[i] = numbers[2 * i];
+    (*noise)[i] = numbers[2 * i + 1];
+  }
+  return y;
 }
 
 }  // namespace gpb

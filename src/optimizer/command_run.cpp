@@ -105,6 +105,17 @@ CommandRun parse_run(const std::string& path, const std::string& text, std::stri
     c.check_type(o["timeout_s"], "number", "objective.timeout_s");
     r.command.timeout_s = o["timeout_s"].get<double>();
   }
+  if (o.contains("noise")) {  // "returned": a reward and its known noise variance per candidate
+    c.check_type(o["noise"], "string", "objective.noise");
+    const std::string n = o["noise"].get<std::string>();
+    if (n != "returned" && n != "gaussian") {
+      c.fail("objective.noise",
+             "must be \"gaussian\" (fitted) or \"returned\" (the program "
+             "prints a reward and its noise variance per candidate), got \"" +
+                 n + "\"");
+    }
+    r.command.returns_noise = n == "returned";
+  }
   c.guarded("objective", [&] { return CommandObjective(r.command).describe(); });
   return r;
 }
@@ -357,9 +368,9 @@ CommandRunResult run_command_config(const std::string& config, const std::string
     }
     const int done = opt.num_observations();
     const int round = done / r.q + 1;
-    std::vector<double> y;
+    std::vector<double> y, noise;
     try {
-      y = objective.evaluate(a.points, round);
+      y = objective.evaluate(a.points, round, &noise);
     } catch (const CommandError& e) {
       const std::string msg = std::string(e.what()) + "; the " + std::to_string(done) +
                               " earlier evaluations are saved in " + state +
@@ -370,7 +381,7 @@ CommandRunResult run_command_config(const std::string& config, const std::string
     {
       const detail::StateLock lock = shared.lock();
       shared.refresh(opt);
-      opt.tell(a.points, y);  // by point: a box's refined points are off the candidate set
+      opt.tell(a.points, y, noise);  // by point: a box's refined points are off the candidates
       shared.save(opt);
     }
     detail::write_file_atomic(dir + "/evaluations.csv", evaluations_csv(opt, r.q));

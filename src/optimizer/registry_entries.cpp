@@ -68,7 +68,10 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                "candidate on its stdout",
                {{"type", "string", kReq, "\"command\""},
                 {"cmd", "string[]", kReq, "the program and its arguments (no shell)"},
-                {"timeout_s", "number", "0", "seconds an evaluation may take (0 = no limit)"}}});
+                {"timeout_s", "number", "0", "seconds an evaluation may take (0 = no limit)"},
+                {"noise", "string", "\"gaussian\"",
+                 "\"returned\": the program prints a reward and its noise variance per "
+                 "candidate (known noise); \"gaussian\": the noise is fitted"}}});
   r.push_back(
       {"acquisition",
        "ucb",

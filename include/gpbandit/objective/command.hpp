@@ -56,6 +56,9 @@ struct CommandOptions {
   /// When set, the program reads the candidates by label: a header of the parameter names, then
   /// each parameter's value or label per line (ParameterSpace::decode, Parameter::text).
   std::shared_ptr<const ParameterSpace> space{};
+  /// The program prints, for each candidate, its reward and then the known variance of that
+  /// reward's measurement error (≥ 0): 2q numbers (config "noise": "returned").
+  bool returns_noise = false;
 
   /// Default timeout_s: one hour.
   static constexpr double kDefaultTimeout = 3600;
@@ -87,10 +90,13 @@ class CommandObjective {
   explicit CommandObjective(CommandOptions options);
 
   /// Runs the program on the q×d `points` (one candidate per row) for round `round`; returns q
-  /// rewards. Waits at most timeout_s seconds.
+  /// rewards. Waits at most timeout_s seconds. With CommandOptions::returns_noise the program
+  /// prints a reward and a variance per candidate; `noise` (which must then be given) receives
+  /// the q variances.
   /// @throws CommandError (Failed, TimedOut, Malformed or TooMuchOutput), the message naming the
   /// round (and the limit it hit); Error if no process can be started (fork, pipe).
-  std::vector<double> evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points, int round) const;
+  std::vector<double> evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points, int round,
+                               std::vector<double>* noise = nullptr) const;
 
   /// The options.
   const CommandOptions& options() const { return options_; }
