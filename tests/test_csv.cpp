@@ -1,6 +1,7 @@
 // read_csv_matrix: formats accepted and every error path (file:line in the message).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "gpbandit/error.hpp"
@@ -126,6 +127,43 @@ TEST(Csv, NanAndInfRejected) {
   EXPECT_TRUE(contains(csv_error(p3), p3 + ":2: column 1 is '-inf' (NaN or Inf not allowed)"));
   const std::string p4 = make_csv(dir, "d.csv", "x\nInfinity\n");
   EXPECT_TRUE(contains(csv_error(p4), p4 + ":2: column 1 is 'Infinity'"));
+}
+
+// missing_as_nan: an empty field, "nan" or "na" (any case) reads as NaN, a blank line between
+// data lines as a line of empty fields; a missing value on the first line is data, not a header;
+// Inf and other text stay errors, and without the flag the same files are refused.
+TEST(Csv, MissingValuesReadAsNanWhenAllowed) {
+  TempDir dir;
+  const std::string p1 = make_csv(dir, "a.csv", "v,w\n1,NA\n,2\nnan,Nan\n3, na \n");
+  const Eigen::MatrixXd m = gpb::read_csv_matrix(p1, nullptr, 0, true);
+  ASSERT_EQ(m.rows(), 4);
+  ASSERT_EQ(m.cols(), 2);
+  EXPECT_EQ(m(0, 0), 1.0);
+  EXPECT_TRUE(std::isnan(m(0, 1)) && std::isnan(m(1, 0)) && std::isnan(m(2, 0)) &&
+              std::isnan(m(2, 1)) && std::isnan(m(3, 1)));
+  EXPECT_EQ(m(1, 1), 2.0);
+  EXPECT_EQ(m(3, 0), 3.0);
+  EXPECT_TRUE(contains(csv_error(p1), p1 + ":2: column 2 is 'NA' (not a number)"));
+  bool header = true;
+  const std::string p2 = make_csv(dir, "b.csv", "nan\n0.5\n\n2\n");
+  const Eigen::MatrixXd col = gpb::read_csv_matrix(p2, &header, 0, true);
+  EXPECT_FALSE(header);
+  ASSERT_EQ(col.rows(), 4);
+  EXPECT_TRUE(std::isnan(col(0, 0)) && std::isnan(col(2, 0)));
+  EXPECT_EQ(col(3, 0), 2.0);
+  EXPECT_TRUE(contains(csv_error(p2), p2 + ":1: column 1 is 'nan' (NaN or Inf not allowed)"));
+  const auto error_allowing = [](const std::string& path) {
+    try {
+      gpb::read_csv_matrix(path, nullptr, 0, true);
+    } catch (const gpb::InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string p3 = make_csv(dir, "c.csv", "x\n1\ninf\n");
+  EXPECT_TRUE(contains(error_allowing(p3), p3 + ":3: column 1 is 'inf' (NaN or Inf not allowed)"));
+  const std::string p4 = make_csv(dir, "d.csv", "x\n1\nnah\n");
+  EXPECT_TRUE(contains(error_allowing(p4), p4 + ":3: column 1 is 'nah' (not a number)"));
 }
 
 TEST(Csv, EmptyAndHeaderOnlyFiles) {

@@ -6,16 +6,11 @@
 // save, so concurrent asks and tells queue instead of losing each other's updates. `ask` commits
 // its asks (saves the state) only once the points are written, so a failed write leaves nothing
 // outstanding.
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <limits>
-#include <sstream>
 
 #include "commands.hpp"
 #include "gpbandit/error.hpp"
@@ -53,59 +48,18 @@ void require_input(const std::string& path, const char* what) {
   std::fclose(f);
 }
 
-/// The rewards of Y.csv: one column (optional header), or a single row.
-std::vector<double> read_rewards(const std::string& path) {
-  require_input(path, "rewards");
-  const Eigen::MatrixXd y = read_csv_matrix(path);
+/// The values of a CSV of one column (optional header) or a single row: Y.csv's rewards or, with
+/// `missing_as_nan`, NOISE.csv's known noise variances (an empty cell, nan or na: not known; the
+/// values themselves are checked by Optimizer::tell). `what` names them in messages.
+std::vector<double> read_column(const std::string& path, const char* what,
+                                bool missing_as_nan = false) {
+  require_input(path, what);
+  const Eigen::MatrixXd y = read_csv_matrix(path, nullptr, 0, missing_as_nan);
   if (y.cols() != 1 && y.rows() != 1) {
-    throw InvalidArgument(path + ": expected one column of rewards (or one row), got " +
+    throw InvalidArgument(path + ": expected one column of " + what + " (or one row), got " +
                           std::to_string(y.rows()) + " x " + std::to_string(y.cols()));
   }
   return std::vector<double>(y.data(), y.data() + y.size());
-}
-
-/// The known noise variances of NOISE.csv: one value per line (or one row), an optional header,
-/// `#` comments; an empty cell, "nan" or "na" (any case) is a variance not known (NaN). The
-/// values themselves are checked by Optimizer::tell. @throws InvalidArgument naming file:line.
-std::vector<double> read_noise(const std::string& path) {
-  require_input(path, "noise variances");
-  std::ifstream in(path);
-  std::vector<double> out;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty() && line[0] == '#') continue;
-    std::vector<double> row;
-    bool text = false;
-    std::stringstream cells(line);
-    std::string cell;
-    while (std::getline(cells, cell, ',')) {
-      cell.erase(0, cell.find_first_not_of(" \t"));
-      cell.erase(cell.find_last_not_of(" \t") + 1);
-      std::string lower = cell;
-      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (lower.empty() || lower == "nan" || lower == "na") {
-        row.push_back(std::numeric_limits<double>::quiet_NaN());
-        continue;
-      }
-      char* end = nullptr;
-      const double v = std::strtod(cell.c_str(), &end);
-      if (end == cell.c_str() || *end != '\0') {
-        text = true;
-        break;
-      }
-      row.push_back(v);
-    }
-    if (text && out.empty() && number == 1) continue;  // a header
-    if (text) {
-      throw InvalidArgument(path + ":" + std::to_string(number) + ": '" + line +
-                            "' is not a noise variance (a number, or nan / an empty cell: not "
-                            "known)");
-    }
-    if (line.empty()) row.assign(1, std::numeric_limits<double>::quiet_NaN());
-    out.insert(out.end(), row.begin(), row.end());
-  }
-  return out;
 }
 
 /// Writes `text` to stdout ("" or "-") or atomically to `path`. @throws IoError naming the path
@@ -213,12 +167,13 @@ int state_command(const StateCommands& c, const StateArgs& a) {
   }
   if (c.tell->parsed()) {
     const Eigen::MatrixXd points = read_points(a.points, opt.domain().space());
-    const std::vector<double> y = read_rewards(a.y);
+    const std::vector<double> y = read_column(a.y, "rewards");
     if (static_cast<std::size_t>(points.rows()) != y.size()) {
       throw InvalidArgument(a.points + " has " + std::to_string(points.rows()) + " points but " +
                             a.y + " has " + std::to_string(y.size()) + " rewards");
     }
-    const std::vector<double> noise = a.noise.empty() ? std::vector<double>{} : read_noise(a.noise);
+    const std::vector<double> noise =
+        a.noise.empty() ? std::vector<double>{} : read_column(a.noise, "noise variances", true);
     if (!noise.empty() && noise.size() != y.size()) {
       throw InvalidArgument(a.noise + " has " + std::to_string(noise.size()) +
                             " noise variances but " + a.y + " has " + std::to_string(y.size()) +

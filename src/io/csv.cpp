@@ -9,7 +9,10 @@
 //  - lines whose first non-blank character is '#' are comments, ignored wherever they are (line
 //    numbers in messages still count them);
 //  - every data field must parse completely as a finite double (std::from_chars, general format,
-//    an optional leading '+' allowed); NaN, Inf, empty fields and trailing garbage are errors.
+//    an optional leading '+' allowed); NaN, Inf, empty fields and trailing garbage are errors;
+//  - with missing values allowed (read_csv_matrix's missing_as_nan), an empty field, "nan" or
+//    "na" (any case) is a missing value, read as NaN, and a blank line between data lines is a
+//    line of empty fields; Inf and other text stay errors.
 // Errors name "path:line: what" (1-based line and column numbers, columns counted in the file).
 
 #include <Eigen/Core>
@@ -81,6 +84,15 @@ FieldStatus parse_field(std::string_view s, double* out) {
   return FieldStatus::Ok;
 }
 
+/// Whether the field is a missing value (FieldStatus `st` and value `v` from parse_field): an
+/// empty field, NaN ("nan" in any case) or "na" in any case.
+bool is_missing(std::string_view s, FieldStatus st, double v) {
+  if (st == FieldStatus::Empty || (st == FieldStatus::NonFinite && std::isnan(v))) return true;
+  s = trim(s);
+  return st == FieldStatus::NotNumber && s.size() == 2 && (s[0] == 'n' || s[0] == 'N') &&
+         (s[1] == 'a' || s[1] == 'A');
+}
+
 /// Splits a line (without its line end) into comma-separated fields.
 void split_fields(std::string_view line, std::vector<std::string_view>* fields) {
   fields->clear();
@@ -96,11 +108,13 @@ void split_fields(std::string_view line, std::vector<std::string_view>* fields) 
   }
 }
 
-/// True when every field from `skip` on parses as a number (finite or not).
-bool looks_numeric(const std::vector<std::string_view>& fields, int skip) {
+/// True when every field from `skip` on parses as a number (finite or not), or, with
+/// `missing`, is a missing value.
+bool looks_numeric(const std::vector<std::string_view>& fields, int skip, bool missing) {
   for (std::size_t c = static_cast<std::size_t>(skip); c < fields.size(); ++c) {
     double v = 0.0;
     const FieldStatus st = parse_field(fields[c], &v);
+    if (missing && is_missing(fields[c], st, v)) continue;
     if (st == FieldStatus::Empty || st == FieldStatus::NotNumber) return false;
   }
   return true;
@@ -134,10 +148,11 @@ std::vector<std::string_view> split_lines(std::string_view all) {
   return lines;
 }
 
-/// Parses one data line into `row` (its fields from `skip` on, written with stride `stride`).
+/// Parses one data line into `row` (its fields from `skip` on, written with stride `stride`);
+/// with `missing`, missing values (is_missing) are read as NaN.
 void parse_data_line(const std::string& path, std::size_t lineno,
                      const std::vector<std::string_view>& fields, int skip, std::size_t expected,
-                     double* row, Eigen::Index stride) {
+                     double* row, Eigen::Index stride, bool missing) {
   if (fields.size() != expected) {
     throw InvalidArgument(where(path, lineno) + "expected " + std::to_string(expected) +
                           " columns, got " + std::to_string(fields.size()));
@@ -145,8 +160,13 @@ void parse_data_line(const std::string& path, std::size_t lineno,
   for (std::size_t c = static_cast<std::size_t>(skip); c < fields.size(); ++c) {
     double v = 0.0;
     const FieldStatus st = parse_field(fields[c], &v);
+    double* to = row + static_cast<Eigen::Index>(c - static_cast<std::size_t>(skip)) * stride;
     if (st == FieldStatus::Ok) {
-      row[static_cast<Eigen::Index>(c - static_cast<std::size_t>(skip)) * stride] = v;
+      *to = v;
+      continue;
+    }
+    if (missing && is_missing(fields[c], st, v)) {
+      *to = std::numeric_limits<double>::quiet_NaN();
       continue;
     }
     const std::string col = "column " + std::to_string(c + 1);
@@ -169,14 +189,16 @@ void parse_data_line(const std::string& path, std::size_t lineno,
 }  // namespace
 }  // namespace detail
 
-Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header, int skip_columns) {
+Eigen::MatrixXd read_csv_matrix(const std::string& path, bool* had_header, int skip_columns,
+                                bool missing_as_nan) {
   GPB_EXPECTS(skip_columns >= 0,
               "read_csv_matrix: skip_columns must be >= 0, got " << skip_columns);
-  return detail::parse_csv_matrix(detail::slurp(path), path, had_header, skip_columns);
+  return detail::parse_csv_matrix(detail::slurp(path), path, had_header, skip_columns,
+                                  missing_as_nan);
 }
 
 Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string& path,
-                                         bool* had_header, int skip_columns) {
+                                         bool* had_header, int skip_columns, bool missing_as_nan) {
   using namespace detail;
   GPB_EXPECTS(skip_columns >= 0,
               "parse_csv_matrix: skip_columns must be >= 0, got " << skip_columns);
@@ -200,7 +222,7 @@ Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string
 
   std::vector<std::string_view> fields;
   split_fields(lines[0], &fields);
-  const bool header = !looks_numeric(fields, skip_columns);
+  const bool header = !looks_numeric(fields, skip_columns, missing_as_nan);
   if (had_header) *had_header = header;
   const std::size_t expected = fields.size();
   if (expected <= static_cast<std::size_t>(skip_columns)) {
@@ -220,12 +242,12 @@ Eigen::MatrixXd detail::parse_csv_matrix(std::string_view all, const std::string
   const auto n = static_cast<Eigen::Index>(rows);
   Eigen::MatrixXd out(n, static_cast<Eigen::Index>(cols));
   for (std::size_t i = first; i < lines.size(); ++i) {
-    if (trim(lines[i]).empty()) {
+    if (!missing_as_nan && trim(lines[i]).empty()) {
       throw InvalidArgument(where(path, number[i]) + "blank line between data rows");
     }
     split_fields(lines[i], &fields);
     double* row = out.data() + static_cast<Eigen::Index>(i - first);
-    parse_data_line(path, number[i], fields, skip_columns, expected, row, n);
+    parse_data_line(path, number[i], fields, skip_columns, expected, row, n, missing_as_nan);
   }
   return out;
 }

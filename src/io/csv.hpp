@@ -15,6 +15,7 @@ namespace gpb::detail {
 /// fuzz target tests/fuzz/fuzz_csv.cpp. @throws InvalidArgument as read_csv_matrix does.
 /// Complexity O(bytes).
 Eigen::MatrixXd parse_csv_matrix(std::string_view text, const std::string& path,
-                                 bool* had_header = nullptr, int skip_columns = 0);
+                                 bool* had_header = nullptr, int skip_columns = 0,
+                                 bool missing_as_nan = false);
 
 }  // namespace gpb::detail
