@@ -9,8 +9,9 @@ experiment order, the metrics of edbo.metrics, seconds per batch), so an interru
 
 Usage: run_campaigns.py [--datasets a,b] [--methods m,n] [--seeds 0-19] [--data DIR]
                         [--out DIR] [--smoke]
-  --smoke: 2 seeds of direct_arylation, gpbandit-ohe and random, 20 experiments, into a
-           temporary folder; checks the runs and exits 0 (77 when the data is absent).
+  --smoke: 2 seeds of direct_arylation, 20 experiments, into a temporary folder: random,
+           gpbandit-ohe, its -pdim and -oracle diagnostics and the encoding chosen by the data
+           between one-hot and DFT; checks the runs and exits 0 (77 when the data is absent).
 Needs PYTHONPATH holding the gpbandit module (build/python); the baybe-* methods need BayBE
 (pip install 'baybe[chem]').
 """
@@ -59,6 +60,33 @@ METHODS = {
     "gpbandit-dft-parts": ("gpbandit", "dft", {"parts": True}),
     "gpbandit-fp": ("gpbandit", "fp"),  # the molecules' Morgan fingerprints (gpbandit.chem)
     "gpbandit-fp-parts": ("gpbandit", "fp", {"parts": True}),
+    # The lengthscale prior's location chosen by marginal likelihood at every fit (ln(d)/2 or 0;
+    # fit.lengthscale_prior_select): with d = 20-60 encoded features the default ln(d)/2 holds
+    # every lengthscale near e^{ln(d)/2} unless the data insist.
+    "gpbandit-ohe-lps": ("gpbandit", "ohe", {"fit": {"lengthscale_prior_select": True}}),
+    "gpbandit-dft-lps": ("gpbandit", "dft", {"fit": {"lengthscale_prior_select": True}}),
+    "gpbandit-mordred-lps": ("gpbandit", "baybe:MORDRED",
+                             {"fit": {"lengthscale_prior_select": True}}),
+    # A ceiling, not a method: the hyperparameters fitted once on 400 rows of the whole table
+    # (the answers) and held fixed, y standardised by the whole table; what a perfect fit of
+    # this model could give the campaign.
+    "gpbandit-ohe-oracle": ("gpbandit", "ohe", {"oracle": True}),
+    "gpbandit-dft-oracle": ("gpbandit", "dft", {"oracle": True}),
+    "gpbandit-mordred-oracle": ("gpbandit", "baybe:MORDRED", {"oracle": True}),
+    # The encoding chosen by the data at every batch: one model per encoding, each refitted
+    # (MAP, the defaults), and the batch asked of the one whose fit has the largest log marginal
+    # likelihood of the same standardised yields.
+    "gpbandit-select": ("select", ["ohe", "dft", "fp"]),
+    "gpbandit-select-parts": ("select", ["ohe+parts", "dft+parts", "fp+parts"]),
+    "gpbandit-select-all": ("select", ["ohe", "dft", "fp", "ohe+parts", "dft+parts",
+                                       "fp+parts"]),
+    # The lengthscale prior's location ln(P)/2 with P the number of parameters (components and
+    # conditions) instead of ln(d)/2 with d the encoded columns: two reactions differ in at most
+    # P parameters, whatever the number of columns that encode them.
+    "gpbandit-ohe-pdim": ("gpbandit", "ohe", {"prior_params": True}),
+    "gpbandit-dft-pdim": ("gpbandit", "dft", {"prior_params": True}),
+    "gpbandit-fp-pdim": ("gpbandit", "fp", {"prior_params": True}),
+    "gpbandit-mordred-pdim": ("gpbandit", "baybe:MORDRED", {"prior_params": True}),
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
@@ -106,6 +134,13 @@ class GpbanditRunner:
             options.update(kernel=gpbandit.Kernel.matern(2.5, ell, ell), noise_variance=0.1,
                            fit_every=0)
             y = (y - y[init].mean()) / (y[init].std() or 1.0)
+        if options.pop("prior_params", False):
+            n_params = len(table.components) + len(table.numeric)
+            options["fit"] = {"lengthscale_prior_loc": 0.5 * np.log(n_params),
+                              "lengthscale_prior_log_d": 0.0}
+        if options.pop("oracle", False):
+            options.update(self.oracle(table, X))
+            y = (y - y.mean()) / y.std()
         opt = gpbandit.Optimizer(X, seed=seed, threads=1, exclude_observed=True, **options)
         order, seconds = list(init), []
         batch = np.asarray(init, dtype=np.int64)
@@ -118,6 +153,20 @@ class GpbanditRunner:
             seconds.append(time.perf_counter() - t0)
             order += [int(i) for i in batch]
         return order, seconds
+
+
+    def oracle(self, table, X):
+        """Optimizer options of the ceiling diagnostic: the kernel and noise fitted (MAP, the
+        defaults) on 400 seeded rows of the whole table, then never refitted."""
+        import gpbandit
+
+        key = ("oracle", table.name)
+        if key not in self.cache:
+            full = gpbandit.Optimizer(X, seed=0, threads=1, fit={"max_rows": 400})
+            full.tell(np.arange(len(table)), table.y)
+            self.cache[key] = {"kernel": full.kernel, "noise_variance": full.noise_variance,
+                               "fit_every": 0, "fit": {"normalize": False}}
+        return dict(self.cache[key])
 
 
 class BaybeRunner:
@@ -206,6 +255,48 @@ class BaybeRunner:
         return order, seconds
 
 
+class SelectRunner:
+    """One gpbandit.Optimizer per encoding ("ohe", "dft", "fp", "baybe:MORDRED"; "+parts": the
+    per-parameter kernel), all told every result; after each tell every model is refitted and
+    the batch is asked of the model of the largest log marginal likelihood at its fit: the
+    data choose the encoding. Records which encoding chose each batch."""
+
+    def __init__(self, encodings):
+        self.runners = [GpbanditRunner(e.split("+")[0], {"parts": True} if "+parts" in e else {})
+                        for e in encodings]
+        self.names = encodings
+        self.chosen = []
+
+    def __call__(self, table, seed, init, budget):
+        import gpbandit
+
+        opts = []
+        for r in self.runners:
+            if table.name not in r.cache:
+                r.cache[table.name] = edbo.encode(table, r.encoding)
+            options = dict(r.options)
+            if options.pop("parts", False):
+                options["kernel"] = edbo.parts_kernel(table, r.encoding)
+            opts.append(gpbandit.Optimizer(r.cache[table.name], seed=seed, threads=1,
+                                           exclude_observed=True, **options))
+        order, seconds, chosen = list(init), [], []
+        batch = np.asarray(init, dtype=np.int64)
+        while True:
+            t0 = time.perf_counter()
+            for o in opts:
+                o.tell(batch, table.y[batch])
+            if len(order) >= budget:
+                break
+            ll = [o.fit_hyperparameters().log_likelihood for o in opts]
+            k = int(np.argmax(ll))
+            chosen.append(self.names[k])
+            _, batch = opts[k].ask(min(BATCH, budget - len(order)))
+            seconds.append(time.perf_counter() - t0)
+            order += [int(i) for i in batch]
+        self.chosen = chosen
+        return order, seconds
+
+
 def baybe_features(table, encoding):
     """BayBE's computational representation of every reaction (its SubstanceParameter
     `encoding`, decorrelated as by default), in the table's row order: gpbandit on exactly the
@@ -224,6 +315,8 @@ def runner(method):
         return run_random
     if kind == "gpbandit":
         return GpbanditRunner(encoding, *options)
+    if kind == "select":
+        return SelectRunner(encoding)
     return BaybeRunner(encoding)
 
 
@@ -236,10 +329,13 @@ def run_one(table, method, seed, fn, budget):
         raise RuntimeError(f"{table.name}/{method}/seed {seed}: {len(order)} experiments, "
                            f"{len(order) - len(set(order))} repeated")
     yields = [float(table.y[i]) for i in order]
-    return {"dataset": table.name, "method": method, "seed": seed, "init": INIT, "batch": BATCH,
+    out = {"dataset": table.name, "method": method, "seed": seed, "init": INIT, "batch": BATCH,
             "order": order, "yields": yields, "metrics": edbo.metrics(yields, table),
             "seconds_per_batch": [round(s, 4) for s in seconds], "wall_seconds": round(wall, 3),
             "top1_target": table.top1, "best_yield": table.best, "versions": versions()}
+    if isinstance(fn, SelectRunner):
+        out["chosen_encodings"] = fn.chosen  # the encoding that chose each batch
+    return out
 
 
 @functools.lru_cache(maxsize=None)
@@ -285,7 +381,9 @@ def main(argv):
     budget = BUDGET
     tmp = None
     if args.smoke:
-        args.datasets, args.methods, args.seeds = "direct_arylation", "gpbandit-ohe,random", [0, 1]
+        args.datasets, args.seeds = "direct_arylation", [0, 1]
+        args.methods = "gpbandit-ohe,random,gpbandit-ohe-pdim,gpbandit-ohe-oracle,select-smoke"
+        METHODS["select-smoke"] = ("select", ["ohe", "dft"])  # no RDKit needed
         tmp = tempfile.TemporaryDirectory()
         args.out, budget = tmp.name, 20
     datasets = args.datasets.split(",")
@@ -320,9 +418,12 @@ def main(argv):
             starts.setdefault(r["seed"], r["order"][:INIT])
             assert r["order"][:INIT] == starts[r["seed"]], r["method"]
             assert r["metrics"] == edbo.metrics(r["yields"], tables[r["dataset"]])
-        assert len(runs) == 4, len(runs)
+            if r["method"] == "select-smoke":  # one encoding per batch asked, each a model's
+                assert len(r["chosen_encodings"]) == (budget - INIT) // BATCH, r
+                assert set(r["chosen_encodings"]) <= {"ohe", "dft"}, r["chosen_encodings"]
+        assert len(runs) == 10, len(runs)
         tmp.cleanup()
-        print("smoke: 4 campaigns, shared starts, no repeated reaction")
+        print("smoke: 10 campaigns, shared starts, no repeated reaction, one encoding per batch")
     return 0
 
 
