@@ -115,13 +115,20 @@ class Table:
 
 
 def descriptors(table, component, encoding):
-    """The descriptor table of encoding "dft" (table.dft) or "fp" (table.fingerprints) of a
+    """The descriptor table of encoding "dft" (table.dft), "fp" (table.fingerprints), or "rdkit"
+    / "mordred" (the molecules' 2D descriptors, gpbandit.chem.label_descriptors) of a
     component."""
     if encoding == "dft":
         return table.dft(component)
     if encoding == "fp":
         return table.fingerprints(component)
-    raise ValueError(f"encoding: expected 'ohe', 'dft' or 'fp', got {encoding!r}")
+    if encoding in ("rdkit", "mordred"):
+        from gpbandit import chem
+
+        return {k: np.array(v) for k, v in chem.label_descriptors(
+            sorted(set(table.labels[component])), kind=encoding).items()}
+    raise ValueError(f"encoding: expected 'ohe', 'dft', 'fp', 'rdkit' or 'mordred', got "
+                     f"{encoding!r}")
 
 
 def _unit(v):
@@ -148,24 +155,17 @@ def _one_hot_rows(table):
 
 
 def _dft_block(labels, table):
-    """Per label, the principal components of the standardised descriptors (DFT, or fingerprint
-    bits) that explain DFT_VARIANCE of their variance, scaled together so the first spans
-    [0, 1]."""
+    """Per label, the principal components of the standardised descriptors (DFT, fingerprint
+    bits, molecular descriptors) that explain DFT_VARIANCE of their variance, scaled together so
+    the first spans [0, 1] (gpbandit.params.principal_components)."""
+    from gpbandit import params as gp
+
     names = sorted(set(labels))
     missing = [s for s in names if s not in table]
     if missing:
         raise ValueError(f"dft table: no descriptors for {missing[0]!r}")
-    mat = np.array([table[s] for s in names])
-    sd = mat.std(axis=0)
-    mat = (mat[:, sd > 0] - mat[:, sd > 0].mean(axis=0)) / sd[sd > 0]
-    u, s, _ = np.linalg.svd(mat, full_matrices=False)
-    share = np.cumsum(s ** 2) / np.sum(s ** 2)
-    k = min(int(np.searchsorted(share, DFT_VARIANCE) + 1), len(names) - 1)
-    scores = u[:, :k] * s[:k]
-    span = np.ptp(scores[:, 0])
-    scores = (scores - scores.min(axis=0)) / (span if span > 0 else 1.0)
-    pos = {n: i for i, n in enumerate(names)}
-    return scores[[pos[x] for x in labels]]
+    pcs = gp.principal_components({s: table[s] for s in names}, DFT_VARIANCE)
+    return np.array([pcs[x] for x in labels])
 
 
 def encode(table, encoding):
@@ -200,10 +200,11 @@ def blocks(table, encoding):
     return out
 
 
-def parts_kernel(table, encoding):
+def parts_kernel(table, encoding, combine="product"):
     """A per-parameter kernel on encode(table, encoding): Matérn 5/2 with ARD on the numeric
     conditions together × a Matérn 5/2 on each component's encoding (one lengthscale on a one-hot
-    block, ARD on a descriptor block)."""
+    block, ARD on a descriptor block); `combine` "sum": the sum of those parts instead (a main
+    effect per parameter, each with its own variance)."""
     import gpbandit
 
     parts, numeric = [], []
@@ -215,7 +216,7 @@ def parts_kernel(table, encoding):
     if numeric:  # the conditions come last, adjacent
         parts.append({"features": (numeric[0][0], numeric[-1][1]), "type": "matern52",
                       "ard": True})
-    return gpbandit.Kernel.product(parts)
+    return gpbandit.Kernel.sum(parts) if combine == "sum" else gpbandit.Kernel.product(parts)
 
 
 # ---------------------------------------------------------------- campaigns

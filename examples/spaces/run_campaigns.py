@@ -59,7 +59,20 @@ METHODS = {
     "gpbandit-ohe-parts": ("gpbandit", "ohe", {"parts": True}),
     "gpbandit-dft-parts": ("gpbandit", "dft", {"parts": True}),
     "gpbandit-fp": ("gpbandit", "fp"),  # the molecules' Morgan fingerprints (gpbandit.chem)
+    # The molecules' 2D descriptors (gpbandit.chem.label_descriptors), reduced as the DFT tables:
+    # RDKit's, and Mordred's (BayBE's default SubstanceParameter encoding, computed by gpbandit).
+    "gpbandit-rdkit": ("gpbandit", "rdkit"),
+    "gpbandit-md": ("gpbandit", "mordred"),
+    # Several encodings of the same reactions at once ("views"): side by side under one
+    # Matérn 5/2 ARD kernel (-concat), or one such kernel per encoding, summed (each view its
+    # own variance: a mixture the fit weighs) or multiplied.
+    "gpbandit-views-concat": ("gpbandit", "ohe,dft,mordred"),
+    "gpbandit-views-sum": ("gpbandit", "ohe,dft,mordred", {"views": "sum"}),
+    "gpbandit-views-product": ("gpbandit", "ohe,dft,mordred", {"views": "product"}),
     "gpbandit-fp-parts": ("gpbandit", "fp", {"parts": True}),
+    # The sum of the per-parameter parts: a main effect per parameter, no interactions.
+    "gpbandit-ohe-parts-sum": ("gpbandit", "ohe", {"parts": True, "combine": "sum"}),
+    "gpbandit-dft-parts-sum": ("gpbandit", "dft", {"parts": True, "combine": "sum"}),
     # The lengthscale prior's location chosen by marginal likelihood at every fit (ln(d)/2 or 0;
     # fit.lengthscale_prior_select): with d = 20-60 encoded features the default ln(d)/2 holds
     # every lengthscale near e^{ln(d)/2} unless the data insist.
@@ -87,6 +100,22 @@ METHODS = {
     "gpbandit-dft-pdim": ("gpbandit", "dft", {"prior_params": True}),
     "gpbandit-fp-pdim": ("gpbandit", "fp", {"prior_params": True}),
     "gpbandit-mordred-pdim": ("gpbandit", "baybe:MORDRED", {"prior_params": True}),
+    # minimize's model defaults on the Optimizer (bench/RESULTS.md, issue #30): the output warp
+    # that compresses the bad tail of y (most reactions yield little), the additive kernel kept
+    # where its marginal likelihood wins (main effects of the components), and both; and
+    # Thompson sampling's batches.
+    "gpbandit-ohe-warp": ("gpbandit", "ohe", {"fit": {"warp": True}}),
+    "gpbandit-ohe-add": ("gpbandit", "ohe", {"fit": {"kernel_select": True}}),
+    "gpbandit-ohe-mindef": ("gpbandit", "ohe", {"fit": {"warp": True, "kernel_select": True}}),
+    "gpbandit-ohe-ts": ("gpbandit", "ohe", {"acquisition": "ts"}),
+    "gpbandit-dft-warp": ("gpbandit", "dft", {"fit": {"warp": True}}),
+    "gpbandit-dft-add": ("gpbandit", "dft", {"fit": {"kernel_select": True}}),
+    "gpbandit-dft-mindef": ("gpbandit", "dft", {"fit": {"warp": True, "kernel_select": True}}),
+    "gpbandit-dft-ts": ("gpbandit", "dft", {"acquisition": "ts"}),
+    "gpbandit-mordred-warp": ("gpbandit", "baybe:MORDRED", {"fit": {"warp": True}}),
+    "gpbandit-mordred-add": ("gpbandit", "baybe:MORDRED", {"fit": {"kernel_select": True}}),
+    "gpbandit-mordred-mindef": ("gpbandit", "baybe:MORDRED", {"fit": {"warp": True, "kernel_select": True}}),
+    "gpbandit-mordred-ts": ("gpbandit", "baybe:MORDRED", {"acquisition": "ts"}),
     "baybe-ohe": ("baybe", "ohe"),          # CategoricalParameter (one-hot)
     "baybe-mordred": ("baybe", "MORDRED"),  # SubstanceParameter, BayBE's default encoding
     "baybe-ecfp": ("baybe", "ECFP"),        # SubstanceParameter, Morgan/ECFP fingerprints
@@ -111,19 +140,25 @@ class GpbanditRunner:
         self.q = self.options.pop("q", BATCH)  # a diagnostic may choose one at a time
         self.cache = {}
 
-    def __call__(self, table, seed, init, budget):
+    def model(self, table, seed, init):
+        """The campaign's Optimizer on the encoded table and the yields it is told (the table's,
+        or standardised where a diagnostic fixes the model)."""
         import gpbandit
 
         if table.name not in self.cache:
             if self.encoding.startswith("baybe:"):  # the features BayBE's GP sees
                 self.cache[table.name] = baybe_features(table, self.encoding[6:])
+            elif "," in self.encoding:  # several encodings side by side ("views")
+                self.cache[table.name] = np.hstack(
+                    [edbo.encode(table, e) for e in self.encoding.split(",")])
             else:
                 self.cache[table.name] = edbo.encode(table, self.encoding)
         X = self.cache[table.name]
         options = dict(self.options)
         y = table.y
         if options.pop("parts", False):
-            options["kernel"] = edbo.parts_kernel(table, self.encoding)
+            options["kernel"] = edbo.parts_kernel(table, self.encoding,
+                                                  options.pop("combine", "product"))
         if options.pop("fixed_chen", False):
             # No fit: Matérn-5/2 with lengthscale and variance at the centre of the priors of
             # BayBE's Chen preset (0.4·√d + 4), noise 0.1, on inputs scaled to [0, 1] and y
@@ -134,6 +169,17 @@ class GpbanditRunner:
             options.update(kernel=gpbandit.Kernel.matern(2.5, ell, ell), noise_variance=0.1,
                            fit_every=0)
             y = (y - y[init].mean()) / (y[init].std() or 1.0)
+        views = options.pop("views", None)
+        if views:  # one Matérn 5/2 ARD part per encoding, summed or multiplied
+            import gpbandit
+
+            parts, at = [], 0
+            for e in self.encoding.split(","):
+                width = edbo.encode(table, e).shape[1]
+                parts.append({"features": (at, at + width), "type": "matern52", "ard": True})
+                at += width
+            options["kernel"] = (gpbandit.Kernel.sum(parts) if views == "sum"
+                                 else gpbandit.Kernel.product(parts))
         if options.pop("prior_params", False):
             n_params = len(table.components) + len(table.numeric)
             options["fit"] = {"lengthscale_prior_loc": 0.5 * np.log(n_params),
@@ -141,7 +187,10 @@ class GpbanditRunner:
         if options.pop("oracle", False):
             options.update(self.oracle(table, X))
             y = (y - y.mean()) / y.std()
-        opt = gpbandit.Optimizer(X, seed=seed, threads=1, exclude_observed=True, **options)
+        return gpbandit.Optimizer(X, seed=seed, threads=1, exclude_observed=True, **options), y
+
+    def __call__(self, table, seed, init, budget):
+        opt, y = self.model(table, seed, init)
         order, seconds = list(init), []
         batch = np.asarray(init, dtype=np.int64)
         while True:
@@ -268,17 +317,7 @@ class SelectRunner:
         self.chosen = []
 
     def __call__(self, table, seed, init, budget):
-        import gpbandit
-
-        opts = []
-        for r in self.runners:
-            if table.name not in r.cache:
-                r.cache[table.name] = edbo.encode(table, r.encoding)
-            options = dict(r.options)
-            if options.pop("parts", False):
-                options["kernel"] = edbo.parts_kernel(table, r.encoding)
-            opts.append(gpbandit.Optimizer(r.cache[table.name], seed=seed, threads=1,
-                                           exclude_observed=True, **options))
+        opts = [r.model(table, seed, init)[0] for r in self.runners]
         order, seconds, chosen = list(init), [], []
         batch = np.asarray(init, dtype=np.int64)
         while True:

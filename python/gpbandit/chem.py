@@ -148,6 +148,60 @@ def label_encoding(smiles, kind="morgan", bits=2048, radius=2, min_length=1, max
     return {k: dense[i, keep].astype(float).tolist() for i, k in enumerate(labels)}
 
 
+def label_descriptors(smiles, kind="rdkit"):
+    """A descriptor table of molecular descriptors for a categorical parameter whose labels are
+    molecules: ``smiles`` as for ``label_encoding``; returns {label: row}. ``kind`` "rdkit":
+    RDKit's 2D descriptors (``Descriptors.CalcMolDescriptors``: about 200 — counts, charges,
+    surface areas, logP, topological indices); "mordred": Mordred's 2D descriptors (about 1 600;
+    needs ``pip install mordredcommunity``). A column that is not finite for every label, or the
+    same for every label (up to 10⁻⁹ relative), is dropped. Raises ValueError naming a SMILES RDKit cannot parse, and
+    when no column tells the labels apart."""
+    chem, _ = _rdkit()
+    table = dict(smiles) if isinstance(smiles, dict) else {s: s for s in smiles}
+    if not table:
+        raise ValueError("label_descriptors: no labels")
+    mols = []
+    for label, smi in table.items():
+        mol = chem.MolFromSmiles(smi)
+        if mol is None:
+            raise ValueError(f"label_descriptors: the SMILES of {label!r} ({smi!r}) cannot be "
+                             "parsed by RDKit")
+        mols.append(mol)
+    if kind == "rdkit":
+        from rdkit.Chem import Descriptors
+
+        rows = [Descriptors.CalcMolDescriptors(m) for m in mols]
+        names = list(rows[0])
+        values = [[r.get(n, float("nan")) for n in names] for r in rows]
+    elif kind == "mordred":
+        try:
+            from mordred import Calculator, descriptors
+        except ImportError as e:
+            raise ImportError("label_descriptors(kind='mordred') needs Mordred: "
+                              "pip install mordredcommunity") from e
+        calc = Calculator(descriptors, ignore_3D=True)
+        values = [list(calc(m)) for m in mols]
+    else:
+        raise ValueError(f"label_descriptors: kind must be 'rdkit' or 'mordred', got {kind!r}")
+
+    def number(v):
+        try:
+            return float(v)
+        except (TypeError, ValueError):  # Mordred's missing values are error objects
+            return float("nan")
+
+    mat = np.array([[number(v) for v in row] for row in values], dtype=float)
+    keep = np.isfinite(mat).all(axis=0)
+    # the same for every label up to rounding: some descriptors of one molecule differ in their
+    # last digits with the atom order of its SMILES
+    spread = np.ptp(np.where(keep, mat, 0.0), axis=0)
+    keep &= spread > 1e-9 * np.maximum(1.0, np.abs(np.where(keep, mat, 0.0)).max(axis=0))
+    if not keep.any():
+        raise ValueError(f"label_descriptors: no {kind} descriptor tells the {len(mols)} labels "
+                         "apart")
+    return {k: mat[i, keep].tolist() for i, k in enumerate(table)}
+
+
 def read_smiles(path, column="smiles"):
     """The SMILES column of a CSV (or gzip-compressed CSV) with a header line."""
     with open(path, "rb") as f:
@@ -227,9 +281,10 @@ def featurize_config(path, force=False, out=sys.stderr):
 
 
 def write_label_encoding(a):
-    """The ``labels`` command: label_encoding of a CSV's (label, SMILES) rows written as a
-    descriptor CSV (a header "label,f0,f1,...", one row per label), the file a "parameters"
-    domain's categorical names as ``"encoding": {"descriptors": FILE}``."""
+    """The ``labels`` command: label_encoding (or, with ``--descriptors``, label_descriptors) of
+    a CSV's (label, SMILES) rows written as a descriptor CSV (a header "label,f0,f1,...", one row
+    per label), the file a "parameters" domain's categorical names as
+    ``"encoding": {"descriptors": FILE}``."""
     with open(a.csv, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     if not rows:
@@ -242,18 +297,23 @@ def write_label_encoding(a):
         if r[a.label] in smiles:
             raise ValueError(f"{a.csv}:{i}: label {r[a.label]!r} repeats")
         smiles[r[a.label]] = r[a.smiles]
-    table = label_encoding(smiles, kind=a.fingerprint, bits=a.bits, radius=a.radius,
-                           min_length=a.min_length, max_length=a.max_length, counts=a.counts)
+    if a.descriptors:
+        table, what = label_descriptors(smiles, kind=a.descriptors), f"{a.descriptors} descriptors"
+    else:
+        table = label_encoding(smiles, kind=a.fingerprint, bits=a.bits, radius=a.radius,
+                               min_length=a.min_length, max_length=a.max_length,
+                               counts=a.counts)
+        what = f"{a.fingerprint} positions"
     width = len(next(iter(table.values())))
     tmp = a.out + ".tmp"
     with open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow([a.label] + [f"f{j}" for j in range(width)])
         for k, row in table.items():
-            w.writerow([k] + [int(v) for v in row])
+            w.writerow([k] + ([repr(float(v)) for v in row] if a.descriptors
+                              else [int(v) for v in row]))
     os.replace(tmp, a.out)  # nothing half-written
-    print(f"wrote {a.out}: {len(table)} labels × {width} {a.fingerprint} positions",
-          file=sys.stderr)
+    print(f"wrote {a.out}: {len(table)} labels × {width} {what}", file=sys.stderr)
 
 
 def _fingerprint_arguments(parser, kind):
@@ -283,6 +343,9 @@ def main(argv=None):
     lab.add_argument("--label", default="label", help="the label column (default label)")
     lab.add_argument("--smiles", default="smiles", help="the SMILES column (default smiles)")
     _fingerprint_arguments(lab, "morgan")
+    lab.add_argument("--descriptors", choices=["rdkit", "mordred"],
+                     help="the molecules' 2D descriptors instead of a fingerprint (mordred: "
+                          "pip install mordredcommunity)")
     a = p.parse_args(argv)
     try:
         if a.command == "labels":

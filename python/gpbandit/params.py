@@ -34,7 +34,35 @@ import numpy as np
 from . import _gpbandit as _core
 
 __all__ = ["NumericalDiscrete", "Integer", "Categorical", "Continuous", "LinearInequality",
-           "Mixture", "Exclude", "DistinctLabels", "ParameterSpace"]
+           "Mixture", "Exclude", "DistinctLabels", "ParameterSpace", "principal_components"]
+
+
+def principal_components(table, share=0.95):
+    """A smaller descriptor table for a ``Categorical``: ``table`` maps each label to its
+    descriptors (DFT values, fingerprint bits, Mordred's 1 600 numbers); returns {label: row}
+    of the principal components of the standardised columns (constant ones dropped) that
+    explain ``share`` of their variance — at most one fewer than the labels — all scaled by one
+    factor so that the first spans [0, 1], each shifted to start at 0. A Matérn or SE kernel
+    with ARD then fits a handful of lengthscales per parameter instead of one per descriptor.
+    Raises ValueError when ``share`` is not in (0, 1], with fewer than two labels, or when every
+    column is constant."""
+    if not 0 < share <= 1:
+        raise ValueError(f"principal_components: share must be in (0, 1], got {share!r}")
+    names = list(table)
+    if len(names) < 2:
+        raise ValueError("principal_components: needs two labels or more")
+    mat = np.array([np.asarray(table[k], dtype=float) for k in names])
+    sd = mat.std(axis=0)
+    if not (sd > 0).any():
+        raise ValueError("principal_components: every descriptor is the same for every label")
+    mat = (mat[:, sd > 0] - mat[:, sd > 0].mean(axis=0)) / sd[sd > 0]
+    u, s, _ = np.linalg.svd(mat, full_matrices=False)
+    explained = np.cumsum(s ** 2) / np.sum(s ** 2)
+    k = min(int(np.searchsorted(explained, share) + 1), len(names) - 1)
+    scores = u[:, :k] * s[:k]
+    span = np.ptp(scores[:, 0])
+    scores = (scores - scores.min(axis=0)) / (span if span > 0 else 1.0)
+    return {name: scores[i].tolist() for i, name in enumerate(names)}
 
 
 def _name(name):

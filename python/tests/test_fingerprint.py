@@ -184,6 +184,36 @@ def test_label_encoding_is_a_categoricals_descriptor_table():
         chem.label_encoding({"a": "CCO", "b": "OCC"})
 
 
+def test_label_descriptors_are_the_molecules_2d_descriptors():
+    # RDKit's 2D descriptors per label, the columns that are not finite for every label or are
+    # the same for every label dropped; checked against RDKit's own values for the columns that
+    # must be there (molecular weight, heavy atoms), and the refusals.
+    pytest.importorskip("rdkit")
+    from rdkit import Chem
+    from rdkit.Chem import Descriptors
+
+    mols = {"ethanol": "CCO", "benzene": "c1ccccc1", "acetic acid": "CC(=O)O"}
+    table = chem.label_descriptors(mols)
+    assert list(table) == list(mols)
+    rows = np.array(list(table.values()))
+    assert np.isfinite(rows).all() and (np.ptp(rows, axis=0) > 0).all()
+    want = {k: Descriptors.CalcMolDescriptors(Chem.MolFromSmiles(v)) for k, v in mols.items()}
+    names = [n for n in want["ethanol"]
+             if all(np.isfinite(float(want[k][n])) for k in mols)
+             and np.ptp([float(want[k][n]) for k in mols])
+             > 1e-9 * max(1.0, max(abs(float(want[k][n])) for k in mols))]
+    assert rows.shape == (3, len(names))
+    for col in ("MolWt", "HeavyAtomCount"):
+        j = names.index(col)
+        assert [table[k][j] for k in mols] == [float(want[k][col]) for k in mols]
+    with pytest.raises(ValueError, match="cannot be parsed"):
+        chem.label_descriptors({"a": "C", "b": "not a smiles"})
+    with pytest.raises(ValueError, match="no rdkit descriptor tells"):
+        chem.label_descriptors({"a": "CCO", "b": "OCC"})
+    with pytest.raises(ValueError, match="kind must be"):
+        chem.label_descriptors(mols, kind="dft")
+
+
 def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
     # python3 -m gpbandit.chem labels: (label, SMILES) rows in, the descriptor CSV of a
     # "parameters" domain's categorical out; a missing column is one message and exit code 2,
@@ -204,3 +234,13 @@ def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
     bad = tmp_path / "bad_fp.csv"
     assert chem.main(["labels", str(src), "--out", str(bad), "--smiles", "SMILES"]) == 2
     assert not bad.exists()
+    # --descriptors: the molecules' RDKit descriptors, the values written exactly
+    desc = tmp_path / "bases_rdkit.csv"
+    assert chem.main(["labels", str(src), "--out", str(desc), "--descriptors", "rdkit"]) == 0
+    want = chem.label_descriptors({"KOAc": "O=C([O-])C.[K+]", "CsOAc": "O=C([O-])C.[Cs+]",
+                                   "KOPiv": "CC(C)(C)C(=O)[O-].[K+]"})
+    lines = desc.read_text().splitlines()
+    assert len(lines) == 4
+    for line in lines[1:]:
+        cells = line.split(",")
+        assert [float(c) for c in cells[1:]] == want[cells[0]]

@@ -279,3 +279,37 @@ def test_a_space_and_an_optimizer_over_it_pickle():
         opt.tell(s.points, [abs(s.points[0]["T"] - 47.3) + s.points[0]["n"]])
     again = pickle.loads(pickle.dumps(opt))
     assert [opt.ask().points for _ in range(3)] == [again.ask().points for _ in range(3)]
+
+
+def test_principal_components_shrink_a_descriptor_table():
+    # The scores of the standardised descriptors against NumPy's eigen-decomposition of their
+    # covariance: the same distances between labels in the kept components (the scores are
+    # unique up to sign, shift and the one common scale), the variance share reached, the first
+    # component spanning [0, 1]; a space takes the result as a Categorical's encoding.
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(6, 2))
+    desc = np.hstack([base @ rng.normal(size=(2, 9)) + rng.normal(scale=0.05, size=(6, 9)),
+                      np.ones((6, 1))])  # nearly rank 2, and a constant column
+    table = {f"L{i}": desc[i].tolist() for i in range(6)}
+    pcs = gp.principal_components(table, share=0.95)
+    rows = np.array([pcs[f"L{i}"] for i in range(6)])
+    z = desc[:, :-1]
+    z = (z - z.mean(axis=0)) / z.std(axis=0)
+    w, v = np.linalg.eigh(z.T @ z)
+    w, v = w[::-1], v[:, ::-1]
+    k = int(np.searchsorted(np.cumsum(w) / w.sum(), 0.95) + 1)
+    assert rows.shape == (6, k) and k == 2
+    ref = z @ v[:, :k]
+    scale = np.ptp(ref[:, 0])
+    d_got = np.linalg.norm(rows[:, None] - rows[None], axis=2)
+    d_ref = np.linalg.norm(ref[:, None] - ref[None], axis=2) / scale
+    np.testing.assert_allclose(d_got, d_ref, atol=1e-12)
+    assert rows[:, 0].min() == 0 and abs(rows[:, 0].max() - 1) < 1e-12
+    assert (rows.min(axis=0) == 0).all()
+    assert len(gp.principal_components(table, share=1.0)["L0"]) == 5  # at most labels - 1
+    space = gp.ParameterSpace([gp.Categorical("ligand", list(table), encoding=pcs)])
+    assert space.n_features == k
+    for bad, msg in (({"a": [1.0]}, "two labels"), ({"a": [1.0], "b": [1.0]}, "the same"),
+                     (table, "share")):
+        with pytest.raises(ValueError, match=msg):
+            gp.principal_components(bad, share=0.0 if msg == "share" else 0.95)
