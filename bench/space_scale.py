@@ -28,7 +28,6 @@ import sys
 import time
 
 import numpy as np
-from scipy.linalg import solve_triangular
 
 
 def build_space(gp, labels):
@@ -56,6 +55,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "space_scale.json"))
     args = ap.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
+    from scipy.linalg import solve_triangular  # here: build_space alone needs no SciPy
+
     import gpbandit
     from gpbandit import params as gp
 

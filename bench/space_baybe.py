@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""gpbandit beside BayBE on the constrained product space of bench/space_scale.py, at the sizes
+BayBE builds ([spaces] issue #32, item 5: "timed beside BayBE at the largest size it builds").
+
+The space (space_scale.build_space): 6 categorical slots sharing `labels` labels, each label
+described by 3 seeded numbers, a concentration (6 values), a temperature (5 integers) and an
+equivalents count (2); no label twice across the slots, 100·conc + temp ≤ 150, one forbidden pair.
+BayBE 0.15 states the same space: a CustomDiscreteParameter per slot (the same descriptor table),
+NumericalDiscreteParameter for the rest, DiscreteNoLabelDuplicatesConstraint,
+DiscreteCustomConstraint (the inequality) and DiscreteExcludeConstraint, built by
+SearchSpace.from_product.
+
+Per tool and size, in a child process of its own (so that its peak memory is its own and a
+failure to build is recorded, not fatal; address space limited to --memory-gb): build the space,
+tell the same t = 20 measured combinations (seeded, the synthetic function of space_scale.py on
+gpbandit's encoding), and time one recommendation of a batch of 5 by each tool's defaults
+(gpbandit.Optimizer: exact EI over every feasible combination; BayBE: its Campaign's default
+recommender, already-measured combinations excluded). The feasible counts of both must agree.
+
+Usage: space_baybe.py --build build --baybe-python /work/venv-peers/bin/python
+           [--labels 6 7 8 9] [--timeout 900] [--memory-gb 16] [--out bench/space_baybe.json]
+           [--results bench/RESULTS.md]
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+T, Q = 20, 5
+
+
+def observations(gp, space):
+    """The t seeded feasible combinations (dicts) and their values, as space_scale.py's f."""
+    n, d = len(space), space.n_features
+    rng = np.random.default_rng(11)
+    w = rng.normal(size=d)
+    idx = np.sort(rng.choice(n, size=T, replace=False))
+    X = np.stack([space.encode(int(k)) for k in idx])
+    y = np.tanh(X @ w / np.sqrt(d)) + 0.1 * np.sin(3 * X).sum(axis=-1)
+    return [space[int(k)] for k in idx], y
+
+
+def peak_gib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
+
+
+def built(out):
+    """The child's first line: the space built (what a parent keeps if the recommendation
+    then runs out of time)."""
+    print(json.dumps({**out, "peak_gib": peak_gib(), "stage": "built"}), flush=True)
+
+
+def child_gpbandit(labels, build):
+    sys.path.insert(0, os.path.join(build, "python"))
+    sys.path.insert(0, HERE)
+    import gpbandit
+    from gpbandit import params as gp
+    from space_scale import build_space
+
+    t0 = time.perf_counter()
+    space = build_space(gp, labels)
+    opt = gpbandit.Optimizer(space, seed=0, exclude_observed=True)
+    t_build = time.perf_counter() - t0
+    built({"feasible": len(space), "raw": space.raw_size, "build_s": t_build})
+    points, y = observations(gp, space)
+    t0 = time.perf_counter()
+    opt.tell(points, y)
+    got = opt.ask(Q).points
+    t_ask = time.perf_counter() - t0
+    assert len(got) == Q and all(p in space for p in got)
+    return {"feasible": len(space), "raw": space.raw_size, "build_s": t_build,
+            "recommend_s": t_ask}
+
+
+def child_baybe(labels, build):
+    sys.path.insert(0, os.path.join(build, "python"))
+    sys.path.insert(0, HERE)
+    import pandas as pd
+    import torch
+    from baybe import Campaign
+    from baybe.constraints import (DiscreteCustomConstraint, DiscreteExcludeConstraint,
+                                   DiscreteNoLabelDuplicatesConstraint, SubSelectionCondition)
+    from baybe.objectives import SingleTargetObjective
+    from baybe.parameters import CustomDiscreteParameter, NumericalDiscreteParameter
+    from baybe.searchspace import SearchSpace
+    from baybe.targets import NumericalTarget
+    from gpbandit import params as gp
+    from space_scale import build_space
+
+    torch.set_num_threads(os.cpu_count())
+    ours = build_space(gp, labels)  # the descriptor tables, the measured points and their y
+    slots = [p for p in ours.parameters if isinstance(p, gp.Categorical)]
+    params = [NumericalDiscreteParameter("conc", [0.05, 0.1, 0.2, 0.4, 0.8, 1.6]),
+              NumericalDiscreteParameter("temp", [20, 40, 60, 80, 100]),
+              NumericalDiscreteParameter("eq", [1, 2])]
+    for p in slots:
+        frame = pd.DataFrame({lab: row for lab, row in p.descriptors.items()},
+                             index=["a", "b", "c"]).T
+        frame.columns = [f"{p.name}_{c}" for c in frame.columns]
+        params.append(CustomDiscreteParameter(name=p.name, data=frame, decorrelate=False))
+    cons = [DiscreteNoLabelDuplicatesConstraint(parameters=[p.name for p in slots]),
+            DiscreteCustomConstraint(parameters=["conc", "temp"],
+                                     validator=lambda df: 100 * df["conc"] + df["temp"] <= 150),
+            DiscreteExcludeConstraint(parameters=["slot0", "slot1"], combiner="AND",
+                                      conditions=[SubSelectionCondition(selection=["L0"]),
+                                                  SubSelectionCondition(selection=["L1", "L2"])])]
+    t0 = time.perf_counter()
+    space = SearchSpace.from_product(params, cons)
+    campaign = Campaign(searchspace=space,
+                        objective=SingleTargetObjective(NumericalTarget(name="y")),
+                        allow_recommending_already_measured=False)
+    t_build = time.perf_counter() - t0
+    built({"feasible": len(space.discrete.exp_rep), "build_s": t_build})
+    points, y = observations(gp, ours)
+    df = pd.DataFrame(points)
+    df["y"] = y
+    t0 = time.perf_counter()
+    campaign.add_measurements(df)
+    rec = campaign.recommend(batch_size=Q)
+    t_ask = time.perf_counter() - t0
+    assert len(rec) == Q
+    return {"feasible": len(space.discrete.exp_rep), "build_s": t_build, "recommend_s": t_ask}
+
+
+def run_child(tool, labels, args):
+    """One measurement in a child process; its result, or why it failed."""
+    def limit():
+        cap = int(args.memory_gb * 2 ** 30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    py = args.baybe_python if tool == "baybe" else sys.executable
+    cmd = [py, os.path.abspath(__file__), "--child", tool, "--labels", str(labels),
+           "--build", args.build]
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                           preexec_fn=limit)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        lines = [x for x in out.splitlines() if x.startswith("{")]
+        res = json.loads(lines[-1]) if lines else {}
+        res.update(tool=tool, labels=labels, error=f"over {args.timeout} s"
+                   + (" (after the build)" if lines else ""))
+        return res
+    wall = time.perf_counter() - t0
+    lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
+    if p.returncode != 0 or not lines:
+        tail = (p.stderr.strip().splitlines() or ["exit code %d" % p.returncode])[-1]
+        return {"tool": tool, "labels": labels, "error": tail[:300], "wall_s": round(wall, 1)}
+    out = json.loads(lines[-1])
+    out.update(tool=tool, labels=labels, wall_s=round(wall, 1))
+    return out
+
+
+def markdown(res, command):
+    lines = [f"Command: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, load average "
+             f"{os.getloadavg()[0]:.1f} after the run; a shared machine: times are upper "
+             "bounds). Each cell one child process: build = the space (and, for gpbandit, the "
+             f"Optimizer over it); recommend = tell t = {T} measurements and choose a batch of "
+             f"{Q}; peak = the child's peak resident memory.", "",
+             "| labels per slot | raw combinations | feasible | gpbandit: build s | recommend s | "
+             "peak GiB | BayBE: build s | recommend s | peak GiB |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    by = {(r["tool"], r["labels"]): r for r in res}
+    for labels in sorted({r["labels"] for r in res}):
+        g, b = by.get(("gpbandit", labels), {}), by.get(("baybe", labels), {})
+        raw = g.get("raw")
+        cells = []
+        for r in (g, b):
+            if "build_s" not in r:
+                cells += [f"failed: {r.get('error', 'not run')}", "—", "—"]
+            else:
+                rec = (f"{r['recommend_s']:.2f}" if "recommend_s" in r
+                       else f"failed: {r.get('error', '?')}")
+                cells += [f"{r['build_s']:.2f}", rec, f"{r['peak_gib']:.2f}"]
+        feas = g.get("feasible", b.get("feasible"))
+        lines.append(f"| {labels} | {raw:,} | {feas:,} | " + " | ".join(cells) + " |"
+                     if raw and feas else f"| {labels} | — | — | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_results(path, text):
+    begin, end = "<!-- space-baybe:begin (generated by bench/space_baybe.py) -->", \
+        "<!-- space-baybe:end -->"
+    with open(path) as f:
+        doc = f.read()
+    block = f"{begin}\n\n{text}\n\n{end}"
+    if begin in doc:
+        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
+    else:
+        doc += ("\n## Constrained product spaces beside BayBE at the sizes it builds "
+                "([spaces] #32, item 5)\n\n" + block + "\n")
+    with open(path + ".tmp", "w") as f:
+        f.write(doc)
+    os.replace(path + ".tmp", path)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--baybe-python", default=sys.executable)
+    ap.add_argument("--labels", type=int, nargs="+", default=[6, 7, 8, 9])
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--memory-gb", type=float, default=16)
+    ap.add_argument("--out", default=os.path.join(HERE, "space_baybe.json"))
+    ap.add_argument("--results", default=None)
+    ap.add_argument("--child", choices=["gpbandit", "baybe"])
+    args = ap.parse_args(argv)
+    if args.child:
+        fn = child_gpbandit if args.child == "gpbandit" else child_baybe
+        out = fn(args.labels[0], args.build)
+        out["peak_gib"] = peak_gib()
+        print(json.dumps(out))
+        return 0
+    res = []
+    for labels in args.labels:
+        for tool in ("gpbandit", "baybe"):
+            r = run_child(tool, labels, args)
+            print(json.dumps(r), flush=True)
+            res.append(r)
+        g = [r for r in res if r["labels"] == labels]
+        if all("feasible" in r for r in g) and len({r["feasible"] for r in g}) != 1:
+            raise SystemExit(f"labels {labels}: the feasible counts differ: {g}")
+    command = "python3 bench/space_baybe.py " + " ".join(argv)
+    with open(args.out, "w") as f:
+        json.dump({"command": command, "results": res}, f, indent=2)
+    if args.results:
+        write_results(args.results, markdown(res, command))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
