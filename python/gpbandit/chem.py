@@ -282,7 +282,8 @@ def featurize_config(path, force=False, out=sys.stderr):
 
 def write_label_encoding(a):
     """The ``labels`` command: label_encoding (or, with ``--descriptors``, label_descriptors) of
-    a CSV's (label, SMILES) rows written as a descriptor CSV (a header "label,f0,f1,...", one row
+    a CSV's (label, SMILES) rows, with ``--components`` reduced by params.principal_components,
+    written as a descriptor CSV (a header "label,f0,f1,...", one row
     per label), the file a "parameters" domain's categorical names as
     ``"encoding": {"descriptors": FILE}``."""
     with open(a.csv, newline="", encoding="utf-8") as f:
@@ -304,13 +305,19 @@ def write_label_encoding(a):
                                min_length=a.min_length, max_length=a.max_length,
                                counts=a.counts)
         what = f"{a.fingerprint} positions"
+    if a.components is not None:
+        from .params import principal_components
+
+        table = principal_components(table, a.components)
+        what = f"principal components of the {what} ({a.components:g} of their variance)"
     width = len(next(iter(table.values())))
     tmp = a.out + ".tmp"
     with open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow([a.label] + [f"f{j}" for j in range(width)])
         for k, row in table.items():
-            w.writerow([k] + ([repr(float(v)) for v in row] if a.descriptors
+            w.writerow([k] + ([repr(float(v)) for v in row]
+                              if a.descriptors or a.components is not None
                               else [int(v) for v in row]))
     os.replace(tmp, a.out)  # nothing half-written
     print(f"wrote {a.out}: {len(table)} labels × {width} {what}", file=sys.stderr)
@@ -346,6 +353,9 @@ def main(argv=None):
     lab.add_argument("--descriptors", choices=["rdkit", "mordred"],
                      help="the molecules' 2D descriptors instead of a fingerprint (mordred: "
                           "pip install mordredcommunity)")
+    lab.add_argument("--components", type=float, metavar="SHARE",
+                     help="write the principal components that explain this share of the "
+                          "standardised columns' variance (e.g. 0.95) instead of the columns")
     a = p.parse_args(argv)
     try:
         if a.command == "labels":

@@ -244,3 +244,18 @@ def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
     for line in lines[1:]:
         cells = line.split(",")
         assert [float(c) for c in cells[1:]] == want[cells[0]]
+    # --components: the principal components of those descriptors
+    red = tmp_path / "bases_pc.csv"
+    assert chem.main(["labels", str(src), "--out", str(red), "--descriptors", "rdkit",
+                      "--components", "0.95"]) == 0
+    from gpbandit import params as gp
+
+    pcs = gp.principal_components(want, 0.95)
+    lines = red.read_text().splitlines()
+    assert len(lines) == 4 and len(lines[0].split(",")) == 1 + len(pcs["KOAc"]) <= 3
+    for line in lines[1:]:
+        cells = line.split(",")
+        assert [float(c) for c in cells[1:]] == pcs[cells[0]]
+    assert chem.main(["labels", str(src), "--out", str(tmp_path / "x.csv"),
+                      "--components", "1.5"]) == 2
+    assert not (tmp_path / "x.csv").exists()
