@@ -11,7 +11,7 @@ DiscreteCustomConstraint (the inequality) and DiscreteExcludeConstraint, built b
 SearchSpace.from_product.
 
 Per tool and size, in a child process of its own (so that its peak memory is its own and a
-failure to build is recorded, not fatal; address space limited to --memory-gb): build the space,
+failure to build is recorded, not fatal; BayBE's address space limited to --memory-gb): build the space,
 tell the same t = 20 measured combinations (seeded, the synthetic function of space_scale.py on
 gpbandit's encoding), and time one recommendation of a batch of 5 by each tool's defaults
 (gpbandit.Optimizer: exact EI over every feasible combination; BayBE: its Campaign's default
@@ -19,7 +19,7 @@ recommender, already-measured combinations excluded). The feasible counts of bot
 
 Usage: space_baybe.py --build build --baybe-python /work/venv-peers/bin/python
            [--labels 6 7 8 9] [--timeout 900] [--memory-gb 16] [--out bench/space_baybe.json]
-           [--results bench/RESULTS.md]
+           [--results bench/RESULTS.md] [--merge] [--render] [--tools gpbandit baybe]
 """
 import argparse
 import json
@@ -132,8 +132,13 @@ def child_baybe(labels, build):
 def run_child(tool, labels, args):
     """One measurement in a child process; its result, or why it failed."""
     def limit():
-        cap = int(args.memory_gb * 2 ** 30)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        # An address-space cap, for BayBE only: gpbandit's posterior reserves capacity × N
+        # doubles of address space up front and touches them as rows arrive (its resident
+        # peak is what the table shows), so a cap on address space would refuse what the
+        # memory holds.
+        if args.memory_gb > 0 and tool == "baybe":
+            cap = int(args.memory_gb * 2 ** 30)
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
     py = args.baybe_python if tool == "baybe" else sys.executable
     cmd = [py, os.path.abspath(__file__), "--child", tool, "--labels", str(labels),
@@ -159,15 +164,20 @@ def run_child(tool, labels, args):
     return out
 
 
+def args_timeout(r):
+    """The time limit a recommendation ran out of ("over N s ...")."""
+    return float(r["error"].split()[1])
+
+
 def markdown(res, command):
-    lines = [f"Command: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, load average "
+    lines = [f"Commands: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, load average "
              f"{os.getloadavg()[0]:.1f} after the run; a shared machine: times are upper "
              "bounds). Each cell one child process: build = the space (and, for gpbandit, the "
              f"Optimizer over it); recommend = tell t = {T} measurements and choose a batch of "
              f"{Q}; peak = the child's peak resident memory.", "",
              "| labels per slot | raw combinations | feasible | gpbandit: build s | recommend s | "
-             "peak GiB | BayBE: build s | recommend s | peak GiB |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "peak GiB | BayBE: build s | recommend s | peak GiB | recommend, BayBE / gpbandit |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     by = {(r["tool"], r["labels"]): r for r in res}
     for labels in sorted({r["labels"] for r in res}):
         g, b = by.get(("gpbandit", labels), {}), by.get(("baybe", labels), {})
@@ -177,9 +187,16 @@ def markdown(res, command):
             if "build_s" not in r:
                 cells += [f"failed: {r.get('error', 'not run')}", "—", "—"]
             else:
-                rec = (f"{r['recommend_s']:.2f}" if "recommend_s" in r
-                       else f"failed: {r.get('error', '?')}")
-                cells += [f"{r['build_s']:.2f}", rec, f"{r['peak_gib']:.2f}"]
+                done = "recommend_s" in r
+                rec = f"{r['recommend_s']:.2f}" if done else f"failed: {r.get('error', '?')}"
+                cells += [f"{r['build_s']:.2f}", rec,
+                          f"{r['peak_gib']:.2f}" + ("" if done else " (the build)")]
+        if "recommend_s" in g and "recommend_s" in b:
+            cells.append(f"{b['recommend_s'] / g['recommend_s']:.0f}")
+        elif "recommend_s" in g and "build_s" in b:
+            cells.append(f"> {args_timeout(b) / g['recommend_s']:.0f}")
+        else:
+            cells.append("—")
         feas = g.get("feasible", b.get("feasible"))
         lines.append(f"| {labels} | {raw:,} | {feas:,} | " + " | ".join(cells) + " |"
                      if raw and feas else f"| {labels} | — | — | " + " | ".join(cells) + " |")
@@ -208,11 +225,23 @@ def main(argv):
     ap.add_argument("--baybe-python", default=sys.executable)
     ap.add_argument("--labels", type=int, nargs="+", default=[6, 7, 8, 9])
     ap.add_argument("--timeout", type=int, default=900)
-    ap.add_argument("--memory-gb", type=float, default=16)
+    ap.add_argument("--memory-gb", type=float, default=16,
+                    help="BayBE's address-space cap (0: none)")
+    ap.add_argument("--tools", nargs="+", choices=["gpbandit", "baybe"],
+                    default=["gpbandit", "baybe"])
     ap.add_argument("--out", default=os.path.join(HERE, "space_baybe.json"))
     ap.add_argument("--results", default=None)
+    ap.add_argument("--render", action="store_true",
+                    help="only write the --results section from --out")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other sizes already in --out (and their commands)")
     ap.add_argument("--child", choices=["gpbandit", "baybe"])
     args = ap.parse_args(argv)
+    if args.render:  # the section again from --out, nothing run
+        with open(args.out) as f:
+            old = json.load(f)
+        write_results(args.results, markdown(old["results"], "`, then `".join(old["commands"])))
+        return 0
     if args.child:
         fn = child_gpbandit if args.child == "gpbandit" else child_baybe
         out = fn(args.labels[0], args.build)
@@ -221,18 +250,25 @@ def main(argv):
         return 0
     res = []
     for labels in args.labels:
-        for tool in ("gpbandit", "baybe"):
+        for tool in args.tools:
             r = run_child(tool, labels, args)
             print(json.dumps(r), flush=True)
             res.append(r)
         g = [r for r in res if r["labels"] == labels]
         if all("feasible" in r for r in g) and len({r["feasible"] for r in g}) != 1:
             raise SystemExit(f"labels {labels}: the feasible counts differ: {g}")
-    command = "python3 bench/space_baybe.py " + " ".join(argv)
-    with open(args.out, "w") as f:
-        json.dump({"command": command, "results": res}, f, indent=2)
+    commands = ["python3 bench/space_baybe.py " + " ".join(argv)]
+    if args.merge and os.path.exists(args.out):  # keep the other sizes of an earlier run
+        with open(args.out) as f:
+            old = json.load(f)
+        done = {(r["tool"], r["labels"]) for r in res}
+        res = [r for r in old["results"] if (r["tool"], r["labels"]) not in done] + res
+        commands = old["commands"] + commands
+    with open(args.out + ".tmp", "w") as f:
+        json.dump({"commands": commands, "results": res}, f, indent=2)
+    os.replace(args.out + ".tmp", args.out)
     if args.results:
-        write_results(args.results, markdown(res, command))
+        write_results(args.results, markdown(res, "`, then `".join(commands)))
     return 0
 
 

@@ -182,11 +182,9 @@ def markdown(r, section):
         f"Streamed model: 33 B per combination + the index = "
         f"{r['streamed_optimizer_bytes'] / gb:.2f} GB; materialised, the same Optimizer would "
         f"hold {r['materialised_optimizer_bytes'] / gb:.1f} GB ((16·d + 33)·N).", "",
-        f"BayBE, computed (not run): `SearchSpace.from_product` materialises the unconstrained "
-        f"product before filtering; its computational representation alone is raw × d × 8 B = "
-        f"{r['raw_combinations']:,} × {r['features']} × 8 B = "
-        f"{r['baybe_comp_rep_bytes_computed'] / gb:.1f} GB, besides its experimental "
-        "representation (one row per combination).", "",
+        "BayBE on this space family: measured at the sizes it builds, not computed, in the "
+        "section \"Constrained product spaces beside BayBE at the sizes it builds\" "
+        "(bench/space_baybe.py).", "",
         end]
     return "\n".join(lines)
 
