@@ -170,7 +170,17 @@ def label_descriptors(smiles, kind="rdkit"):
     if kind == "rdkit":
         from rdkit.Chem import Descriptors
 
-        rows = [Descriptors.CalcMolDescriptors(m) for m in mols]
+        calc = getattr(Descriptors, "CalcMolDescriptors", None)
+        if calc is None:  # RDKit before 2023.03 (Debian 12's 2022.09): the same list by hand
+            def calc(mol):
+                out = {}
+                for name, fn in Descriptors.descList:
+                    try:
+                        out[name] = fn(mol)
+                    except Exception:  # as CalcMolDescriptors does: a failed one is missing
+                        out[name] = float("nan")
+                return out
+        rows = [calc(m) for m in mols]
         names = list(rows[0])
         values = [[r.get(n, float("nan")) for n in names] for r in rows]
     elif kind == "mordred":

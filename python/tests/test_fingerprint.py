@@ -214,6 +214,18 @@ def test_label_descriptors_are_the_molecules_2d_descriptors():
         chem.label_descriptors(mols, kind="dft")
 
 
+def test_label_descriptors_without_calc_mol_descriptors(monkeypatch):
+    # RDKit before 2023.03 (Debian 12 ships 2022.09) has no CalcMolDescriptors: the descriptor
+    # list is walked by hand, to the same table.
+    pytest.importorskip("rdkit")
+    from rdkit.Chem import Descriptors
+
+    mols = {"ethanol": "CCO", "benzene": "c1ccccc1", "acetic acid": "CC(=O)O"}
+    want = chem.label_descriptors(mols)
+    monkeypatch.delattr(Descriptors, "CalcMolDescriptors", raising=False)
+    assert chem.label_descriptors(mols) == want
+
+
 def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
     # python3 -m gpbandit.chem labels: (label, SMILES) rows in, the descriptor CSV of a
     # "parameters" domain's categorical out; a missing column is one message and exit code 2,
