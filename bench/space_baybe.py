@@ -4,15 +4,16 @@ BayBE builds ([spaces] issue #32, item 5: "timed beside BayBE at the largest siz
 
 The space (space_scale.build_space): 6 categorical slots sharing `labels` labels, each label
 described by 3 seeded numbers, a concentration (6 values), a temperature (5 integers) and an
-equivalents count (2); no label twice across the slots, 100·conc + temp ≤ 150, one forbidden pair.
+equivalents count (2); no label twice across the slots, 100·conc + temp ≤ 150, one forbidden
+pair.
 BayBE 0.15 states the same space: a CustomDiscreteParameter per slot (the same descriptor table),
 NumericalDiscreteParameter for the rest, DiscreteNoLabelDuplicatesConstraint,
 DiscreteCustomConstraint (the inequality) and DiscreteExcludeConstraint, built by
 SearchSpace.from_product.
 
 Per tool and size, in a child process of its own (so that its peak memory is its own and a
-failure to build is recorded, not fatal; BayBE's address space limited to --memory-gb): build the space,
-tell the same t = 20 measured combinations (seeded, the synthetic function of space_scale.py on
+failure to build is recorded, not fatal; BayBE's address space limited to --memory-gb): build
+the space, tell the same t = 20 measured combinations (seeded, the synthetic function of space_scale.py on
 gpbandit's encoding), and time one recommendation of a batch of 5 by each tool's defaults
 (gpbandit.Optimizer: exact EI over every feasible combination; BayBE: its Campaign's default
 recommender, already-measured combinations excluded). The feasible counts of both must agree.
@@ -151,8 +152,8 @@ def run_child(tool, labels, args):
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         lines = [x for x in out.splitlines() if x.startswith("{")]
         res = json.loads(lines[-1]) if lines else {}
-        res.update(tool=tool, labels=labels, error=f"over {args.timeout} s"
-                   + (" (after the build)" if lines else ""))
+        res.update(tool=tool, labels=labels, timeout_s=args.timeout,
+                   error=f"over {args.timeout} s" + (" (after the build)" if lines else ""))
         return res
     wall = time.perf_counter() - t0
     lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
@@ -165,15 +166,17 @@ def run_child(tool, labels, args):
 
 
 def stopped_after(r):
-    """How long a recommendation had run when its child reached the time limit ("over N s
-    ...") after building in build_s: a lower bound on its time."""
-    return float(r["error"].split()[1]) - r["build_s"]
+    """How long a recommendation had run when its child reached the time limit timeout_s after
+    building in build_s: a lower bound on its time."""
+    return r["timeout_s"] - r["build_s"]
 
 
-def markdown(res, command):
-    lines = [f"Commands: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, load average "
-             f"{os.getloadavg()[0]:.1f} after the run; a shared machine: times are upper "
-             "bounds). Each cell one child process: build = the space (and, for gpbandit, the "
+def markdown(res, command, load=None):
+    """The section's text: the commands, then one table row per size. `load`: the load
+    average recorded after the last run (None where it was not recorded)."""
+    after = "" if load is None else f", load average {load:.1f} after the last run"
+    lines = [f"Commands: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs{after}; a "
+             "shared machine: times are upper bounds). Each cell one child process: build = the space (and, for gpbandit, the "
              f"Optimizer over it); recommend = tell t = {T} measurements and choose a batch of "
              f"{Q}; peak = the child's peak resident memory. A BayBE recommendation stopped at the "
              "time limit is bounded below by the limit less its build. The cells come from the "
@@ -246,7 +249,8 @@ def main(argv):
     if args.render:  # the section again from --out, nothing run
         with open(args.out) as f:
             old = json.load(f)
-        write_results(args.results, markdown(old["results"], "`, then `".join(old["commands"])))
+        write_results(args.results, markdown(old["results"], "`, then `".join(old["commands"]),
+                                             old.get("load_after")))
         return 0
     if args.child:
         fn = child_gpbandit if args.child == "gpbandit" else child_baybe
@@ -270,11 +274,12 @@ def main(argv):
         done = {(r["tool"], r["labels"]) for r in res}
         res = [r for r in old["results"] if (r["tool"], r["labels"]) not in done] + res
         commands = old["commands"] + commands
+    load = round(os.getloadavg()[0], 2)  # recorded now, not when the section is rendered
     with open(args.out + ".tmp", "w") as f:
-        json.dump({"commands": commands, "results": res}, f, indent=2)
+        json.dump({"commands": commands, "results": res, "load_after": load}, f, indent=2)
     os.replace(args.out + ".tmp", args.out)
     if args.results:
-        write_results(args.results, markdown(res, "`, then `".join(commands)))
+        write_results(args.results, markdown(res, "`, then `".join(commands), load))
     return 0
 
 

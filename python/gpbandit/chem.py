@@ -119,6 +119,15 @@ def fingerprints(smiles, kind="atom_pair", bits=2048, radius=2, min_length=1, ma
     return dense if counts else pack_bits(dense)
 
 
+def _labelled(smiles, who):
+    """{label: SMILES} from a dict, or from a list of SMILES (each its own label); `who` names
+    the caller in the error for no labels."""
+    table = dict(smiles) if isinstance(smiles, dict) else {s: s for s in smiles}
+    if not table:
+        raise ValueError(f"{who}: no labels")
+    return table
+
+
 def label_encoding(smiles, kind="morgan", bits=2048, radius=2, min_length=1, max_length=3,
                    counts=False, chirality=True):
     """A descriptor table for a categorical parameter whose labels are molecules: ``smiles`` is
@@ -133,9 +142,7 @@ def label_encoding(smiles, kind="morgan", bits=2048, radius=2, min_length=1, max
     lengthscale for the block) keeps the fit small. Raises ValueError naming a SMILES RDKit
     cannot parse, and when every label has the same fingerprint (nothing to encode).
     """
-    table = dict(smiles) if isinstance(smiles, dict) else {s: s for s in smiles}
-    if not table:
-        raise ValueError("label_encoding: no labels")
+    table = _labelled(smiles, "label_encoding")
     labels = list(table)
     fp = fingerprints([table[k] for k in labels], kind=kind, bits=bits, radius=radius,
                       min_length=min_length, max_length=max_length, counts=counts,
@@ -154,12 +161,10 @@ def label_descriptors(smiles, kind="rdkit"):
     RDKit's 2D descriptors (``Descriptors.CalcMolDescriptors``: about 200 — counts, charges,
     surface areas, logP, topological indices); "mordred": Mordred's 2D descriptors (about 1 600;
     needs ``pip install mordredcommunity``). A column that is not finite for every label, or the
-    same for every label (up to 10⁻⁹ relative), is dropped. Raises ValueError naming a SMILES RDKit cannot parse, and
-    when no column tells the labels apart."""
+    same for every label (up to 10⁻⁹ relative), is dropped. Raises ValueError naming a SMILES
+    RDKit cannot parse, and when no column tells the labels apart."""
     chem, _ = _rdkit()
-    table = dict(smiles) if isinstance(smiles, dict) else {s: s for s in smiles}
-    if not table:
-        raise ValueError("label_descriptors: no labels")
+    table = _labelled(smiles, "label_descriptors")
     mols = []
     for label, smi in table.items():
         mol = chem.MolFromSmiles(smi)
@@ -293,9 +298,8 @@ def featurize_config(path, force=False, out=sys.stderr):
 def write_label_encoding(a):
     """The ``labels`` command: label_encoding (or, with ``--descriptors``, label_descriptors) of
     a CSV's (label, SMILES) rows, with ``--components`` reduced by params.principal_components,
-    written as a descriptor CSV (a header "label,f0,f1,...", one row
-    per label), the file a "parameters" domain's categorical names as
-    ``"encoding": {"descriptors": FILE}``."""
+    written as a descriptor CSV (a header "label,f0,f1,...", one row per label), the file a
+    "parameters" domain's categorical names as ``"encoding": {"descriptors": FILE}``."""
     with open(a.csv, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     if not rows:
