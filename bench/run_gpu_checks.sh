@@ -9,9 +9,10 @@
 # first FAIL, else "PASS: gpu kit"). Exit code 0 only on PASS. Ends within GPB_KIT_DEADLINE_S
 # (default 540 s) on a 16-core machine: later stages shrink their timeouts to what is left.
 #
-# Files under $OUT (≤ 13): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
+# Files under $OUT (≤ 15): summary.txt, env.txt, build.log, ctest_gpu.log, bench_round.json,
 # bench_batch.json, bench.log, botorch.jsonl, pool_scale.log, pool_scale_cuda_{1000000,10000000}.json,
-# pool_scale_cuda_mixed_1000000.json, optimizer_backends.jsonl.
+# pool_scale_cuda_mixed_1000000.json, space_baybe.log, space_baybe_cuda.json,
+# optimizer_backends.jsonl.
 set -uo pipefail
 # shellcheck source=tools/gpu/kit_lib.sh
 source "$(dirname "$0")/../tools/gpu/kit_lib.sh"
@@ -132,14 +133,42 @@ pool_scale() {  # N T STEP CAP NAME [EXTRA ARGS...]
     kit_verdict "FAIL: pool scale N = $n, t = $t exited with $rc (124 = timeout; see pool_scale.log)"
   fi
 }
+# A constrained product space of up to 1.06e8 combinations (issue #32 item 5, bench/space_baybe.py):
+# gpbandit's Optimizer tells 20 measurements and asks a batch of 5 by exact EI over every
+# feasible combination, on the CUDA backend and on this machine's CPU, each in a child process
+# under a per-size limit; an extra stage (SKIP without the module or the time, never FAIL for a
+# size that runs out of its limit: the table says "failed" there).
+spaces() {
+  local t0=$SECONDS budget
+  budget=$(kit_budget 130)
+  if ((budget < 40)); then
+    kit_say "SKIP: spaces on CUDA (only $(kit_left) s left)"
+    return
+  fi
+  PYTHONUNBUFFERED=1 timeout "$budget" python3 bench/space_baybe.py --build "$KIT_BUILD" \
+    --tools gpbandit --backend cuda cpu --labels 8 11 12 --timeout 60 \
+    --out "$out/space_baybe_cuda.json" >"$out/space_baybe.log" 2>&1
+  local rc=$? ok
+  ok=$(grep -c '"asked_backend": "cuda".*"recommend_s"\|"recommend_s".*"asked_backend": "cuda"' \
+    "$out/space_baybe.log" || true)
+  if ((rc != 0)); then
+    kit_verdict "FAIL: spaces on CUDA exited with $rc after $ok CUDA sizes (124 = timeout; space_baybe.log)"
+  elif ((ok == 0)); then
+    kit_verdict "FAIL: spaces on CUDA: no size ran on CUDA (space_baybe.log)"
+  else
+    kit_verdict "PASS: spaces on CUDA, $ok of 3 sizes in $((SECONDS - t0)) s (space_baybe_cuda.json)"
+  fi
+}
+
 if ((module)); then
-  # N = 10^6 and 10^7 with the recompute-mode ask; then issue #31's t = 10^4 at N = 10^6 with V
-  # in float (37 GB: an H100 holds it), block updates of 2 500 rows.
+  # N = 10^6 and 10^7 with the recompute-mode ask; then the spaces; then issue #31's t = 10^4 at
+  # N = 10^6 with V in float (37 GB: an H100 holds it), block updates of 2 500 rows.
   pool_scale 1000000 2000 500 90 pool_scale_cuda_1000000.json --recompute &&
-    pool_scale 10000000 400 200 120 pool_scale_cuda_10000000.json --recompute &&
-    pool_scale 1000000 10000 2500 200 pool_scale_cuda_mixed_1000000.json --precision mixed
+    pool_scale 10000000 400 200 120 pool_scale_cuda_10000000.json --recompute
+  spaces
+  pool_scale 1000000 10000 2500 200 pool_scale_cuda_mixed_1000000.json --precision mixed
 else
-  kit_say "SKIP: pool scale (no Python module)"
+  kit_say "SKIP: pool scale and spaces (no Python module)"
 fi
 
 # minimize on the CPU and on CUDA (Backend::Auto now picks CUDA): seconds per call of a small

@@ -21,6 +21,12 @@ recommender, already-measured combinations excluded). The feasible counts of bot
 Usage: space_baybe.py --build build --baybe-python /work/venv-peers/bin/python
            [--labels 6 7 8 9] [--timeout 900] [--memory-gb 16] [--out bench/space_baybe.json]
            [--results bench/RESULTS.md] [--merge] [--render] [--tools gpbandit baybe]
+           [--backend auto|cpu|cuda ...] [--device-out RUN.json]
+
+On a GPU machine (the GPU kit's spaces stage): `--tools gpbandit --backend cuda cpu` runs
+gpbandit's Optimizer on each backend at each size (its picks recorded, so that the table says
+whether both chose the same batch); `--render --device-out RUN.json` adds that run's table to
+the section.
 """
 import argparse
 import json
@@ -58,7 +64,7 @@ def built(out):
     print(json.dumps({**out, "peak_gib": peak_gib(), "stage": "built"}), flush=True)
 
 
-def child_gpbandit(labels, build):
+def child_gpbandit(labels, build, backend="auto"):
     sys.path.insert(0, os.path.join(build, "python"))
     sys.path.insert(0, HERE)
     import gpbandit
@@ -67,17 +73,18 @@ def child_gpbandit(labels, build):
 
     t0 = time.perf_counter()
     space = build_space(gp, labels)
-    opt = gpbandit.Optimizer(space, seed=0, exclude_observed=True)
+    opt = gpbandit.Optimizer(space, seed=0, exclude_observed=True, backend=backend)
     t_build = time.perf_counter() - t0
     built({"feasible": len(space), "raw": space.raw_size, "build_s": t_build})
     points, y = observations(gp, space)
     t0 = time.perf_counter()
     opt.tell(points, y)
-    got = opt.ask(Q).points
+    got = opt.ask(Q)
     t_ask = time.perf_counter() - t0
-    assert len(got) == Q and all(p in space for p in got)
+    assert len(got.points) == Q and all(p in space for p in got.points)
     return {"feasible": len(space), "raw": space.raw_size, "build_s": t_build,
-            "recommend_s": t_ask, "streams": bool(opt.streams)}
+            "recommend_s": t_ask, "streams": bool(opt.streams), "backend": opt.backend,
+            "picks": [int(i) for i in got.indices]}
 
 
 def child_baybe(labels, build):
@@ -130,8 +137,9 @@ def child_baybe(labels, build):
     return {"feasible": len(space.discrete.exp_rep), "build_s": t_build, "recommend_s": t_ask}
 
 
-def run_child(tool, labels, args):
-    """One measurement in a child process; its result, or why it failed."""
+def run_child(tool, labels, args, backend="auto"):
+    """One measurement in a child process; its result, or why it failed. `backend`: the
+    gpbandit Optimizer's (BayBE runs on the CPU)."""
     def limit():
         # An address-space cap, for BayBE only: gpbandit's posterior reserves capacity × N
         # doubles of address space up front and touches them as rows arrive (its resident
@@ -143,7 +151,9 @@ def run_child(tool, labels, args):
 
     py = args.baybe_python if tool == "baybe" else sys.executable
     cmd = [py, os.path.abspath(__file__), "--child", tool, "--labels", str(labels),
-           "--build", args.build]
+           "--build", args.build, "--backend", backend]
+    asked = {"tool": tool, "labels": labels} | ({"asked_backend": backend}
+                                                  if tool == "gpbandit" else {})
     t0 = time.perf_counter()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
@@ -152,16 +162,16 @@ def run_child(tool, labels, args):
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         lines = [x for x in out.splitlines() if x.startswith("{")]
         res = json.loads(lines[-1]) if lines else {}
-        res.update(tool=tool, labels=labels, timeout_s=args.timeout,
+        res.update(asked, timeout_s=args.timeout,
                    error=f"over {args.timeout} s" + (" (after the build)" if lines else ""))
         return res
     wall = time.perf_counter() - t0
     lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
     if p.returncode != 0 or not lines:
         tail = (p.stderr.strip().splitlines() or ["exit code %d" % p.returncode])[-1]
-        return {"tool": tool, "labels": labels, "error": tail[:300], "wall_s": round(wall, 1)}
+        return asked | {"error": tail[:300], "wall_s": round(wall, 1)}
     out = json.loads(lines[-1])
-    out.update(tool=tool, labels=labels, wall_s=round(wall, 1))
+    out.update(asked, wall_s=round(wall, 1))
     return out
 
 
@@ -212,6 +222,48 @@ def markdown(res, command, load=None):
     return "\n".join(lines)
 
 
+def cell(r):
+    """A result's place: tool, size and, for gpbandit, the backend asked for."""
+    return r["tool"], r["labels"], r.get("asked_backend", "auto")
+
+
+def device_markdown(run):
+    """The table of a run on a GPU machine: gpbandit's Optimizer on its CPU and on its GPU, the
+    same sizes, one machine (so the ratio is a same-machine one)."""
+    res = run["results"]
+    by = {(r["labels"], r.get("asked_backend")): r for r in res if r["tool"] == "gpbandit"}
+    dev = next((r["backend"] for r in res if str(r.get("backend", "")).startswith("cuda")),
+               "cuda: not reached")
+    host = next((r["host"] for r in res if "host" in r), "?")
+    lines = [f"On a GPU machine ({dev}; host {host}, load average {run.get('load_after', '?')} "
+             f"after the last run), command `{'`, then `'.join(run['commands'])}`: the same "
+             "space and measurements, gpbandit's Optimizer asked for each backend (materialised "
+             "on the device where it fits the device's memory budget; the encodings are "
+             "computed on the host, as the build column shows). One run per cell.", "",
+             "| labels per slot | raw combinations | feasible | CPU: build s | recommend s | "
+             "CUDA: build s | recommend s | peak host GiB (CUDA run) | recommend, CPU / CUDA | "
+             "same batch |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for labels in sorted({k[0] for k in by}):
+        c, g = by.get((labels, "cpu"), {}), by.get((labels, "cuda"), {})
+        cells = []
+        for r in (c, g):
+            if "recommend_s" in r:
+                cells += [f"{r['build_s']:.2f}" + (" (streamed)" if r.get("streams") else ""),
+                          f"{r['recommend_s']:.3f}"]
+            else:
+                cells += [f"failed: {r.get('error', 'not run')}" if r else "not run", "—"]
+        cells.append(f"{g['peak_gib']:.2f}" if "peak_gib" in g else "—")
+        cells.append(f"{c['recommend_s'] / g['recommend_s']:.1f}"
+                     if "recommend_s" in c and "recommend_s" in g else "—")
+        cells.append(("yes" if c["picks"] == g["picks"] else "no")
+                     if "picks" in c and "picks" in g else "—")
+        first = g if "raw" in g else c
+        lines.append(f"| {labels} | {first.get('raw', 0):,} | {first.get('feasible', 0):,} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def write_results(path, text):
     begin, end = "<!-- space-baybe:begin (generated by bench/space_baybe.py) -->", \
         "<!-- space-baybe:end -->"
@@ -244,26 +296,36 @@ def main(argv):
                     help="only write the --results section from --out")
     ap.add_argument("--merge", action="store_true",
                     help="keep the other sizes already in --out (and their commands)")
+    ap.add_argument("--backend", nargs="+", choices=["auto", "cpu", "cuda"], default=["auto"],
+                    help="the gpbandit Optimizer's backends, each size run on each")
+    ap.add_argument("--device-out", default=None,
+                    help="with --render: a run on a GPU machine (--backend cuda cpu) whose "
+                         "table is added to the section")
     ap.add_argument("--child", choices=["gpbandit", "baybe"])
     args = ap.parse_args(argv)
     if args.render:  # the section again from --out, nothing run
         with open(args.out) as f:
             old = json.load(f)
-        write_results(args.results, markdown(old["results"], "`, then `".join(old["commands"]),
-                                             old.get("load_after")))
+        text = markdown(old["results"], "`, then `".join(old["commands"]), old.get("load_after"))
+        if args.device_out:
+            with open(args.device_out) as f:
+                text += "\n\n" + device_markdown(json.load(f))
+        write_results(args.results, text)
         return 0
     if args.child:
-        fn = child_gpbandit if args.child == "gpbandit" else child_baybe
-        out = fn(args.labels[0], args.build)
+        out = (child_gpbandit(args.labels[0], args.build, args.backend[0])
+               if args.child == "gpbandit" else child_baybe(args.labels[0], args.build))
+        out["host"] = f"{platform.machine()}, {os.cpu_count()} CPUs"
         out["peak_gib"] = peak_gib()
         print(json.dumps(out))
         return 0
     res = []
     for labels in args.labels:
         for tool in args.tools:
-            r = run_child(tool, labels, args)
-            print(json.dumps(r), flush=True)
-            res.append(r)
+            for backend in args.backend if tool == "gpbandit" else ["auto"]:
+                r = run_child(tool, labels, args, backend)
+                print(json.dumps(r), flush=True)
+                res.append(r)
         g = [r for r in res if r["labels"] == labels]
         if all("feasible" in r for r in g) and len({r["feasible"] for r in g}) != 1:
             raise SystemExit(f"labels {labels}: the feasible counts differ: {g}")
@@ -271,8 +333,8 @@ def main(argv):
     if args.merge and os.path.exists(args.out):  # keep the other sizes of an earlier run
         with open(args.out) as f:
             old = json.load(f)
-        done = {(r["tool"], r["labels"]) for r in res}
-        res = [r for r in old["results"] if (r["tool"], r["labels"]) not in done] + res
+        done = {cell(r) for r in res}
+        res = [r for r in old["results"] if cell(r) not in done] + res
         commands = old["commands"] + commands
     load = round(os.getloadavg()[0], 2)  # recorded now, not when the section is rendered
     with open(args.out + ".tmp", "w") as f:
