@@ -6,7 +6,8 @@ points visited (FinitePosterior::add_candidates), so this also times the growing
 candidates and with 65 536, seeds 0..SEEDS−1, each backend in turn; prints one JSON line per
 (backend, candidates, seed): seconds per call and the best value, then one summary line per
 candidate count with the CUDA ÷ CPU time ratio (median over seeds) and on how many seeds the two
-backends ended at the same best value (they run the same model; rounding may part them).
+backends ended at the same best value (they run the same model; rounding may part them: the
+summary also gives the largest relative difference of the two best values).
 
 Usage: python3 bench/optimizer_backends.py --build BUILD [--seeds 3] [--backends cpu cuda]
        python3 bench/optimizer_backends.py --summary FILE   (one line from a run's JSON lines)
@@ -31,13 +32,18 @@ def one(gb, problem, backend, n_points, seed):
 
 def summary(path):
     """One line from a run's summary records."""
-    parts = []
+    parts, best = [], {}
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             d = json.loads(line)
-            if d.get("summary"):
-                parts.append(f"{d['n_points']} candidates: {d['ratio']} time "
-                             f"{d['time_ratio_median']:.2f}, same best {d['same_best']}/{d['seeds']}")
+            if not d.get("summary"):
+                best.setdefault(d["n_points"], {}).setdefault(d["seed"], []).append(d["best"])
+                continue
+            pairs = [v for v in best.get(d["n_points"], {}).values() if len(v) == 2]
+            apart = max((abs(a - b) / max(abs(a), abs(b), 1e-300) for a, b in pairs), default=0)
+            parts.append(f"{d['n_points']} candidates: {d['ratio']} time "
+                         f"{d['time_ratio_median']:.2f}, same best {d['same_best']}/{d['seeds']} "
+                         f"(largest relative difference {apart:.1e})")
     return "; ".join(parts) or "no summary"
 
 

@@ -235,8 +235,10 @@ def device_markdown(run):
     dev = next((r["backend"] for r in res if str(r.get("backend", "")).startswith("cuda")),
                "cuda: not reached")
     host = next((r["host"] for r in res if "host" in r), "?")
-    lines = [f"On a GPU machine ({dev}; host {host}, load average {run.get('load_after', '?')} "
-             f"after the last run), command `{'`, then `'.join(run['commands'])}`: the same "
+    load = f", load average {run['load_after']} after the last run" if "load_after" in run else ""
+    when = f", {run['date']}" if "date" in run else ""
+    lines = [f"On a GPU machine ({dev}; host {host}{load}{when}), commands "
+             f"`{'`, then `'.join(run['commands'])}`: the same "
              "space and measurements, gpbandit's Optimizer asked for each backend (materialised "
              "on the device where it fits the device's memory budget; the encodings are "
              "computed on the host, as the build column shows). One run per cell.", "",

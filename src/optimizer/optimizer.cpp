@@ -198,10 +198,12 @@ Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
   d = domain.dim();
   check_options(opt, domain);
   unit_box(opt.domain, domain, unit_lower, unit_width);
+  // A whole parameter space, streamed or held: find_point decodes candidates; only extras are
+  // hashed (hashing 10⁷ held encodings would cost seconds and a table of N entries).
+  if (decodes_points()) indexed_points = n;
   if (domain.streams_points()) {
     box_lo = domain.lower();
     box_hi = domain.upper();
-    indexed_points = n;  // find_point decodes candidates; only extras are hashed
   } else {
     const Eigen::MatrixXd& pts = domain.points();
     box_lo = pts.rowwise().minCoeff();
@@ -230,8 +232,12 @@ const double* Optimizer::State::point(int p) const {
   return it->second.data();
 }
 
+bool Optimizer::State::decodes_points() const {
+  return domain.space() != nullptr && domain.space()->size() == n;
+}
+
 int Optimizer::State::find_point(const double* x) {
-  if (domain.streams_points()) {  // the candidate whose levels x encodes, if x is exactly it
+  if (decodes_points()) {  // the candidate whose levels x encodes, if x is exactly it
     const ParameterSpace& sp = *domain.space();
     const std::vector<int> lv = sp.decode(x);
     if (sp.feasible(lv.data())) {

@@ -149,6 +149,9 @@ struct Optimizer::State {
 
   /// The posterior point equal to x (coordinate by coordinate), or −1.
   int find_point(const double* x);
+  /// Whether find_point decodes a point into its candidate (a whole parameter space, streamed or
+  /// held) instead of looking it up in point_index.
+  bool decodes_points() const;
   /// Applies one operation to the posterior and logs it.
   void apply(const PosteriorOp& op);
   /// A fresh posterior over the candidates and every extra, fed every observation in tell order.
