@@ -133,20 +133,20 @@ pool_scale() {  # N T STEP CAP NAME [EXTRA ARGS...]
     kit_verdict "FAIL: pool scale N = $n, t = $t exited with $rc (124 = timeout; see pool_scale.log)"
   fi
 }
-# A constrained product space of up to 1.06e8 combinations (issue #32 item 5, bench/space_baybe.py):
+# A constrained product space of 1.06e8 combinations (1.5e7 feasible) (issue #32 item 5, bench/space_baybe.py):
 # gpbandit's Optimizer tells 20 measurements and asks a batch of 5 by exact EI over every
 # feasible combination, on the CUDA backend and on this machine's CPU, each in a child process
 # under a per-size limit; an extra stage (SKIP without the module or the time, never FAIL for a
 # size that runs out of its limit: the table says "failed" there).
 spaces() {
   local t0=$SECONDS budget
-  budget=$(kit_budget 130)
+  budget=$(kit_budget 240)
   if ((budget < 40)); then
     kit_say "SKIP: spaces on CUDA (only $(kit_left) s left)"
     return
   fi
   PYTHONUNBUFFERED=1 timeout "$budget" python3 bench/space_baybe.py --build "$KIT_BUILD" \
-    --tools gpbandit --backend cuda cpu --labels 8 11 12 --timeout 60 \
+    --tools gpbandit --backend cuda cpu --labels 8 11 --timeout 110 \
     --out "$out/space_baybe_cuda.json" >"$out/space_baybe.log" 2>&1
   local rc=$? ok
   ok=$(grep -c '"asked_backend": "cuda".*"recommend_s"\|"recommend_s".*"asked_backend": "cuda"' \
@@ -156,7 +156,7 @@ spaces() {
   elif ((ok == 0)); then
     kit_verdict "FAIL: spaces on CUDA: no size ran on CUDA (space_baybe.log)"
   else
-    kit_verdict "PASS: spaces on CUDA, $ok of 3 sizes in $((SECONDS - t0)) s (space_baybe_cuda.json)"
+    kit_verdict "PASS: spaces on CUDA, $ok of 2 sizes in $((SECONDS - t0)) s (space_baybe_cuda.json)"
   fi
 }
 

@@ -79,11 +79,13 @@ def child_gpbandit(labels, build, backend="auto"):
     points, y = observations(gp, space)
     t0 = time.perf_counter()
     opt.tell(points, y)
+    t_tell = time.perf_counter() - t0
     got = opt.ask(Q)
     t_ask = time.perf_counter() - t0
     assert len(got.points) == Q and all(p in space for p in got.points)
     return {"feasible": len(space), "raw": space.raw_size, "build_s": t_build,
-            "recommend_s": t_ask, "streams": bool(opt.streams), "backend": opt.backend,
+            "recommend_s": t_ask, "tell_s": t_tell, "streams": bool(opt.streams),
+            "backend": opt.backend,
             "picks": [int(i) for i in got.indices]}
 
 
