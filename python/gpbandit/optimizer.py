@@ -62,6 +62,8 @@ def _domain_spec(domain, n_candidates, domain_seed):
     if isinstance(domain, (str, os.PathLike)):
         return DomainSpec.from_file(os.fspath(domain)), None
     if isinstance(domain, Domain):
+        if domain.is_fingerprint:  # packed words: the tanimoto / minmax kernels, by index
+            return DomainSpec.from_fingerprints(domain), None
         return DomainSpec.from_rows(np.asarray(domain.points).T), None
     from .params import ParameterSpace
 
@@ -357,6 +359,11 @@ class Optimizer:
         exclude_observed = bool(exclude_observed)
         spec, self._space = _domain_spec(domain, n_candidates,
                                          seed if domain_seed is None else domain_seed)
+        self._fingerprints = spec.kind == "fingerprints"
+        if self._fingerprints and isinstance(kernel, str) and kernel == "matern52":
+            # the default kernel of fingerprints: Tanimoto on bits, MinMax on counts
+            kernel = (Kernel.minmax(variance) if domain.fingerprint_kind == "counts"
+                      else Kernel.tanimoto(variance))
         _check_acquisition(acquisition)
         if refine is None or refine is True:
             refine = {}
@@ -434,6 +441,8 @@ class Optimizer:
         (hallucinated in the model) until told.
         """
         points, indices = self._core.ask(q)
+        if getattr(self, "_fingerprints", False):  # the chosen fingerprints' packed words
+            return Suggestion(np.ascontiguousarray(points).view(np.uint64), indices)
         out = self._out(points)
         if self._user_points():
             if not hasattr(self, "_asked"):

@@ -119,6 +119,12 @@ void bind_fingerprint(py::module_& m) {
           "candidate domain, as a slice for a sharded FinitePosterior: give each MPI rank the "
           "candidates [⌊n_total·r/K⌋, ⌊n_total·(r+1)/K⌋) it holds, so no rank keeps the whole "
           "pool (arguments as from_fingerprints)")
+      .def_property_readonly(
+          "fingerprint_kind",
+          [](const Domain& d) {
+            return d.is_fingerprint() ? fingerprint_kind_name(d.fingerprint_kind()) : "";
+          },
+          "'bits' or 'counts' for fingerprints ('' for coordinates)")
       .def_property_readonly("is_fingerprint", &Domain::is_fingerprint,
                              "True when the candidates are packed fingerprints")
       .def_property_readonly("fingerprint_bits", &Domain::fingerprint_bits,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/error.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
 
@@ -29,6 +30,8 @@ const char* domain_kind_name(DomainSpec::Kind k) {
       return "box";
     case DomainSpec::Kind::Parameters:
       return "parameters";
+    case DomainSpec::Kind::Fingerprints:
+      return "fingerprints";
     default:
       return "points";
   }
@@ -41,6 +44,10 @@ std::string spec_repr(const DomainSpec& s) {
     out += " count=" + std::to_string(s.count);
   }
   if (s.kind == DomainSpec::Kind::Points) out += " N=" + std::to_string(s.points.rows());
+  if (s.kind == DomainSpec::Kind::Fingerprints) {
+    out += " N=" + std::to_string(s.fingerprints->size()) + " " +
+           fingerprint_kind_name(s.fingerprints->kind());
+  }
   if (!s.source.empty()) out += " source=" + s.source;
   return out + ">";
 }
@@ -89,11 +96,23 @@ void bind_domain_spec(py::module_& m) {
           "from_rows",
           [](const py::handle& rows) { return DomainSpec::from_rows(rows_arg(rows, "rows")); },
           py::arg("rows"), "Explicit candidates, one per row of an N×d array (copied)")
+      .def_static(
+          "from_fingerprints",
+          [](const Domain& d) {
+            GPB_EXPECTS(d.is_fingerprint(),
+                        "DomainSpec.from_fingerprints: expected a fingerprint Domain "
+                        "(Domain.from_fingerprints), got one of coordinates");
+            return DomainSpec::from_fingerprints(
+                std::make_shared<const Fingerprints>(d.fingerprints_of(0, d.size())));
+          },
+          py::arg("domain"),
+          "The candidates of a fingerprint Domain (Domain.from_fingerprints): the Optimizer "
+          "takes the tanimoto (bits) or minmax (counts) kernel and candidates by index")
       .def_static("from_file", &DomainSpec::from_file, py::arg("path"),
                   "Candidates from a .csv (optional header) or .npy file, one per row")
       .def_property_readonly(
           "kind", [](const DomainSpec& s) { return domain_kind_name(s.kind); },
-          "'grid', 'sobol', 'box' or 'points'")
+          "'grid', 'sobol', 'box', 'points', 'parameters' or 'fingerprints'")
       .def_property_readonly("continuous", &DomainSpec::continuous,
                              "Whether suggestions may leave the candidate set (a box)")
       .def_readonly("integer_axes", &DomainSpec::integer_axes, "Box: the integer axes")

@@ -271,3 +271,38 @@ def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
     assert chem.main(["labels", str(src), "--out", str(tmp_path / "x.csv"),
                       "--components", "1.5"]) == 2
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_optimizer_asks_and_tells_fingerprints_by_index():
+    """gb.Optimizer over Domain.from_fingerprints: the default kernel is Tanimoto on bits and
+    MinMax on counts; a suggestion's points are the chosen candidates' packed words; with the fit
+    off its posterior mean and variance are numpy's dense GP; coordinates and pickling are
+    refused with one message each."""
+    rng = np.random.default_rng(4)
+    bits = rng.random((300, 130)) < 0.15
+    counts = rng.integers(0, 5, size=(300, 40))
+    for dense, kernel_np, name in ((bits, tanimoto_np, "tanimoto"), (counts, minmax_np, "minmax")):
+        dom = gb.Domain.from_fingerprints(dense, kind="bits" if dense is bits else "counts")
+        opt = gb.Optimizer(dom, seed=2, noise_variance=0.01, fit={"every": 0, "normalize": False},
+                           exclude_observed=True)
+        assert name in repr(opt.kernel)
+        idx = np.array([5, 77, 120, 201, 299])
+        y = np.array([0.2, -1.0, 0.7, 1.5, -0.3])
+        opt.tell(idx, y)
+        mean, var = opt.predict()
+        K = kernel_np(dense[idx], dense[idx]) + 0.01 * np.eye(5)
+        Ks = kernel_np(dense, dense[idx])
+        np.testing.assert_allclose(mean, Ks @ np.linalg.solve(K, y), atol=1e-10)
+        np.testing.assert_allclose(var, 1.0 - np.einsum("ij,ji->i", Ks, np.linalg.solve(K, Ks.T)),
+                                   atol=1e-10)
+        s = opt.ask(3)
+        assert s.points.dtype == np.uint64
+        np.testing.assert_array_equal(s.points, dom.fingerprint_words()[s.indices])
+        assert not set(s.indices.tolist()) & set(idx.tolist())
+        with pytest.raises(gb.InvalidArgument, match="given by index"):
+            opt.tell(np.zeros((1, s.points.shape[1])), [1.0])
+        with pytest.raises(gb.InvalidArgument, match="not saved yet"):
+            import pickle
+            pickle.dumps(opt)
+    with pytest.raises(gb.InvalidArgument, match="bits takes the tanimoto kernel"):
+        gb.Optimizer(gb.Domain.from_fingerprints(bits), kernel="se", lengthscale=1.0)

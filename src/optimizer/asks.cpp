@@ -56,8 +56,16 @@ int Optimizer::State::match_ask(const double* x) const {
   return best;
 }
 
+void Optimizer::State::refuse_fingerprint_points(const char* what) const {
+  GPB_EXPECTS(!domain.is_fingerprint(),
+              what << ": the candidates are fingerprints, which are given by index "
+                      "(tell(indices, y), tell_failed(indices), predict_candidates()), not "
+                      "by coordinates");
+}
+
 void Optimizer::State::check_inside(const Eigen::Ref<const Eigen::MatrixXd>& points,
                                     const char* what) const {
+  refuse_fingerprint_points(what);
   if (opt.allow_outside) return;
   for (Eigen::Index i = 0; i < points.rows(); ++i) {
     for (int j = 0; j < d; ++j) {
@@ -90,8 +98,9 @@ void Optimizer::State::warn_repeats(const std::vector<int>& chosen) {
     const auto times = std::count(obs_point.begin(), obs_point.end(), c);
     if (times == 0) continue;
     std::ostringstream os;
-    os << "ask: suggests candidate " << c << " = " << coords(point(c), d) << ", already observed "
-       << times << (times == 1 ? " time" : " times")
+    os << "ask: suggests candidate " << c;
+    if (!domain.is_fingerprint()) os << " = " << coords(point(c), d);  // words say nothing
+    os << ", already observed " << times << (times == 1 ? " time" : " times")
        << " (the acquisition prefers measuring it again: this adds nothing for a noise-free "
           "function; consider a smaller noise_variance, fitting the hyperparameters, or "
           "acquisition 'ei')";

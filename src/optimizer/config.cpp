@@ -343,6 +343,11 @@ json beta_json(const BetaSchedule& b) {
 
 json domain_json(const DomainSpec& s) {
   switch (s.kind) {
+    case DomainSpec::Kind::Fingerprints:
+      throw InvalidArgument(
+          "state: an Optimizer over fingerprints is not saved yet (its N packed candidates are "
+          "not part of a state); keep the fingerprints, and rebuild it with them and tell the "
+          "observations again by index (observed_indices() and observed_values() give them)");
     case DomainSpec::Kind::Parameters:
       return detail::parameter_space_json(*s.space);
     case DomainSpec::Kind::Grid:

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/engine/parameter_space.hpp"
 #include "gpbandit/engine/space_values.hpp"
 #include "gpbandit/error.hpp"
@@ -75,6 +76,14 @@ DomainSpec DomainSpec::parameters(std::shared_ptr<const ParameterSpace> space) {
   DomainSpec s;
   s.kind = Kind::Parameters;
   s.space = std::move(space);
+  return s;
+}
+
+DomainSpec DomainSpec::from_fingerprints(std::shared_ptr<const Fingerprints> fp) {
+  GPB_EXPECTS(fp != nullptr && fp->size() > 0, "domain: the fingerprints are null or empty");
+  DomainSpec s;
+  s.kind = Kind::Fingerprints;
+  s.fingerprints = std::move(fp);
   return s;
 }
 
@@ -193,6 +202,8 @@ Domain DomainSpec::build() const {
       break;
     case Kind::Parameters:
       return Domain::from_space(space);
+    case Kind::Fingerprints:
+      return Domain::fingerprints(*fingerprints);
     default:
       return Domain::from_rows(points);
   }
@@ -226,6 +237,7 @@ Domain DomainSpec::build() const {
 
 int DomainSpec::dim() const {
   if (kind == Kind::Parameters) return space->encoded_dim();
+  if (kind == Kind::Fingerprints) return fingerprints->words();
   return kind == Kind::Points ? static_cast<int>(points.cols()) : static_cast<int>(lower.size());
 }
 

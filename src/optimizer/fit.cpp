@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpbandit/engine/ops.hpp"
 #include "gpbandit/error.hpp"
 #include "optimizer/state.hpp"
 
@@ -252,7 +253,46 @@ std::pair<Kernel, Kernel> structures(const Kernel& k, int d) {
 
 }  // namespace
 
+HyperFit Optimizer::State::fit_fingerprint() {
+  const int t = num_obs();
+  GPB_EXPECTS(t >= 2, "fit_hyperparameters: needs at least 2 observations, got " << t);
+  double offset = 0.0, scale = 1.0;
+  detail::OutputWarp w;
+  standardization(offset, scale, w);
+  Eigen::VectorXd y(t);
+  for (int i = 0; i < t; ++i) {
+    y[i] = (w.forward(sign() * obs_y[static_cast<std::size_t>(i)]) - offset) / scale;
+  }
+  GPB_EXPECTS((y.array() != y[0]).any(),
+              "fit_hyperparameters: the observations are all equal; nothing to fit");
+  // The kernel's shape at variance 1 between the observed fingerprints (their packed words).
+  const Eigen::Map<const Eigen::MatrixXd> X(obs_x.data(), d, t);
+  const Eigen::MatrixXd K = kernel_matrix(*ctx, opt.kernel.with_variance(1.0), X, X);
+  const ScaleNoiseFit sf = fit_scale_and_noise(K, y);
+  // The same caps as fit_structure's in standardised units: v ≤ 10, λ ≥ the noise floor.
+  const double v = std::min(sf.signal_variance, 10.0);
+  const double lambda = std::max(sf.noise_variance, opt.fit.noise_floor);
+  opt.kernel = opt.kernel.with_variance(v);
+  opt.noise_variance = lambda;
+  y_offset = offset - opt.fit.mean_shift * scale;
+  y_scale = scale;
+  warp = w;
+  ++fits;
+  obs_at_last_fit = t;
+  dirty = true;
+  thompson.invalidate();
+  HyperFit res;
+  res.theta.signal_variance = v;
+  res.theta.noise_variance = lambda;
+  res.log_likelihood = sf.log_likelihood;
+  res.log_posterior = sf.log_likelihood;
+  res.rows_used = t;
+  res.starts_converged = 1;
+  return res;
+}
+
 HyperFit Optimizer::State::fit() {
+  if (opt.kernel.fingerprint()) return fit_fingerprint();
   if (!opt.fit.kernel_select || d < 2 ||
       !(fittable(opt.kernel.type()) || is_additive_form(opt.kernel, d))) {
     return fit_structure();

@@ -58,6 +58,17 @@ void check_options(const OptimizerOptions& o, const Domain& dom) {
   GPB_EXPECTS(o.kernel.type() != KernelType::Precomputed,
               "kernel: the optimizer takes se, matern12/32/52, linear or polynomial kernels "
               "(precomputed matrices have no points to tell or predict at)");
+  if (dom.is_fingerprint()) {
+    const bool counts = dom.fingerprint_kind() == FingerprintKind::Counts;
+    GPB_EXPECTS(o.kernel.type() == (counts ? KernelType::MinMax : KernelType::Tanimoto),
+                "kernel: a fingerprint domain of "
+                    << (counts ? "counts takes the minmax" : "bits takes the tanimoto")
+                    << " kernel, got " << o.kernel.describe());
+  } else {
+    GPB_EXPECTS(!o.kernel.fingerprint(),
+                "kernel: " << o.kernel.describe()
+                           << " needs a fingerprint domain (DomainSpec::from_fingerprints)");
+  }
   GPB_EXPECTS(!o.kernel.is_ard() || o.kernel.ard_dim() == dom.dim(),
               "kernel.lengthscale has " << o.kernel.ard_dim()
                                         << " values (ARD) but the domain has dimension "
@@ -143,6 +154,11 @@ void check_space_fits(const DomainSpec& spec, bool streamed) {
 /// per-axis extent (1 where the extent is 0).
 void unit_box(const DomainSpec& spec, const Domain& dom, Eigen::VectorXd& lower,
               Eigen::VectorXd& width) {
+  if (dom.is_fingerprint()) {  // words, not coordinates: nothing is scaled
+    lower = Eigen::VectorXd::Zero(dom.dim());
+    width = Eigen::VectorXd::Ones(dom.dim());
+    return;
+  }
   if (spec.kind == DomainSpec::Kind::Points || spec.kind == DomainSpec::Kind::Parameters) {
     lower = dom.lower();  // the candidates' bounding box (also of a streamed space)
     width = dom.upper() - lower;
@@ -204,13 +220,16 @@ Optimizer::State::State(OptimizerOptions options) : opt(std::move(options)) {
   if (domain.streams_points()) {
     box_lo = domain.lower();
     box_hi = domain.upper();
+  } else if (domain.is_fingerprint()) {  // no coordinates: points are told by index
+    box_lo = box_hi = Eigen::VectorXd::Zero(d);
   } else {
     const Eigen::MatrixXd& pts = domain.points();
     box_lo = pts.rowwise().minCoeff();
     box_hi = pts.rowwise().maxCoeff();
   }
   if (opt.domain.kind != DomainSpec::Kind::Points &&
-      opt.domain.kind != DomainSpec::Kind::Parameters) {  // a box's refinement reaches its bounds
+      opt.domain.kind != DomainSpec::Kind::Parameters &&
+      opt.domain.kind != DomainSpec::Kind::Fingerprints) {  // a box's refinement reaches its bounds
     box_lo = box_lo.cwiseMin(Eigen::Map<const Eigen::VectorXd>(opt.domain.lower.data(), d));
     box_hi = box_hi.cwiseMax(Eigen::Map<const Eigen::VectorXd>(opt.domain.upper.data(), d));
   }
@@ -581,6 +600,7 @@ void Optimizer::tell(const Eigen::Ref<const Eigen::MatrixXd>& points, const std:
                      const std::vector<double>& noise) {
   State& s = *s_;
   const std::lock_guard<std::mutex> lock(s.mu);
+  s.refuse_fingerprint_points("tell");
   GPB_EXPECTS(points.rows() == static_cast<Eigen::Index>(y.size()),
               "tell: " << points.rows() << " points but " << y.size() << " values of y");
   check_noise(noise, y.size());
@@ -619,6 +639,7 @@ void Optimizer::tell_failed(const Eigen::Ref<const Eigen::MatrixXd>& points) {
   GPB_EXPECTS(
       points.rows() == 0 || points.cols() == s.d,
       "tell_failed: points have " << points.cols() << " coordinates, the domain has " << s.d);
+  s.refuse_fingerprint_points("tell_failed");
   GPB_EXPECTS(points.allFinite(), "tell_failed: a point has a non-finite coordinate");
   Eigen::VectorXd x(s.d);
   for (Eigen::Index i = 0; i < points.rows(); ++i) {
@@ -669,6 +690,7 @@ Prediction Optimizer::predict(const Eigen::Ref<const Eigen::MatrixXd>& points) c
   Prediction p;
   {
     const std::lock_guard<std::mutex> lock(s.mu);
+    s.refuse_fingerprint_points("predict");
     GPB_EXPECTS(points.cols() == s.d,
                 "predict: points have " << points.cols() << " coordinates, the domain has " << s.d);
     GPB_EXPECTS(points.allFinite(), "predict: the points have a non-finite coordinate");

@@ -171,6 +171,8 @@ struct Optimizer::State {
   /// Throws InvalidArgument naming the first row of `points` outside the candidates' bounding
   /// box (beyond the tolerance), unless OptimizerOptions::allow_outside (asks.cpp).
   void check_inside(const Eigen::Ref<const Eigen::MatrixXd>& points, const char* what) const;
+  /// Refuses points given by coordinates on a fingerprint domain (its points are packed words).
+  void refuse_fingerprint_points(const char* what) const;
   /// Removes the outstanding asks at these positions of `outstanding` (any order, no repeats);
   /// marks the posterior for rebuilding when one of them was a pending row (asks.cpp).
   void drop_asks(std::vector<std::size_t> positions);
@@ -208,6 +210,9 @@ struct Optimizer::State {
   HyperFit fit();
   /// One fit of the current kernel's structure (fit() without FitOptions::kernel_select).
   HyperFit fit_structure();
+  /// The fit of a fingerprint kernel (tanimoto, minmax): its output scale and the noise by
+  /// maximum marginal likelihood (fit_scale_and_noise) on the standardised observations.
+  HyperFit fit_fingerprint();
 
   /// One point by the acquisition rule (acquisition.cpp): a posterior point index; on a box the
   /// refinement may add a new extra (then `excluded`, when not empty, grows by one excluded entry).

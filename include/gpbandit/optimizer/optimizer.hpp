@@ -54,6 +54,9 @@ struct DomainSpec {
     Box,     ///< a continuous box: `count` Sobol candidates, refined beyond them
     /// the feasible combinations of a ParameterSpace, encoded (Domain::from_space)
     Parameters,
+    /// molecular (or any binary / count) fingerprints, packed (Domain::fingerprints): the
+    /// tanimoto (bits) or minmax (counts) kernel, candidates told by index or by their words
+    Fingerprints,
   };
   /// Which kind.
   Kind kind = Kind::Grid;
@@ -77,6 +80,8 @@ struct DomainSpec {
   std::string source;      ///< Points: the file they came from ("" for a matrix); informational
   /// Parameters: the space (shared, immutable); points are its encodings, reported by labels.
   std::shared_ptr<const ParameterSpace> space;
+  /// Fingerprints: the candidates (shared, immutable).
+  std::shared_ptr<const Fingerprints> fingerprints;
 
   /// A grid over [lower, upper] with counts[i] points on axis i (see Domain::grid).
   static DomainSpec grid(std::vector<double> lower, std::vector<double> upper,
@@ -91,6 +96,11 @@ struct DomainSpec {
   /// The feasible combinations of `space` (encoded; see Domain::from_space).
   /// @throws InvalidArgument if space is null.
   static DomainSpec parameters(std::shared_ptr<const ParameterSpace> space);
+  /// The N packed fingerprints `fp` as candidates (see Domain::fingerprints); the Optimizer takes
+  /// the tanimoto kernel for bits and minmax for counts, fits their output scale and noise by
+  /// marginal likelihood, and never refines (the candidates are the whole domain).
+  /// @throws InvalidArgument if fp is null or empty.
+  static DomainSpec from_fingerprints(std::shared_ptr<const Fingerprints> fp);
   /// Explicit candidates, one per row of the N×d matrix `rows`.
   static DomainSpec from_rows(Eigen::MatrixXd rows);
   /// Candidates read from a .csv (optional header) or .npy file (2-d float64/float32/integer
