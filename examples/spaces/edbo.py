@@ -183,6 +183,31 @@ def encode(table, encoding):
     return np.hstack(blocks)
 
 
+def count_fingerprints(table, bits=2048, radius=2):
+    """Each reaction as one count fingerprint (N × width, uint8) for the MinMax kernel: per
+    component its molecule's Morgan count fingerprint (gpbandit.chem.fingerprints, `bits`
+    positions, the positions no label of the component sets dropped), then per numeric condition
+    a thermometer of its L levels (level j sets the first j of L − 1 positions to a weight w, so
+    two levels share w·min(j, j') of their mass): w = the components' mean mass per molecule
+    over L − 1, so a condition at its top level weighs about as much as a molecule."""
+    from gpbandit import chem
+
+    out, masses = [], []
+    for c in table.components:
+        labels = sorted(set(table.labels[c]))
+        fps = chem.fingerprints(labels, kind="morgan", bits=bits, radius=radius, counts=True)
+        fps = fps[:, fps.any(axis=0)]
+        masses.append(float(fps.sum(axis=1).mean()))
+        row = {label: i for i, label in enumerate(labels)}
+        out.append(fps[[row[x] for x in table.labels[c]]])
+    for v in table.numeric.values():
+        levels = np.unique(v)
+        w = int(np.clip(round(np.mean(masses) / max(len(levels) - 1, 1)), 1, 255))
+        j = np.searchsorted(levels, v)
+        out.append((np.arange(len(levels) - 1)[None, :] < j[:, None]).astype(np.uint8) * w)
+    return np.hstack(out).astype(np.uint8)
+
+
 def blocks(table, encoding):
     """The feature ranges of encode(table, encoding), in its column order: (name, begin, end,
     kind) per component ("label") and per numeric condition ("numeric")."""

@@ -26,7 +26,8 @@ METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-mordred", "gpband
            "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen",
            "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise", "gpbandit-ohe-hamming",
            "gpbandit-ohe-hamming-iso", "gpbandit-ohe-parts", "gpbandit-dft-parts", "gpbandit-fp",
-           "gpbandit-fp-parts", "gpbandit-md", "gpbandit-rdkit", "gpbandit-views-concat",
+           "gpbandit-fp-parts", "gpbandit-md", "gpbandit-rdkit", "gpbandit-minmax",
+           "gpbandit-views-concat",
            "gpbandit-views-sum", "gpbandit-views-product", "gpbandit-ohe-lps", "gpbandit-dft-lps",
            "gpbandit-ohe-pdim", "gpbandit-dft-pdim", "gpbandit-fp-pdim", "gpbandit-select",
            "gpbandit-select-parts", "gpbandit-ohe-parts-sum", "gpbandit-dft-parts-sum"]

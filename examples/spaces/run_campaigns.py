@@ -63,6 +63,10 @@ METHODS = {
     # RDKit's, and Mordred's (BayBE's default SubstanceParameter encoding, computed by gpbandit).
     "gpbandit-rdkit": ("gpbandit", "rdkit"),
     "gpbandit-md": ("gpbandit", "mordred"),
+    # Each reaction one count fingerprint (its components' Morgan counts side by side, numeric
+    # conditions as thermometers; edbo.count_fingerprints) under the MinMax kernel: the
+    # Optimizer over a fingerprint domain, its output scale and noise refitted.
+    "gpbandit-minmax": ("gpbandit", "minmax"),
     # Several encodings of the same reactions at once ("views"): side by side under one
     # Matérn 5/2 ARD kernel (-concat), or one such kernel per encoding, summed (each view its
     # own variance: a mixture the fit weighs) or multiplied.
@@ -144,6 +148,9 @@ class GpbanditRunner:
         if table.name not in self.cache:
             if self.encoding.startswith("baybe:"):  # the features BayBE's GP sees
                 self.cache[table.name] = baybe_features(table, self.encoding[6:])
+            elif self.encoding == "minmax":  # a fingerprint domain: MinMax by default
+                self.cache[table.name] = gpbandit.Domain.from_fingerprints(
+                    edbo.count_fingerprints(table), kind="counts")
             elif "," in self.encoding:  # several encodings side by side ("views")
                 views = [edbo.encode(table, e) for e in self.encoding.split(",")]
                 self.cache[table.name] = np.hstack(views)

@@ -44,6 +44,35 @@ class FakeTable:
         return {k: np.array(v) for k, v in table.items() if k[0] == component.lower()}
 
 
+def check_count_fingerprints():
+    """edbo.count_fingerprints on the fake table with molecules for labels: each component's
+    block is its label's Morgan counts (the positions no label sets dropped), the numeric
+    condition a thermometer weighted like one molecule (skipped without gpbandit or RDKit)."""
+    try:
+        from gpbandit import chem
+        chem.rdkit_version()
+    except Exception as e:  # noqa: BLE001 (no module, or no RDKit: say which and go on)
+        print(f"skip: count fingerprints ({e})")
+        return
+    t = FakeTable()
+    smiles = {"a0": "CCO", "a1": "c1ccccc1O", "b0": "CC(=O)O", "b1": "CCN", "b2": "N"}
+    t.labels = {c: [smiles[x] for x in t.labels[c]] for c in t.components}
+    x = edbo.count_fingerprints(t)
+    check(x.dtype == np.uint8 and x.shape[0] == 12, f"count fingerprints {x.dtype} {x.shape}")
+    at, mass = 0, []
+    for c in t.components:
+        labels = sorted(set(t.labels[c]))
+        fps = chem.fingerprints(labels, kind="morgan", counts=True)
+        fps = fps[:, fps.any(axis=0)]
+        mass.append(fps.sum(axis=1).mean())
+        want = fps[[labels.index(v) for v in t.labels[c]]]
+        check(np.array_equal(x[:, at:at + fps.shape[1]], want), f"component {c}'s block")
+        at += fps.shape[1]
+    w = round(float(np.mean(mass)))  # two levels: one position of weight w at the top level
+    check(x.shape[1] == at + 1, "one thermometer position for two temperatures")
+    check(np.array_equal(x[:, at], np.where(t.numeric["T"] == 100.0, w, 0)), "the thermometer")
+
+
 def main():
     ys = [10.0, 30.0, 20.0, 55.0, 40.0, 90.0, 90.0]
     # The first yield at or above the target, counted from 1 (ties at the target count).
@@ -77,7 +106,7 @@ def main():
     try:
         import gpbandit  # noqa: F401
     except ImportError:
-        print("skip: one-hot encoding (no gpbandit module on PYTHONPATH)")
+        print("skip: the encodings (no gpbandit module on PYTHONPATH)")
     else:
         x = edbo.encode(t, "ohe")
         check(x.shape == (12, 2 + 3 + 1), f"one-hot shape {x.shape}")
@@ -87,18 +116,19 @@ def main():
             want[i, 2 + ["b0", "b1", "b2"].index(t.labels["B"][i])] = 1.0
             want[i, 5] = (t.numeric["T"][i] - 60.0) / (100.0 - 60.0)
         check(np.array_equal(x, want), "one-hot rows equal the direct formula bit for bit")
-    # DFT: per component at most labels − 1 principal components; the first spans [0, 1];
-    # reactions that share a label share its block.
-    d = edbo.encode(t, "dft")
-    check(d.shape[0] == 12 and d.shape[1] <= 1 + 2 + 1, f"dft shape {d.shape}")
-    check(abs(np.ptp(d[:, 0]) - 1.0) < 1e-12, "first principal component spans [0, 1]")
-    same_a = [i for i in range(12) if t.labels["A"][i] == "a1"]
-    check(np.allclose(d[same_a, 0], d[same_a[0], 0]), "one row per label")
-    b = d[:, 1:-1]
-    far = [i for i in range(12) if t.labels["B"][i] == "b2"][0]
-    near = [[i for i in range(12) if t.labels["B"][i] == s][0] for s in ("b0", "b1")]
-    check(np.linalg.norm(b[near[0]] - b[near[1]]) < np.linalg.norm(b[near[0]] - b[far]),
-          "descriptor geometry kept: b0 nearer b1 than b2")
+        # DFT: per component at most labels − 1 principal components; the first spans [0, 1];
+        # reactions that share a label share its block.
+        d = edbo.encode(t, "dft")
+        check(d.shape[0] == 12 and d.shape[1] <= 1 + 2 + 1, f"dft shape {d.shape}")
+        check(abs(np.ptp(d[:, 0]) - 1.0) < 1e-12, "first principal component spans [0, 1]")
+        same_a = [i for i in range(12) if t.labels["A"][i] == "a1"]
+        check(np.allclose(d[same_a, 0], d[same_a[0], 0]), "one row per label")
+        b = d[:, 1:-1]
+        far = [i for i in range(12) if t.labels["B"][i] == "b2"][0]
+        near = [[i for i in range(12) if t.labels["B"][i] == s][0] for s in ("b0", "b1")]
+        check(np.linalg.norm(b[near[0]] - b[near[1]]) < np.linalg.norm(b[near[0]] - b[far]),
+              "descriptor geometry kept: b0 nearer b1 than b2")
+        check_count_fingerprints()
     try:
         edbo.encode(t, "fingerprint")
         check(False, "unknown encoding raises")
