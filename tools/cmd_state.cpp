@@ -7,10 +7,12 @@
 // its asks (saves the state) only once the points are written, so a failed write leaves nothing
 // outstanding.
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "gpbandit/error.hpp"
@@ -81,6 +83,35 @@ Eigen::MatrixXd read_points(const std::string& path, const ParameterSpace* space
   return space ? detail::read_labelled_points(*space, path) : read_csv_matrix(path);
 }
 
+/// A fingerprint domain's candidates named by index: one column "index" (optional header), each
+/// an integer in [0, n). @throws InvalidArgument naming the file and the bad value.
+std::vector<int> read_indices(const std::string& path, long long n) {
+  std::vector<int> out;
+  const std::vector<double> v = read_column(path, "candidate indices");
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!(v[i] >= 0 && v[i] < static_cast<double>(n) && v[i] == std::floor(v[i]))) {
+      std::ostringstream os;
+      os << path << ": value " << i + 1 << " (" << v[i]
+         << ") is not a candidate index: the domain is fingerprints, told by index in [0, " << n
+         << ")";
+      throw InvalidArgument(os.str());
+    }
+    out.push_back(static_cast<int>(v[i]));
+  }
+  return out;
+}
+
+/// The CSV of candidate indices (header "index"), with `y` as a second column when given.
+std::string index_csv(const std::vector<int>& idx, const std::vector<double>* y = nullptr) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(idx.size()), y ? 2 : 1);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    m(static_cast<Eigen::Index>(i), 0) = idx[i];
+    if (y) m(static_cast<Eigen::Index>(i), 1) = (*y)[i];
+  }
+  return csv_text(m,
+                  y ? std::vector<std::string>{"index", "y"} : std::vector<std::string>{"index"});
+}
+
 }  // namespace
 
 StateCommands add_state_commands(CLI::App& app, StateArgs& a) {
@@ -139,8 +170,9 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     const AskResult r = opt.ask(a.q);
     try {
       const ParameterSpace* space = opt.domain().space();
-      write_text(a.out, space ? detail::labelled_csv(*space, r.points)
-                              : csv_text(r.points));  // first: a failed write commits no ask
+      write_text(a.out, opt.domain().is_fingerprint() ? index_csv(r.indices)
+                        : space                       ? detail::labelled_csv(*space, r.points)
+                                : csv_text(r.points));  // first: a failed write commits no ask
     } catch (const IoError& e) {
       throw IoError(std::string(e.what()) + "; nothing was asked (the state is unchanged)");
     }
@@ -157,8 +189,10 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     if (a.all == !a.points.empty()) {
       throw InvalidArgument("forget: give either --all or a CSV of the points to release");
     }
-    const int released =
-        a.all ? opt.forget_all() : opt.forget(read_points(a.points, opt.domain().space()));
+    const int released = a.all ? opt.forget_all()
+                         : opt.domain().is_fingerprint()
+                             ? opt.forget(read_indices(a.points, opt.domain().size()))
+                             : opt.forget(read_points(a.points, opt.domain().space()));
     opt.save(a.state);
     std::cerr << "gpbandit: " << a.state << ": released " << released
               << (released == 1 ? " ask" : " asks") << " (" << opt.pending().size()
@@ -166,11 +200,16 @@ int state_command(const StateCommands& c, const StateArgs& a) {
     return 0;
   }
   if (c.tell->parsed()) {
-    const Eigen::MatrixXd points = read_points(a.points, opt.domain().space());
+    const bool by_index = opt.domain().is_fingerprint();
+    const std::vector<int> idx =
+        by_index ? read_indices(a.points, opt.domain().size()) : std::vector<int>{};
+    const Eigen::MatrixXd points =
+        by_index ? Eigen::MatrixXd() : read_points(a.points, opt.domain().space());
     const std::vector<double> y = read_column(a.y, "rewards");
-    if (static_cast<std::size_t>(points.rows()) != y.size()) {
-      throw InvalidArgument(a.points + " has " + std::to_string(points.rows()) + " points but " +
-                            a.y + " has " + std::to_string(y.size()) + " rewards");
+    const std::size_t m = by_index ? idx.size() : static_cast<std::size_t>(points.rows());
+    if (m != y.size()) {
+      throw InvalidArgument(a.points + " has " + std::to_string(m) + " points but " + a.y +
+                            " has " + std::to_string(y.size()) + " rewards");
     }
     const std::vector<double> noise =
         a.noise.empty() ? std::vector<double>{} : read_column(a.noise, "noise variances", true);
@@ -179,11 +218,20 @@ int state_command(const StateCommands& c, const StateArgs& a) {
                             " noise variances but " + a.y + " has " + std::to_string(y.size()) +
                             " rewards");
     }
-    opt.tell(points, y, noise);
+    if (by_index) {
+      opt.tell(idx, y, noise);
+    } else {
+      opt.tell(points, y, noise);
+    }
     opt.save(a.state);
     return 0;
   }
   const BestObservation b = opt.best();
+  if (opt.domain().is_fingerprint()) {  // by index
+    const std::vector<double> y{b.value};
+    write_text("", index_csv({b.index}, &y));
+    return 0;
+  }
   if (const ParameterSpace* space = opt.domain().space()) {  // by label
     const std::vector<double> y{b.value};
     write_text("", detail::labelled_csv(*space, b.point.transpose(), &y));

@@ -382,6 +382,7 @@ class Optimizer:
         opt = cls.__new__(cls)
         opt._core = core
         opt._space = space
+        opt._fingerprints = core.domain.kind == "fingerprints"
         return opt
 
     @classmethod
@@ -741,3 +742,4 @@ class Optimizer:
         """Unpickling: replays the state (bit-identical continuation on the same backend)."""
         self._core = OptimizerCore.loads(state["state"], None)
         self._space = state.get("space")
+        self._fingerprints = self._core.domain.kind == "fingerprints"

@@ -276,8 +276,8 @@ def test_labels_command_writes_a_descriptor_csv_the_cli_reads(tmp_path):
 def test_optimizer_asks_and_tells_fingerprints_by_index():
     """gb.Optimizer over Domain.from_fingerprints: the default kernel is Tanimoto on bits and
     MinMax on counts; a suggestion's points are the chosen candidates' packed words; with the fit
-    off its posterior mean and variance are numpy's dense GP; coordinates and pickling are
-    refused with one message each."""
+    off its posterior mean and variance are numpy's dense GP; it pickles (the state holds the
+    words) and continues alike; coordinates are refused with one message."""
     rng = np.random.default_rng(4)
     bits = rng.random((300, 130)) < 0.15
     counts = rng.integers(0, 5, size=(300, 40))
@@ -301,8 +301,9 @@ def test_optimizer_asks_and_tells_fingerprints_by_index():
         assert not set(s.indices.tolist()) & set(idx.tolist())
         with pytest.raises(gb.InvalidArgument, match="given by index"):
             opt.tell(np.zeros((1, s.points.shape[1])), [1.0])
-        with pytest.raises(gb.InvalidArgument, match="not saved yet"):
-            import pickle
-            pickle.dumps(opt)
+        import pickle
+        again = pickle.loads(pickle.dumps(opt))  # the state holds the words
+        np.testing.assert_array_equal(again.ask(2).indices, opt.ask(2).indices)
+        assert again.ask(1).points.dtype == np.uint64
     with pytest.raises(gb.InvalidArgument, match="bits takes the tanimoto kernel"):
         gb.Optimizer(gb.Domain.from_fingerprints(bits), kernel="se", lengthscale=1.0)

@@ -76,6 +76,12 @@ CommandRun parse_run(const std::string& path, const std::string& text, std::stri
     c.check_type(root["q"], "integer", "q");
     r.q = static_cast<int>(c.integer(root, "q", "q", 1, INT_MAX));
   }
+  if (r.options.domain.kind == DomainSpec::Kind::Fingerprints) {
+    c.fail("domain.type",
+           "a command objective over fingerprints is not supported yet (the program would get "
+           "packed words, not molecules): drive it with gpbandit init/ask/tell, which take "
+           "candidate indices");
+  }
   const json& o = root.at("objective");
   if (!o.is_object()) c.fail("objective", "expected an object, got " + detail::describe_value(o));
   const std::string type =

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "experiment/config_common.hpp"
 #include "experiment/kernel_config.hpp"
 #include "experiment/registry_internal.hpp"
+#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
@@ -80,6 +82,66 @@ std::vector<double> numbers(const Checker& c, const json& o, const std::string& 
   if (!o.contains(key)) c.fail(path + key, "required");
   c.check_type(o[key], "number[]", path + key);
   return o[key].get<std::vector<double>>();
+}
+
+/// 64-bit FNV-1a digest of packed fingerprints (a state's check that its file is unchanged).
+std::string fingerprint_digest(const Fingerprints& fp) {
+  std::uint64_t h = 1469598103934665603ull;
+  const std::uint64_t* w = fp.row(0);
+  for (long long i = 0; i < fp.size() * fp.words(); ++i) h = (h ^ w[i]) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+/// A fingerprint domain: a .npy file ("path": packed uint64 words or 0/1 / count values; "kind",
+/// "bits") or, in a state, the words themselves ("words": one array of W unsigned numbers per
+/// fingerprint); "digest" (written by states) must match what was read.
+DomainSpec parse_fingerprints(const Checker& c, const json& o) {
+  allow(c, o, "domain", typed_keys("optimizer_domain", "fingerprints"));
+  const std::string kind_name = str(c, o, "kind", "domain.", "bits");
+  const FingerprintKind kind =
+      c.guarded("domain.kind", [&] { return parse_fingerprint_kind(kind_name); });
+  const int bits = static_cast<int>(integer(c, o, "bits", "domain.", 0, 0, 1 << 24));
+  if (o.contains("path") == o.contains("words"))
+    c.fail("domain.path", "give exactly one of path (a .npy file) and words");
+  std::shared_ptr<const Fingerprints> fp;
+  std::string source;
+  if (o.contains("path")) {
+    c.check_type(o["path"], "path", "domain.path");
+    source = c.data_path(o, "path", "domain.path");
+    fp = c.guarded("domain.path", [&] {
+      return std::make_shared<const Fingerprints>(Fingerprints::from_npy(source, kind, bits));
+    });
+  } else {
+    const json& rows = o["words"];
+    if (!rows.is_array() || rows.empty() || !rows[0].is_array())
+      c.fail("domain.words", "expected a non-empty array of arrays of unsigned integers");
+    std::vector<std::uint64_t> words;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].is_array() || rows[i].size() != rows[0].size())
+        c.fail("domain.words[" + std::to_string(i) + "]",
+               "expected " + std::to_string(rows[0].size()) + " unsigned integers");
+      for (const json& w : rows[i]) {
+        if (!w.is_number_unsigned() && !(w.is_number_integer() && w.get<long long>() >= 0))
+          c.fail("domain.words[" + std::to_string(i) + "]", "expected unsigned integers");
+        words.push_back(w.get<std::uint64_t>());
+      }
+    }
+    const auto n = static_cast<long long>(rows.size());
+    fp = c.guarded("domain.words", [&] {
+      return std::make_shared<const Fingerprints>(
+          Fingerprints::from_words(std::move(words), n, bits, kind));
+    });
+  }
+  if (o.contains("digest") && str(c, o, "digest", "domain.", "") != fingerprint_digest(*fp)) {
+    c.fail("domain.digest", "the fingerprints read (" + (source.empty() ? "words" : source) +
+                                ") are not those the state was saved with");
+  }
+  DomainSpec spec = c.guarded("domain", [&] { return DomainSpec::from_fingerprints(fp); });
+  // absolute: a state saved elsewhere still finds the file
+  if (!source.empty()) spec.source = std::filesystem::absolute(source).lexically_normal().string();
+  return spec;
 }
 
 DomainSpec parse_domain(const Checker& c, const json& o) {
@@ -169,8 +231,11 @@ DomainSpec parse_domain(const Checker& c, const json& o) {
     allow(c, o, "domain", typed_keys("optimizer_domain", "parameters"));
     return DomainSpec::parameters(detail::parse_parameter_space(c, o));
   }
+  if (type == "fingerprints") return parse_fingerprints(c, o);
   c.fail("domain.type",
-         "must be one of grid, sobol, box, csv, npy, points, parameters, got '" + type + "'");
+         "must be one of grid, sobol, box, csv, npy, points, parameters, "
+         "fingerprints, got '" +
+             type + "'");
 }
 
 Kernel parse_kernel(const Checker& c, const json& o) {
@@ -182,6 +247,12 @@ Kernel parse_kernel(const Checker& c, const json& o) {
     if (type == "linear") return c.guarded("kernel", [&] { return Kernel::linear(v, off); });
     const int deg = static_cast<int>(integer(c, o, "degree", "kernel.", 2, 1, 64));
     return c.guarded("kernel", [&] { return Kernel::polynomial(deg, v, off); });
+  }
+  if (type == "tanimoto" || type == "minmax") {  // fingerprint kernels: a variance only
+    allow(c, o, "kernel", {"type", "variance"});
+    const double v = num(c, o, "variance", "kernel.", 1.0);
+    return c.guarded("kernel",
+                     [&] { return type == "tanimoto" ? Kernel::tanimoto(v) : Kernel::minmax(v); });
   }
   allow(c, o, "kernel", {"type", "lengthscale", "variance"});
   const KernelType t = c.guarded("kernel.type", [&] { return parse_kernel_type(type); });
@@ -314,6 +385,7 @@ void parse_engine(const Checker& c, const json& root, OptimizerOptions& o) {
 json kernel_json(const Kernel& k) {
   if (k.composite()) return detail::composite_kernel_json(k);
   json j{{"type", kernel_type_name(k.type())}, {"variance", k.variance()}};
+  if (k.fingerprint()) return j;
   if (k.type() == KernelType::Linear || k.type() == KernelType::Polynomial) {
     j["offset"] = k.offset();
     if (k.type() == KernelType::Polynomial) j["degree"] = k.degree();
@@ -343,11 +415,22 @@ json beta_json(const BetaSchedule& b) {
 
 json domain_json(const DomainSpec& s) {
   switch (s.kind) {
-    case DomainSpec::Kind::Fingerprints:
-      throw InvalidArgument(
-          "state: an Optimizer over fingerprints is not saved yet (its N packed candidates are "
-          "not part of a state); keep the fingerprints, and rebuild it with them and tell the "
-          "observations again by index (observed_indices() and observed_values() give them)");
+    case DomainSpec::Kind::Fingerprints: {  // the file it came from, else the words themselves
+      const Fingerprints& fp = *s.fingerprints;
+      json j{{"type", "fingerprints"},
+             {"kind", fingerprint_kind_name(fp.kind())},
+             {"bits", fp.bits()},
+             {"digest", fingerprint_digest(fp)}};
+      if (!s.source.empty()) {
+        j["path"] = s.source;
+        return j;
+      }
+      json rows = json::array();
+      for (long long i = 0; i < fp.size(); ++i)
+        rows.push_back(std::vector<std::uint64_t>(fp.row(i), fp.row(i) + fp.words()));
+      j["words"] = std::move(rows);
+      return j;
+    }
     case DomainSpec::Kind::Parameters:
       return detail::parameter_space_json(*s.space);
     case DomainSpec::Kind::Grid:
@@ -430,7 +513,12 @@ OptimizerOptions parse_optimizer_json(const json& root, const std::string& sourc
   OptimizerOptions o;
   if (!root.contains("domain")) c.fail("domain", "required");
   o.domain = parse_domain(c, root["domain"]);
-  const json kernel = root.contains("kernel") ? root["kernel"] : json::object();
+  json kernel = root.contains("kernel") ? root["kernel"] : json::object();
+  if (o.domain.kind == DomainSpec::Kind::Fingerprints && !kernel.contains("type")) {
+    // fingerprints' default: Tanimoto on bits, MinMax on counts
+    kernel["type"] =
+        o.domain.fingerprints->kind() == FingerprintKind::Counts ? "minmax" : "tanimoto";
+  }
   o.kernel =
       detail::is_composite_kernel_json(kernel)
           ? detail::parse_composite_kernel(

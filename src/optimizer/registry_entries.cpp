@@ -174,6 +174,19 @@ void add_optimizer_entries(std::vector<RegistryEntry>& r) {
                "explicit candidates",
                {{"points", "number[][]", kReq, "one array of d numbers per candidate"},
                 {"source", "string", "\"\"", "where they came from (informational)"}}});
+  r.push_back(
+      {"optimizer_domain",
+       "fingerprints",
+       "packed molecular (or any binary / count) fingerprints: the tanimoto (bits) or "
+       "minmax (counts) kernel, candidates by index (docs/pools.md)",
+       {{"path", "path", "one of path, words",
+         ".npy of packed uint64 words (N x W) or 0/1 / count values (N x bits)"},
+        {"words", "integer[][]", "one of path, words",
+         "the packed words, W per fingerprint (what a state writes without a file)"},
+        {"kind", "string", "\"bits\"", "bits | counts"},
+        {"bits", "integer", "0", "positions per fingerprint (0: 64 per word / the columns)"},
+        {"digest", "string", "none",
+         "FNV-1a of the words, written by states: the file must be unchanged"}}});
   r.push_back({"optimizer_domain",
                "parameters",
                "the feasible combinations of parameters (docs/spaces.md), never enumerated whole "

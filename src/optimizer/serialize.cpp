@@ -85,7 +85,10 @@ json rows_json(const std::vector<double>& flat, int d) {
 /// The observations: x, y, point and, when any was told, the known noise variances (null where
 /// not known: JSON has no NaN).
 json observations_json(const Optimizer::State& s) {
-  json o = {{"x", rows_json(s.obs_x, s.d)}, {"y", s.obs_y}, {"point", s.obs_point}};
+  // Fingerprints: x is the candidates' packed words (no JSON numbers), found again by point.
+  json o = {{"x", s.domain.is_fingerprint() ? json(nullptr) : rows_json(s.obs_x, s.d)},
+            {"y", s.obs_y},
+            {"point", s.obs_point}};
   if (s.obs_noise.empty()) return o;
   json nz = json::array();
   for (const double v : s.obs_noise) nz.push_back(std::isnan(v) ? json(nullptr) : json(v));
@@ -204,9 +207,16 @@ void restore_records(Optimizer::State& s, const json& j) {
         "state: model.warp: lambda must be in [0, 1], knee > 0, top finite");
   }
   const json& o = member(j, "", "observations");
-  s.obs_x = flat_rows(member(o, "observations", "x"), s.d, "observations.x");
   s.obs_y = field<std::vector<double>>(o, "observations", "y");
   s.obs_point = field<std::vector<int>>(o, "observations", "point");
+  if (s.domain.is_fingerprint()) {  // every observation is a candidate: x from its point
+    for (const int p : s.obs_point) {
+      GPB_EXPECTS(p >= 0 && p < s.n, "state: observations.point: " << p << " is not a candidate");
+      s.obs_x.insert(s.obs_x.end(), s.point(p), s.point(p) + s.d);
+    }
+  } else {
+    s.obs_x = flat_rows(member(o, "observations", "x"), s.d, "observations.x");
+  }
   if (o.contains("noise")) {  // known noise variances (null: not known); older states have none
     const json& nz = o.at("noise");
     GPB_EXPECTS(nz.is_array() && nz.size() == s.obs_y.size(),
