@@ -1,10 +1,11 @@
 // The CLI's state commands on a fingerprint domain (a .npy of packed words): ask prints candidate
 // indices (header "index"), tell and forget take them, best prints "index,y"; an index outside
-// the library exits 2 naming the file and the value, and the state refuses a changed .npy.
+// the library exits 2 naming the file and the value, and the state refuses a changed .npy; `run`
+// gives a command objective the candidates' indices.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -69,17 +70,27 @@ TEST(CliFingerprints, AskTellBestByIndex) {
   EXPECT_TRUE(contains(changed.output, "domain.digest")) << changed.output;
 }
 
-TEST(CliFingerprints, RunWithACommandObjectiveIsRefusedBeforeAnythingIsWritten) {
+TEST(CliFingerprints, RunWithACommandObjectiveGetsCandidateIndices) {
+  // The program reads "index" and one index per line and answers −|i − 150| for each: every
+  // recorded value must be that of the candidate recorded with it.
   TempDir dir;
   write_pool(dir, 5);
   write_file(dir.file("run.json"),
              R"({"domain": {"type": "fingerprints", "path": "pool.npy", "bits": 128},
-                 "objective": {"type": "command", "cmd": ["true"]}, "T": 4})");
+                 "objective": {"type": "command",
+                               "cmd": ["awk", "NR > 1 { d = $1 - 150; print (d < 0 ? d : -d) }"]},
+                 "T": 30, "q": 5, "seed": 1})");
   const auto r = run_cli("run " + q(dir.file("run.json")) + " --out " + q(dir.file("out")));
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.output, "domain.type")) << r.output;
-  EXPECT_TRUE(contains(r.output, "gpbandit init/ask/tell")) << r.output;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string ev = read_file(dir.file("out/evaluations.csv"));
+  EXPECT_TRUE(contains(ev, "evaluation,round,index,y\n")) << ev;
+  const gpb::Optimizer opt = gpb::Optimizer::load(dir.file("out/state.json"));
+  ASSERT_EQ(opt.num_observations(), 30);
+  const std::vector<int> idx = opt.observed_indices();
+  const std::vector<double> y = opt.observed_values();
+  for (std::size_t i = 0; i < idx.size(); ++i) EXPECT_EQ(y[i], -std::abs(idx[i] - 150.0));
+  const std::string summary = read_file(dir.file("out/summary.json"));
+  EXPECT_TRUE(contains(summary, "\"index\": " + std::to_string(opt.best().index))) << summary;
 }
 
 }  // namespace

@@ -139,15 +139,26 @@ std::string labelled_text(const ParameterSpace& space, const Eigen::Ref<const Ei
 
 std::vector<double> CommandObjective::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points,
                                                int round, std::vector<double>* noise) const {
-  const int q = static_cast<int>(points.rows());
+  return run(options_.space ? labelled_text(*options_.space, points) : csv_text(points),
+             static_cast<int>(points.rows()), round, noise);
+}
+
+std::vector<double> CommandObjective::evaluate_indices(const std::vector<int>& indices, int round,
+                                                       std::vector<double>* noise) const {
+  std::string text = "index\n";
+  for (const int i : indices) text += std::to_string(i) + "\n";
+  return run(text, static_cast<int>(indices.size()), round, noise);
+}
+
+std::vector<double> CommandObjective::run(const std::string& input, int q, int round,
+                                          std::vector<double>* noise) const {
   detail::ProcessSpec spec;
   spec.argv = options_.argv;
   spec.env = {"GPBANDIT_ROUND=" + std::to_string(round), "GPBANDIT_Q=" + std::to_string(q)};
   spec.working_dir = options_.working_dir;
   spec.timeout_s = options_.timeout_s;
   spec.max_stdout = std::max(options_.max_output_bytes, std::size_t{64} * std::max(q, 1));
-  const detail::ProcessOutcome o = detail::run_process(
-      spec, options_.space ? labelled_text(*options_.space, points) : csv_text(points));
+  const detail::ProcessOutcome o = detail::run_process(spec, input);
   const std::string head = "round " + std::to_string(round) + ": the command '" + describe() + "' ";
   if (o.exec_errno != 0) {
     throw CommandError(CommandError::Kind::Failed, round,

@@ -76,12 +76,6 @@ CommandRun parse_run(const std::string& path, const std::string& text, std::stri
     c.check_type(root["q"], "integer", "q");
     r.q = static_cast<int>(c.integer(root, "q", "q", 1, INT_MAX));
   }
-  if (r.options.domain.kind == DomainSpec::Kind::Fingerprints) {
-    c.fail("domain.type",
-           "a command objective over fingerprints is not supported yet (the program would get "
-           "packed words, not molecules): drive it with gpbandit init/ask/tell, which take "
-           "candidate indices");
-  }
   const json& o = root.at("objective");
   if (!o.is_object()) c.fail("objective", "expected an object, got " + detail::describe_value(o));
   const std::string type =
@@ -178,6 +172,14 @@ std::string evaluations_csv(const Optimizer& opt, int q) {
   const std::vector<int> idx = opt.observed_indices();
   if (const ParameterSpace* space = opt.domain().space())
     return labelled_evaluations_csv(*space, x, y, idx, q);
+  if (opt.domain().is_fingerprint()) {  // candidates by index: their words say nothing
+    Eigen::MatrixXd rows(x.rows(), 4);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+      rows.row(i) << static_cast<double>(i + 1), static_cast<double>(i / q + 1),
+          idx[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(i)];
+    }
+    return csv_text(rows, {"evaluation", "round", "index", "y"});
+  }
   Eigen::MatrixXd rows(x.rows(), x.cols() + 4);
   std::vector<std::string> header{"evaluation", "round", "index"};
   for (Eigen::Index j = 0; j < x.cols(); ++j) header.push_back("x" + std::to_string(j));
@@ -194,6 +196,7 @@ std::string evaluations_csv(const Optimizer& opt, int q) {
 
 /// summary.json's best "x": the coordinates, or on a parameter space {name: value or label}.
 json best_x(const Optimizer& opt, const Eigen::VectorXd& x) {
+  if (opt.domain().is_fingerprint()) return nullptr;  // packed words: the index names it
   if (const ParameterSpace* space = opt.domain().space()) return labelled_point(*space, x);
   return std::vector<double>(x.data(), x.data() + x.size());
 }
@@ -215,6 +218,12 @@ std::string point_text(const Eigen::VectorXd& x, const ParameterSpace* space) {
     s += (j > 0 ? ", " : "") + std::string(buf);
   }
   return s + ")";
+}
+
+/// The best observation's point as text: point_text, or a fingerprint's candidate index.
+std::string best_text(const Optimizer& opt, const BestObservation& b) {
+  if (opt.domain().is_fingerprint()) return "(candidate " + std::to_string(b.index) + ")";
+  return point_text(b.point, opt.domain().space());
 }
 
 /// q ≤ N, checked before anything is written (a refused run leaves no state behind).
@@ -376,7 +385,8 @@ CommandRunResult run_command_config(const std::string& config, const std::string
     const int round = done / r.q + 1;
     std::vector<double> y, noise;
     try {
-      y = objective.evaluate(a.points, round, &noise);
+      y = opt.domain().is_fingerprint() ? objective.evaluate_indices(a.indices, round, &noise)
+                                        : objective.evaluate(a.points, round, &noise);
     } catch (const CommandError& e) {
       const std::string msg = std::string(e.what()) + "; the " + std::to_string(done) +
                               " earlier evaluations are saved in " + state +
@@ -387,7 +397,11 @@ CommandRunResult run_command_config(const std::string& config, const std::string
     {
       const detail::StateLock lock = shared.lock();
       shared.refresh(opt);
-      opt.tell(a.points, y, noise);  // by point: a box's refined points are off the candidates
+      if (opt.domain().is_fingerprint()) {
+        opt.tell(a.indices, y, noise);  // fingerprints: by index (their words are no coordinates)
+      } else {
+        opt.tell(a.points, y, noise);  // by point: a box's refined points are off the candidates
+      }
       shared.save(opt);
     }
     detail::write_file_atomic(dir + "/evaluations.csv", evaluations_csv(opt, r.q));
@@ -396,8 +410,7 @@ CommandRunResult run_command_config(const std::string& config, const std::string
     if (!args.quiet) {
       const BestObservation b = opt.best();
       std::cerr << "gpbandit: round " << round << ": " << opt.num_observations() << "/" << r.T
-                << " evaluations, best y = " << b.value << " at "
-                << point_text(b.point, opt.domain().space()) << "\n";
+                << " evaluations, best y = " << b.value << " at " << best_text(opt, b) << "\n";
     }
     if (args.between_rounds && opt.num_observations() < r.T) args.between_rounds();
   }
@@ -424,7 +437,7 @@ CommandRunResult run_command_config(const std::string& config, const std::string
   detail::write_file_atomic(dir + "/summary.json", result.summary_json);
   char line[64];
   std::snprintf(line, sizeof line, "best y = %.10g at ", b.value);
-  result.best_line = line + point_text(b.point, opt.domain().space()) + " (evaluation " +
+  result.best_line = line + best_text(opt, b) + " (evaluation " +
                      std::to_string(b.observation + 1) + " of " +
                      std::to_string(opt.num_observations()) + ")";
   return result;

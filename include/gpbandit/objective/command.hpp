@@ -98,6 +98,11 @@ class CommandObjective {
   std::vector<double> evaluate(const Eigen::Ref<const Eigen::MatrixXd>& points, int round,
                                std::vector<double>* noise = nullptr) const;
 
+  /// The same for candidates named by index (a fingerprint domain, whose points are packed
+  /// words): the program gets a header line "index" and one candidate index per line.
+  std::vector<double> evaluate_indices(const std::vector<int>& indices, int round,
+                                       std::vector<double>* noise = nullptr) const;
+
   /// The options.
   const CommandOptions& options() const { return options_; }
   /// The command as one line of text (arguments quoted where needed), for messages.
@@ -109,6 +114,10 @@ class CommandObjective {
   static void signal_running(int sig);
 
  private:
+  /// Runs the program once with `input` on stdin for q candidates (evaluate's protocol).
+  std::vector<double> run(const std::string& input, int q, int round,
+                          std::vector<double>* noise) const;
+
   CommandOptions options_;
 };
 
