@@ -23,7 +23,7 @@ from verdict_rule import fmt, paired  # noqa: E402
 DATASETS = [("direct_arylation", "Direct arylation"), ("suzuki", "Suzuki–Miyaura"),
             ("aryl_amination", "Buchwald–Hartwig amination")]
 METHODS = ["random", "gpbandit-ohe", "gpbandit-dft", "gpbandit-mordred", "gpbandit-ohe-ucb",
-           "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen",
+           "gpbandit-ohe-ucb1", "gpbandit-ohe-q1", "gpbandit-md-q1", "gpbandit-dft-q1", "gpbandit-ohe-chen", "gpbandit-mordred-chen",
            "gpbandit-ohe-iso", "gpbandit-ohe-ml", "gpbandit-ohe-noise", "gpbandit-ohe-hamming",
            "gpbandit-ohe-hamming-iso", "gpbandit-ohe-parts", "gpbandit-dft-parts", "gpbandit-fp",
            "gpbandit-fp-parts", "gpbandit-md", "gpbandit-rdkit", "gpbandit-minmax",
@@ -242,7 +242,7 @@ def verdicts(cmps):
 
 # A variant's own reference: the method it changes one thing of (its name less the suffix);
 # the earlier diagnostics all change gpbandit-ohe.
-OWN_BASE = ("-warp", "-add", "-mindef", "-ts", "-lps", "-pdim", "-sum")
+OWN_BASE = ("-warp", "-add", "-mindef", "-ts", "-lps", "-pdim", "-sum", "-q1")
 
 
 def base(m):

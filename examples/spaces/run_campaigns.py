@@ -42,6 +42,8 @@ METHODS = {
     "gpbandit-ohe-ucb": ("gpbandit", "ohe", {"acquisition": "ucb"}),      # GP-UCB, Srinivas' β
     "gpbandit-ohe-ucb1": ("gpbandit", "ohe", {"acquisition": "ucb", "beta": 1.0}),  # β = 1
     "gpbandit-ohe-q1": ("gpbandit", "ohe", {"q": 1}),  # one at a time: no batch policy
+    "gpbandit-md-q1": ("gpbandit", "mordred", {"q": 1}),
+    "gpbandit-dft-q1": ("gpbandit", "dft", {"q": 1}),
     "gpbandit-ohe-chen": ("gpbandit", "ohe", {"fixed_chen": True}),  # BayBE-like fixed GP
     "gpbandit-mordred-chen": ("gpbandit", "baybe:MORDRED", {"fixed_chen": True}),
     "gpbandit-ohe-iso": ("gpbandit", "ohe", {"fit": {"ard": False}}),     # one lengthscale
