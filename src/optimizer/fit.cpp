@@ -202,14 +202,18 @@ HyperFit Optimizer::State::fit_structure() {
     opt.kernel = Kernel::ard(type, l, res.theta.signal_variance);
   }
   opt.noise_variance = res.theta.noise_variance;
-  y_offset = offset - f.mean_shift * scale;  // the prior mean (FitOptions::mean_shift)
+  fitted(offset, scale, w);
+  return res;
+}
+
+void Optimizer::State::fitted(double offset, double scale, const detail::OutputWarp& w) {
+  y_offset = offset - opt.fit.mean_shift * scale;  // the prior mean (FitOptions::mean_shift)
   y_scale = scale;
   warp = w;
   ++fits;
-  obs_at_last_fit = t;
-  dirty = true;
+  obs_at_last_fit = num_obs();
+  dirty = true;  // the posterior is rebuilt with the new hyperparameters
   thompson.invalidate();
-  return res;
 }
 
 namespace {
@@ -274,13 +278,7 @@ HyperFit Optimizer::State::fit_fingerprint() {
   const double lambda = std::max(sf.noise_variance, opt.fit.noise_floor);
   opt.kernel = opt.kernel.with_variance(v);
   opt.noise_variance = lambda;
-  y_offset = offset - opt.fit.mean_shift * scale;
-  y_scale = scale;
-  warp = w;
-  ++fits;
-  obs_at_last_fit = t;
-  dirty = true;
-  thompson.invalidate();
+  fitted(offset, scale, w);
   HyperFit res;
   res.theta.signal_variance = v;
   res.theta.noise_variance = lambda;

@@ -213,6 +213,9 @@ struct Optimizer::State {
   /// The fit of a fingerprint kernel (tanimoto, minmax): its output scale and the noise by
   /// maximum marginal likelihood (fit_scale_and_noise) on the standardised observations.
   HyperFit fit_fingerprint();
+  /// A fit's bookkeeping: y's offset (less FitOptions::mean_shift), scale and warp kept, the
+  /// fit counted, the posterior marked for rebuilding and Thompson's draw invalidated.
+  void fitted(double offset, double scale, const detail::OutputWarp& w);
 
   /// One point by the acquisition rule (acquisition.cpp): a posterior point index; on a box the
   /// refinement may add a new extra (then `excluded`, when not empty, grows by one excluded entry).
