@@ -1,12 +1,18 @@
 // The Optimizer on the CUDA backend against the CPU: the same UCB and EI choices, predictions and
-// Thompson draws that agree to rounding, ARD kernels, and a state saved on one backend loaded on
-// the other. Skips without a CUDA device.
+// Thompson draws that agree to rounding, ARD kernels, a state saved on one backend loaded on
+// the other, and fingerprint libraries (Tanimoto, MinMax) with their refits. Skips without a CUDA
+// device.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "cuda_test_support.hpp"
+#include "gpbandit/engine/fingerprint.hpp"
 #include "gpbandit/optimizer/optimizer.hpp"
+#include "gpbandit/rng.hpp"
 
 namespace {
 
@@ -80,6 +86,48 @@ TEST(CudaOptimizer, StatesMoveBetweenBackends) {
   const gpb::Prediction a = gpu.predict_candidates(), b = moved.predict_candidates();
   EXPECT_LE(gpb::test::rel_err(b.mean, a.mean), 1e-10);
   EXPECT_LE(gpb::test::rel_err(b.variance, a.variance), 1e-10);
+}
+
+TEST(CudaOptimizer, FingerprintsGiveTheCpusChoicesAndFits) {
+  GPB_REQUIRE_CUDA_DEVICE();
+  // A pool of bit fingerprints and one of counts; EI with refits of the output scale and noise
+  // (their kernel matrices on each backend), by index; y a function of the candidate's words.
+  std::vector<std::int64_t> counts(1500 * 64);
+  gpb::Rng rng(8, 0, 0);
+  for (auto& c : counts) c = static_cast<std::int64_t>(rng.below(4));
+  const std::vector<std::shared_ptr<const gpb::Fingerprints>> pools = {
+      std::make_shared<const gpb::Fingerprints>(gpb::Fingerprints::random(1500, 256, 0.1, 7)),
+      std::make_shared<const gpb::Fingerprints>(
+          gpb::Fingerprints::from_dense(counts.data(), 1500, 64, gpb::FingerprintKind::Counts))};
+  for (const auto& fp : pools) {
+    gpb::OptimizerOptions o;
+    o.domain = gpb::DomainSpec::from_fingerprints(fp);
+    o.kernel = fp->kind() == gpb::FingerprintKind::Counts ? gpb::Kernel::minmax()
+                                                          : gpb::Kernel::tanimoto();
+    o.initial_points = 5;
+    o.seed = 2;
+    o.exclude_observed = true;
+    o.context.backend = gpb::Backend::Cpu;
+    gpb::Optimizer cpu(o);
+    o.context.backend = gpb::Backend::Cuda;
+    gpb::Optimizer gpu(o);
+    const auto y_of = [&](int c) {
+      double s = 0;
+      for (int w = 0; w < fp->words(); ++w) s += static_cast<double>(fp->row(c)[w] % 97);
+      return std::sin(0.01 * s);
+    };
+    for (int t = 0; t < 20; ++t) {
+      const gpb::AskResult a = cpu.ask(2), b = gpu.ask(2);
+      ASSERT_EQ(a.indices, b.indices) << "round " << t;
+      const std::vector<double> y = {y_of(a.indices[0]), y_of(a.indices[1])};
+      cpu.tell(a.indices, y);
+      gpu.tell(b.indices, y);
+    }
+    EXPECT_NEAR(gpu.kernel().variance(), cpu.kernel().variance(), 1e-9 * cpu.kernel().variance());
+    const gpb::Prediction pc = cpu.predict_candidates(), pg = gpu.predict_candidates();
+    EXPECT_LE(gpb::test::rel_err(pg.mean, pc.mean), 1e-9);
+    EXPECT_LE(gpb::test::rel_err(pg.variance, pc.variance), 1e-9);
+  }
 }
 
 }  // namespace
