@@ -17,7 +17,7 @@ namespace gpb::detail {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string fnv1a_hex(const std::string& s) {
+std::string fnv1a_hex(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) {
     h ^= c;

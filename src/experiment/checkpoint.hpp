@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "experiment/family.hpp"
@@ -15,7 +16,7 @@
 namespace gpb::detail {
 
 /// 64-bit FNV-1a of `s` as 16 hex digits.
-std::string fnv1a_hex(const std::string& s);
+std::string fnv1a_hex(std::string_view s);
 
 /// Finished units of one run, persisted after each unit.
 class Checkpoint {

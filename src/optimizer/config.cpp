@@ -7,7 +7,6 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -84,14 +83,11 @@ std::vector<double> numbers(const Checker& c, const json& o, const std::string& 
   return o[key].get<std::vector<double>>();
 }
 
-/// 64-bit FNV-1a digest of packed fingerprints (a state's check that its file is unchanged).
+/// 64-bit FNV-1a digest of packed fingerprints' bytes (a state's check that its file is
+/// unchanged).
 std::string fingerprint_digest(const Fingerprints& fp) {
-  std::uint64_t h = 1469598103934665603ull;
-  const std::uint64_t* w = fp.row(0);
-  for (long long i = 0; i < fp.size() * fp.words(); ++i) h = (h ^ w[i]) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return detail::fnv1a_hex(std::string_view(reinterpret_cast<const char*>(fp.row(0)),
+                                            static_cast<std::size_t>(fp.size() * fp.words()) * 8));
 }
 
 /// A fingerprint domain: a .npy file ("path": packed uint64 words or 0/1 / count values; "kind",
