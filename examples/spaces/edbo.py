@@ -273,7 +273,7 @@ def metrics(yields, table):
     """The recorded metrics of one campaign's yields (in experiment order)."""
     n = len(yields)
     return {
-        "best_after": {str(k): best_after(yields, k) for k in (10, 25, 50) if k <= n},
+        "best_after": {str(k): best_after(yields, k) for k in (10, 25, 50, 100) if k <= n},
         "to_top1": experiments_to(yields, table.top1),
         "to_best": experiments_to(yields, table.best - 1e-9),
         "experiments": n,

@@ -376,6 +376,50 @@ def oracle_table(data):
     return "\n".join(lines) if len(lines) > 2 else "(no runs with the whole table's fit yet)"
 
 
+LONG = 100  # the longer campaigns' budget (results-100/)
+
+
+def longer_table(long_runs):
+    """Campaigns of LONG experiments (results-100/): gpbandit's Mordred and DFT encodings against
+    BayBE's Mordred, paired by seed: experiments to a top-1 % yield (a run that never reaches it
+    counts as LONG + 1) and the best yield after LONG."""
+    lines = ["| data set | method | vs | seeds | experiments to top-1 %: mean (reached) | "
+             "BayBE's | Δ mean ± se | rule | best after 100: mean | BayBE's |",
+             "|---|---|---|---:|---:|---:|---:|---|---:|---:|"]
+    fewer = {"gpbandit-md": [], "gpbandit-dft": []}
+
+    def top1(r):
+        v = r["metrics"]["to_top1"]
+        return LONG + 1 if v is None else v
+
+    for d, title in DATASETS:
+        runs = long_runs.get(d, {})
+        ref = runs.get("baybe-mordred", {})
+        for m in ("gpbandit-md", "gpbandit-dft"):
+            seeds = sorted(set(runs.get(m, {})) & set(ref))
+            if len(seeds) < 2:
+                continue
+            a = [top1(runs[m][k]) for k in seeds]
+            b = [top1(ref[k]) for k in seeds]
+            c = paired(a, b)
+            reached = sum(runs[m][k]["metrics"]["to_top1"] is not None for k in seeds)
+            reached_b = sum(ref[k]["metrics"]["to_top1"] is not None for k in seeds)
+            best_a = np.mean([runs[m][k]["metrics"]["best_after"][str(LONG)] for k in seeds])
+            best_b = np.mean([ref[k]["metrics"]["best_after"][str(LONG)] for k in seeds])
+            if c.sign < 0:
+                fewer[m].append(title)
+            lines.append(f"| {title} | {m} | baybe-mordred | {len(seeds)} | "
+                         f"{np.mean(a):.1f} ({reached}/{len(seeds)}) | "
+                         f"{np.mean(b):.1f} ({reached_b}/{len(seeds)}) | "
+                         f"{fmt(c.d, 3, sign=True)} ± {fmt(c.se, 2)} | {word(c, 'fewer')} | "
+                         f"{best_a:.1f} | {best_b:.1f} |")
+    if len(lines) == 2:
+        return "(no longer campaigns yet)"
+    said = "; ".join(f"{m} fewer on " + (", ".join(t) if t else "none")
+                     for m, t in fewer.items())
+    return "\n".join(lines) + f"\n\nFewer than BayBE under the rule at {LONG} experiments: {said}."
+
+
 def main(argv):
     data = load()
     with open(os.path.join(HERE, "README.template.md")) as f:
@@ -387,6 +431,7 @@ def main(argv):
             .replace("{{ABLATIONS}}", ablations(data))
             .replace("{{PARTS}}", parts_table(data))
             .replace("{{ORACLE}}", oracle_table(data))
+            .replace("{{LONGER}}", longer_table(load(os.path.join(HERE, "results-100"))))
             .replace("{{EVERY_VS_BAYBE}}", every_variant_vs_baybe(data))
             .replace("{{WHY}}", why(data)))
     code, _ = check_or_write(os.path.join(HERE, "README.md"), text, argv)

@@ -8,7 +8,7 @@ measured twice. Each run is cached as results/<data set>/<method>/seed<k>.json (
 experiment order, the metrics of edbo.metrics, seconds per batch), so an interrupted run resumes.
 
 Usage: run_campaigns.py [--datasets a,b] [--methods m,n] [--seeds 0-19] [--data DIR]
-                        [--out DIR] [--smoke]
+                        [--out DIR] [--budget 50] [--smoke]
   --smoke: 2 seeds of direct_arylation, 20 experiments, into a temporary folder: random,
            gpbandit-ohe, its -pdim and -oracle diagnostics and the encoding chosen by the data
            between one-hot and DFT; checks the runs and exits 0 (77 when the data is absent).
@@ -412,14 +412,19 @@ def main(argv):
     ap.add_argument("--seeds", type=seeds_arg, default=seeds_arg("0-19"))
     ap.add_argument("--data", default=None)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--budget", type=int, default=BUDGET,
+                    help="experiments per campaign (the README's runs: 50; longer ones into "
+                         "another --out)")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
+    if args.budget < INIT + BATCH:
+        ap.error(f"--budget must be at least {INIT + BATCH}, got {args.budget}")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if not edbo.available(args.data):
         print(f"SKIP: EDBO data not found in {edbo.data_dir(args.data)} (see "
               f"../shared/data/README.md, section edbo/)")
         return 77
-    budget = BUDGET
+    budget = args.budget
     tmp = None
     if args.smoke:
         args.datasets, args.seeds = "direct_arylation", [0, 1]
