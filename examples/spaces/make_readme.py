@@ -59,9 +59,10 @@ def load(results=os.path.join(HERE, "results")):
     return out
 
 
-def to_top1(r):
+def to_top1(r, censored=CENSORED):
+    """Experiments to a top-1 % yield; `censored` for a campaign that never reached one."""
     v = r["metrics"]["to_top1"]
-    return CENSORED if v is None else v
+    return censored if v is None else v
 
 
 def to_best(r):
@@ -388,10 +389,6 @@ def longer_table(long_runs):
              "|---|---|---|---:|---:|---:|---:|---|---:|---:|"]
     fewer = {"gpbandit-md": [], "gpbandit-dft": []}
 
-    def top1(r):
-        v = r["metrics"]["to_top1"]
-        return LONG + 1 if v is None else v
-
     for d, title in DATASETS:
         runs = long_runs.get(d, {})
         ref = runs.get("baybe-mordred", {})
@@ -399,8 +396,8 @@ def longer_table(long_runs):
             seeds = sorted(set(runs.get(m, {})) & set(ref))
             if len(seeds) < 2:
                 continue
-            a = [top1(runs[m][k]) for k in seeds]
-            b = [top1(ref[k]) for k in seeds]
+            a = [to_top1(runs[m][k], LONG + 1) for k in seeds]
+            b = [to_top1(ref[k], LONG + 1) for k in seeds]
             c = paired(a, b)
             reached = sum(runs[m][k]["metrics"]["to_top1"] is not None for k in seeds)
             reached_b = sum(ref[k]["metrics"]["to_top1"] is not None for k in seeds)

@@ -359,8 +359,7 @@ class Optimizer:
         exclude_observed = bool(exclude_observed)
         spec, self._space = _domain_spec(domain, n_candidates,
                                          seed if domain_seed is None else domain_seed)
-        self._fingerprints = spec.kind == "fingerprints"
-        if self._fingerprints and isinstance(kernel, str) and kernel == "matern52":
+        if spec.kind == "fingerprints" and isinstance(kernel, str) and kernel == "matern52":
             # the default kernel of fingerprints: Tanimoto on bits, MinMax on counts
             kernel = (Kernel.minmax(variance) if domain.fingerprint_kind == "counts"
                       else Kernel.tanimoto(variance))
@@ -382,7 +381,6 @@ class Optimizer:
         opt = cls.__new__(cls)
         opt._core = core
         opt._space = space
-        opt._fingerprints = core.domain.kind == "fingerprints"
         return opt
 
     @classmethod
@@ -442,7 +440,7 @@ class Optimizer:
         (hallucinated in the model) until told.
         """
         points, indices = self._core.ask(q)
-        if getattr(self, "_fingerprints", False):  # the chosen fingerprints' packed words
+        if self._core.fingerprints:  # the chosen fingerprints' packed words
             return Suggestion(np.ascontiguousarray(points).view(np.uint64), indices)
         out = self._out(points)
         if self._user_points():
@@ -742,4 +740,3 @@ class Optimizer:
         """Unpickling: replays the state (bit-identical continuation on the same backend)."""
         self._core = OptimizerCore.loads(state["state"], None)
         self._space = state.get("space")
-        self._fingerprints = self._core.domain.kind == "fingerprints"

@@ -471,6 +471,9 @@ void bind_optimizer_state(py::class_<Optimizer>& c) {
           "domain", [](const Optimizer& o) { return o.options().domain; },
           "The candidate set's DomainSpec")
       .def_property_readonly(
+          "fingerprints", [](const Optimizer& o) { return o.domain().is_fingerprint(); },
+          "Whether the candidates are fingerprints (given and suggested by index)")
+      .def_property_readonly(
           "candidates",
           [](const Optimizer& o) -> Eigen::MatrixXd { return o.domain().points().transpose(); },
           "The N×d candidates (a copy)")
